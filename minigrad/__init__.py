@@ -1,0 +1,39 @@
+"""minigrad: a small autograd engine that records, walks and frees its graph as PyTorch does.
+
+Read it next to the lessons in ``notebooks/``.  Where to look:
+
+* ``tensor.py``: the Tensor and how it prints;
+* ``autograd/graph.py``: ``grad_fn`` nodes, ``next_functions``, saved tensors, ``AccumulateGrad``;
+* ``autograd/function.py``: how an operation records its node;
+* ``autograd/engine.py``: the backward walk;
+* ``autograd/grad_mode.py``: ``no_grad`` and friends;
+* ``ops/``: the primitives, each forward next to its vector-Jacobian product;
+* ``viz.py``: pictures of the recording (needs the ``graphviz`` package and ``dot``).
+
+``import minigrad`` needs numpy only.
+"""
+
+from . import autograd
+from ._dtype import bool, dtype, float32, float64, get_default_dtype, int64  # noqa: A004
+from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .tensor import Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
+from . import ops  # noqa: E402  (attaches the operators to Tensor)
+from .ops import (  # noqa: E402
+    add, div, exp, expand, log, matmul, mean, mm, mul, neg, permute, pow, relu, reshape,
+    sigmoid, sub, sum, t, tanh, transpose, where,
+)
+
+float = float32  # noqa: A001 - PyTorch's aliases
+double = float64
+long = int64
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Tensor", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like",
+    "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
+    "get_default_dtype",
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "autograd",
+    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "tanh", "sigmoid", "relu",
+    "where", "sum", "mean", "reshape", "transpose", "permute", "t", "expand", "mm", "matmul",
+]

@@ -1,0 +1,263 @@
+"""The backward walk: read the recording in reverse and hand out gradients.
+
+``run_backward`` is what ``loss.backward()`` and ``autograd.grad`` call.  In
+four steps, none of them recursive (a chain of 100,000 operations is fine):
+
+1. **Count dependencies.**  Starting from the outputs, visit every node once
+   and count, for each node, how many edges point into it: how many
+   gradients it must receive before it can run.
+2. **Walk.**  A node is *ready* when all its consumers have delivered.  Among
+   the ready nodes, run the one created last (highest sequence number), as
+   PyTorch's engine does; ``AccumulateGrad`` runs as soon as it is ready.
+3. **Fan-in.**  Gradients arriving at one node from several consumers are
+   summed in an input buffer before the node runs once with the total: the
+   multivariate chain rule, x̄ = Σ_p (∂f_p/∂x)ᵀ ȳ_p.
+4. **Free.**  Right after a node has run, its saved tensors are released
+   (unless ``retain_graph``), which is why a second walk fails.
+
+A gradient whose shape differs from its input's because of broadcasting is
+summed back to the input's shape here, in one place, as PyTorch's
+``validate_outputs`` does; its dtype is cast to the input's.
+
+Source: PyTorch's engine (torch/csrc/autograd/engine.cpp): dependency
+counting in ``compute_dependencies``, the ready queue ordered by sequence
+number, ``InputBuffer`` accumulation and ``validate_outputs``.
+"""
+
+import heapq
+import itertools
+
+from . import anomaly, grad_mode
+from .graph import AccumulateGrad, Node
+
+__all__ = ["run_backward"]
+
+
+class GraphRoot(Node):
+    """The walk's starting node: sends the seed gradients to the outputs' nodes.
+
+    Source: ``torch::autograd::GraphRoot``.
+    """
+
+    __slots__ = ("_grads",)
+
+    def __init__(self, edges, grads):
+        Node.__init__(self)
+        self.next_functions = tuple(edges)
+        self._grads = tuple(grads)
+
+    def _backward(self, grads):
+        return self._grads
+
+
+def _dependencies(root):
+    """Number of incoming edges of every node reachable from ``root`` (iterative DFS)."""
+    deps = {}
+    stack = [root]
+    seen = {root}
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _needed(root, targets):
+    """The nodes from which some target node can be reached (they must run).
+
+    Iterative post-order: a node is needed if it is a target's ancestor.
+    """
+    needed = {}
+    stack = [(root, iter(root.next_functions))]
+    needed[root] = False
+    while stack:
+        node, it = stack[-1]
+        advanced = False
+        for nxt, _ in it:
+            if nxt is None:
+                continue
+            if nxt not in needed:
+                needed[nxt] = False
+                stack.append((nxt, iter(nxt.next_functions)))
+                advanced = True
+                break
+            if needed[nxt] or nxt in targets:
+                needed[node] = True
+        if not advanced:
+            stack.pop()
+            if stack:
+                parent = stack[-1][0]
+                if needed[node] or node in targets:
+                    needed[parent] = True
+    return {n for n, v in needed.items() if v}
+
+
+def _sum_to(grad, shape, node, index):
+    """Reduce a broadcast gradient to ``shape`` (recorded when create_graph is on)."""
+    gshape = grad._data.shape
+    lead = len(gshape) - len(shape)
+    ok = lead >= 0 and all(s == 1 or s == g for s, g in zip(shape, gshape[lead:]))
+    if not ok:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {index} - got "
+            f"{list(gshape)} but expected shape compatible with {list(shape)}"
+        )
+    return grad.sum_to_size(shape)
+
+
+def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
+                 allow_unused=False, accumulate_grad=True):
+    """Walk the graph behind ``tensors`` in reverse, seeded with ``grad_tensors``.
+
+    Args:
+        tensors (sequence of Tensor): the outputs to differentiate.
+        grad_tensors (sequence of Tensor): one seed gradient per output, of its shape.
+        retain_graph (bool): keep saved tensors after the walk.
+        create_graph (bool): record the walk (grad mode on while nodes run).
+        inputs (sequence of Tensor | None): if given, only the gradients
+            flowing into these are wanted; only nodes leading to them run.
+        allow_unused (bool): with ``accumulate_grad=False``, an input not
+            reached gives None instead of an error.
+        accumulate_grad (bool): True for ``backward`` (leaves' ``.grad`` is
+            updated), False for ``autograd.grad`` (gradients returned instead).
+
+    Returns:
+        With ``accumulate_grad=False``: a tuple with the gradient of each input.
+
+    Raises:
+        RuntimeError: PyTorch's messages for an output that does not require
+            grad, a freed graph, an unreachable input, or a node returning a
+            gradient of the wrong shape.
+    """
+    edges = []
+    for i, t in enumerate(tensors):
+        fn = t._grad_fn
+        if fn is not None:
+            edges.append((fn, t._output_nr))
+        elif t._requires_grad:
+            edges.append((t._accumulator(), 0))
+        else:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+    root = GraphRoot(edges, grad_tensors)
+    deps = _dependencies(root)
+
+    # Where to capture gradients (autograd.grad / backward(inputs=...)).
+    captures = None
+    needed = None
+    if inputs is not None:
+        captures = {}
+        for k, t in enumerate(inputs):
+            fn = t._grad_fn
+            if fn is None:
+                if not t._requires_grad:
+                    raise RuntimeError("One of the differentiated Tensors does not require grad")
+                fn = t._accumulator()
+            captures.setdefault(fn, []).append((k, t._output_nr))
+        needed = _needed(root, captures)
+    results = [None] * (len(inputs) if inputs is not None else 0)
+
+    buffers = {root: [None]}
+    counter = itertools.count()
+    ready = [(0, 0, root)]
+    state = grad_mode._state
+    prev_mode = state.enabled
+    state.enabled = bool(create_graph)
+    check_nan = anomaly._state.enabled
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = buffers.pop(node)
+            if node._pre_hooks:
+                grads = _run_pre_hooks(node, grads)
+            if captures is not None:
+                cap = captures.get(node)
+                if cap:
+                    for k, nr in cap:
+                        results[k] = grads[nr]
+                        if accumulate_grad and not isinstance(node, AccumulateGrad):
+                            _accumulate_nonleaf(inputs[k], grads[nr])
+                if node not in needed and not (
+                    cap and accumulate_grad and isinstance(node, AccumulateGrad)
+                ):
+                    continue  # nothing wanted lies behind this node
+            if node is root or any(g is not None for g in grads):
+                if check_nan:
+                    anomaly._state.current = node
+                out = node._backward(tuple(grads))
+                if node._post_hooks:
+                    out = _run_post_hooks(node, out, grads)
+            else:
+                out = ()
+            if not retain_graph:
+                node._release_saved()
+            nexts = node.next_functions
+            meta = getattr(node, "_in_meta", None)
+            for i, (nxt, nr) in enumerate(nexts):
+                if nxt is None:
+                    continue
+                g = out[i] if i < len(out) else None
+                if g is not None:
+                    if meta is not None:
+                        shape, dt = meta[i]
+                        if g._data.shape != shape:
+                            g = _sum_to(g, shape, node, i)
+                        if g._data.dtype != dt.np:
+                            g = g.to(dt)
+                    if check_nan:
+                        anomaly.check_gradient(node, i, g)
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt._num_outputs()
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    if nxt not in buffers:
+                        buffers[nxt] = [None] * nxt._num_outputs()
+                    heapq.heappush(ready, (-nxt._priority(), next(counter), nxt))
+    finally:
+        state.enabled = prev_mode
+        if check_nan:
+            anomaly._state.current = None
+
+    if inputs is not None and not accumulate_grad:
+        for k, t in enumerate(inputs):
+            if results[k] is None and not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
+        return tuple(results)
+    return None
+
+
+def _accumulate_nonleaf(t, g):
+    """backward(inputs=[non_leaf]) fills that tensor's .grad, as PyTorch does."""
+    if g is None:
+        return
+    t._grad = g.detach()._copy() if t._grad is None else t._grad + g
+
+
+def _run_pre_hooks(node, grads):
+    grads = list(grads)
+    for hook in tuple(node._pre_hooks.values()):
+        res = hook(tuple(grads))
+        if res is not None:
+            grads = list(res)
+    return grads
+
+
+def _run_post_hooks(node, out, grads):
+    for hook in tuple(node._post_hooks.values()):
+        res = hook(tuple(out), tuple(grads))
+        if res is not None:
+            out = tuple(res)
+    return out

@@ -1,0 +1,338 @@
+"""``Function``: an operation with a forward and a vector-Jacobian product.
+
+Every primitive in minigrad (``Mul``, ``Exp``, ``Sum``, ``Mm``, ...) is a
+``Function`` subclass, and so is any operation a user defines::
+
+    class Cube(minigrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x * x
+
+    y = Cube.apply(x)       # y.grad_fn is a <CubeBackward object at 0x...>
+
+``Function.apply`` runs ``forward`` with recording switched off and, if any
+input requires grad, records one node: an instance of the class's backward
+node type (``CubeBackward``), which is also the ``ctx`` that ``forward`` and
+``backward`` receive.  That node holds the saved tensors, the inputs'
+``next_functions`` and their shapes, and nothing else.
+
+Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
+(torch/autograd/function.py).
+"""
+
+from . import anomaly, grad_mode
+from .graph import ERR_BACKWARD_TWICE, Node, SavedTensor
+
+__all__ = ["Function", "FunctionCtx", "BackwardNode", "once_differentiable"]
+
+_state = grad_mode._state
+_NO_EDGE = (None, 0)
+
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` receive as ``ctx`` (``torch.autograd.function.FunctionCtx``).
+
+    Methods and attributes used in ``forward``: ``save_for_backward(*tensors)``,
+    ``mark_non_differentiable(*outputs)``, ``set_materialize_grads(bool)``,
+    ``needs_input_grad`` (a tuple of bools, one per argument of ``apply``).
+    In ``backward``: ``saved_tensors``.  Any other attribute can be set on
+    ``ctx`` to pass non-tensor values from forward to backward.
+    """
+
+    __slots__ = ()
+
+    def save_for_backward(self, *tensors):
+        """Keep these tensors (or None) for ``backward``; read them back with ``saved_tensors``.
+
+        Only tensors should go here: other values are set as attributes of
+        ``ctx``.  Saved tensors are checked for in-place modification and freed
+        after the backward walk, as in PyTorch.
+
+        Raises:
+            TypeError: if an argument is neither a Tensor nor None.
+        """
+        from ..tensor import Tensor
+
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    "save_for_backward can only save variables, but argument "
+                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                )
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *outputs):
+        """Declare outputs that get no gradient (e.g. the indices returned by ``max``)."""
+        self._non_differentiable = tuple(id(o) for o in outputs)
+
+    def set_materialize_grads(self, value):
+        """Whether ``backward`` receives zeros (True, the default) or None for unused outputs."""
+        self._materialize = bool(value)
+
+    def mark_dirty(self, *tensors):
+        """Declare inputs that ``forward`` modified in place (accepted for PyTorch compatibility)."""
+        self._dirty = tensors
+
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, in order.
+
+        Raises:
+            RuntimeError: PyTorch's "Trying to backward through the graph a
+                second time ..." after the graph has been freed; PyTorch's
+                in-place modification error if a saved tensor changed.
+        """
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        return tuple(None if s is None else s.unpack(self) for s in saved)
+
+
+class BackwardNode(FunctionCtx, Node):
+    """The graph node recorded by ``Function.apply`` (PyTorch's ``BackwardCFunction``)."""
+
+    __slots__ = (
+        "_saved",
+        "_to_save",
+        "needs_input_grad",
+        "_in_meta",
+        "_edge_args",
+        "_out_meta",
+        "_materialize",
+        "_non_differentiable",
+        "_dirty",
+        "__dict__",
+    )
+    _forward_cls = None
+
+    def __init__(self):
+        Node.__init__(self)
+        self._saved = ()
+        self._to_save = ()
+        self._edge_args = None
+        self._out_meta = None
+        self._materialize = True
+        self._non_differentiable = ()
+
+    def _num_outputs(self):
+        return 1 if self._out_meta is None else len(self._out_meta)
+
+    def _saved_anything(self):
+        return bool(self._saved)
+
+    def _release_saved(self):
+        saved = self._saved
+        if saved:
+            for s in saved:
+                if s is not None:
+                    s.release()
+            self._saved = None
+
+    def _backward(self, grads):
+        if self._out_meta is not None and self._materialize:
+            from ..tensor import zeros
+
+            grads = tuple(
+                zeros(shape, dtype=dt) if g is None else g
+                for g, (shape, dt) in zip(grads, self._out_meta)
+            )
+        out = self._forward_cls.backward(self, *grads)
+        if type(out) is not tuple:
+            out = (out,)
+        n = len(self.needs_input_grad)
+        if len(out) != n:
+            if len(out) > n and all(g is None for g in out[n:]):
+                out = out[:n]  # PyTorch tolerates trailing Nones
+            else:
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients "
+                    f"(expected {n}, got {len(out)})"
+                )
+        if self._edge_args is not None:
+            out = tuple(out[i] for i in self._edge_args)
+        return out
+
+
+def _saved_tensor_property(index, name):
+    def get(self):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        s = saved[index] if index < len(saved) else None
+        return None if s is None else s.unpack(self)
+
+    get.__name__ = "_saved_" + name
+    return property(get, doc=f"The saved tensor ``{name}`` (PyTorch's ``_saved_{name}``).")
+
+
+def _saved_attr_property(name):
+    def get(self):
+        return getattr(self, name, None)
+
+    return property(get, doc=f"The saved value ``{name}`` (PyTorch's ``_saved_{name}``).")
+
+
+class Function:
+    """Base class of every differentiable operation (``torch.autograd.Function``).
+
+    Subclasses define two static methods:
+
+    * ``forward(ctx, *args)``: compute the result from tensors (and any other
+      arguments).  Runs with recording off.  Returns a Tensor or a tuple of
+      Tensors.
+    * ``backward(ctx, *grad_outputs)``: given the gradient of the loss with
+      respect to each output, return the gradient with respect to each
+      argument of ``forward`` (None for arguments that need none).  A
+      gradient may have a broadcast shape: the engine sums it back to the
+      input's shape, as PyTorch's engine does.
+
+    Class attributes a subclass may set (minigrad's primitives do):
+
+    * ``node_name``: the backward node's name; default ``<ClassName>Backward``
+      as for PyTorch custom functions; primitives use PyTorch's built-in
+      names (``"MulBackward0"``).
+    * ``saved_names``: PyTorch's names for the tensors passed to
+      ``save_for_backward``, in order, so the node exposes ``_saved_self``,
+      ``_saved_other``, ...; ``saved_attrs``: ctx attributes exposed the same
+      way (``_saved_exponent``).
+
+    Call it with ``MyFunction.apply(*args)``; never instantiate it.
+    """
+
+    node_name = None
+    saved_names = ()
+    saved_attrs = ()
+    _backward_cls = BackwardNode
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("node_name") or cls.__name__ + "Backward"
+        ns = {"__slots__": (), "_forward_cls": cls, "__module__": cls.__module__,
+              "__qualname__": name}
+        for i, n in enumerate(cls.saved_names):
+            ns["_saved_" + n] = _saved_tensor_property(i, n)
+        for n in cls.saved_attrs:
+            ns["_saved_" + n] = _saved_attr_property(n)
+        cls._backward_cls = type(name, (BackwardNode,), ns)
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Function objects are not meant to be instantiated: call the class's "
+            "static apply method instead (MyFunction.apply(x))"
+        )
+
+    @staticmethod
+    def forward(ctx, *args):
+        """Compute the outputs; see the class docstring."""
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        """Vector-Jacobian product; see the class docstring."""
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args):
+        """Run ``forward`` and, if any input requires grad (and grad mode is on), record a node.
+
+        Returns:
+            what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
+        """
+        from ..tensor import Tensor
+
+        enabled = _state.enabled
+        ctx = cls._backward_cls()
+        record = False
+        flags = []
+        for a in args:
+            f = isinstance(a, Tensor) and a._requires_grad
+            flags.append(f)
+            record = record or f
+        record = record and enabled
+        ctx.needs_input_grad = tuple(flags) if record else (False,) * len(args)
+        _state.enabled = False
+        try:
+            out = cls.forward(ctx, *args)
+        finally:
+            _state.enabled = enabled
+        if not record:
+            return out
+        _record(ctx, args, out)
+        return out
+
+
+def _record(ctx, args, out):
+    """Connect the node ``ctx`` into the graph: edges, input shapes, outputs, saved values."""
+    from ..tensor import Tensor
+
+    edges = []
+    meta = []
+    edge_args = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            if a._requires_grad:
+                fn = a._grad_fn
+                edges.append((fn, a._output_nr) if fn is not None else (a._accumulator(), 0))
+            else:
+                edges.append(_NO_EDGE)
+            meta.append(a)
+        else:
+            if edge_args is None:
+                edge_args = [j for j in range(i)]
+        if edge_args is not None and isinstance(a, Tensor):
+            edge_args.append(i)
+    ctx.next_functions = tuple(edges)
+    if anomaly._state.enabled:
+        anomaly.record_forward_trace(ctx)
+    ctx._in_meta = tuple((a._data.shape, a.dtype) for a in meta)
+    if edge_args is not None:
+        ctx._edge_args = tuple(edge_args)
+    outs = out if type(out) is tuple else (out,)
+    nondiff = ctx._non_differentiable
+    for k, t in enumerate(outs):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"{ctx._forward_cls.__name__}.forward must return Tensors, got {type(t).__name__}"
+            )
+        if nondiff and id(t) in nondiff:
+            continue
+        if t._grad_fn is not None or t._requires_grad:
+            # forward returned an input (or a tensor that already has a history)
+            # unchanged; record on a fresh alias so the input keeps its own.
+            raise RuntimeError(
+                f"{ctx._forward_cls.__name__}.forward returned a tensor that already has a history; "
+                "return a new tensor (for example x.clone() or x.view_as(x))"
+            )
+        t._grad_fn = ctx
+        t._output_nr = k
+        t._requires_grad = True
+    if len(outs) > 1:
+        ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
+    to_save = ctx._to_save
+    if to_save:
+        ctx._saved = tuple(
+            None if t is None else SavedTensor(t, is_output=any(t is o for o in outs))
+            for t in to_save
+        )
+        ctx._to_save = ()
+
+
+def once_differentiable(fn):
+    """Decorator for a ``backward`` that is not itself differentiable (accepted as in PyTorch).
+
+    minigrad runs such a backward with recording off.
+    """
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with grad_mode.no_grad():
+            return fn(ctx, *args)
+
+    return wrapper

@@ -1,0 +1,121 @@
+"""The recording switch: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
+
+While grad mode is off, operations compute their values but record nothing:
+results have no ``grad_fn`` and ``requires_grad=False``, whatever their
+inputs.  This is how evaluation loops and optimizer updates avoid building
+graphs nobody will walk.
+
+As in PyTorch the switch is thread-local, and each of these objects works
+both as a context manager and as a function decorator.
+
+Source: ``torch.no_grad``, ``torch.enable_grad``, ``torch.set_grad_enabled``,
+``torch.is_grad_enabled`` (torch/autograd/grad_mode.py).
+"""
+
+import functools
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+
+class _State(threading.local):
+    # Read on every operation: a plain attribute on a thread-local object.
+    enabled = True
+
+
+_state = _State()
+
+
+def is_grad_enabled():
+    """True if operations are being recorded right now (``torch.is_grad_enabled``)."""
+    return _state.enabled
+
+
+class _GradModeBase:
+    """Context manager and decorator that sets grad mode, restoring it on exit."""
+
+    _mode = True
+
+    def __enter__(self):
+        self._prev = _state.enabled
+        _state.enabled = self._mode
+
+    def __exit__(self, *exc):
+        _state.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        if not callable(fn):
+            raise TypeError(f"{type(self).__name__} can decorate a function, not {fn!r}")
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            prev = _state.enabled
+            _state.enabled = mode
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _state.enabled = prev
+
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_GradModeBase):
+    """Switch recording off inside a ``with`` block or a decorated function.
+
+    Tensors computed inside have ``requires_grad=False`` and no ``grad_fn``;
+    leaves keep their own ``requires_grad``.  Mirrors ``torch.no_grad``.
+
+    Example::
+
+        with minigrad.no_grad():
+            val_loss = model(x_val)        # nothing recorded
+    """
+
+    _mode = False
+
+
+class enable_grad(_GradModeBase):
+    """Switch recording back on, e.g. inside a ``no_grad`` block (``torch.enable_grad``)."""
+
+    _mode = True
+
+
+class set_grad_enabled(_GradModeBase):
+    """Set recording on or off: ``set_grad_enabled(mode)`` (``torch.set_grad_enabled``).
+
+    Like PyTorch, calling it as a plain function sets the mode at once (and
+    the returned object also restores the previous mode when used in ``with``).
+
+    Args:
+        mode (bool): True to record, False not to.
+
+    Raises:
+        TypeError: if ``mode`` is not a bool.
+    """
+
+    def __init__(self, mode):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
+        self._prev = _state.enabled
+        self._mode = mode
+        _state.enabled = mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _state.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        # Used as a decorator: undo the immediate switch made by __init__.
+        _state.enabled = self._prev
+        return super().__call__(fn)
+
+    def clone(self):
+        return type(self)(self._mode)

@@ -1,0 +1,321 @@
+"""The recorded graph: ``Node`` (what ``grad_fn`` points to) and ``AccumulateGrad``.
+
+Every operation on a tensor that requires grad creates one ``Node``.  The node
+knows how to turn the gradient of its output into gradients for its inputs (a
+vector-Jacobian product), holds the values that computation needs (its *saved
+tensors*), and points back at the nodes that produced its inputs through
+``next_functions``: a tuple of ``(node, output_nr)`` pairs, ``(None, 0)`` for an
+input that needs no gradient.  A leaf that requires grad is represented in the
+graph by its ``AccumulateGrad`` node, whose only job is to add the arriving
+gradient into ``leaf.grad``.
+
+Ownership runs one way only: a tensor owns its ``grad_fn``; a node owns the
+nodes behind it and its saved values, never the tensor it produced.  So a
+graph is released by reference counting the moment its output is dropped, and
+its saved values are released as soon as the backward walk has used them.
+
+Source: PyTorch's ``torch.autograd.graph.Node`` and the C++ classes
+``torch::autograd::Node``, ``SavedVariable`` and ``AccumulateGrad``
+(torch/csrc/autograd/function.h, saved_variable.cpp, functions/accumulate_grad.h).
+"""
+
+import itertools
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks", "ERR_BACKWARD_TWICE"]
+
+ERR_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+# Each node gets the next sequence number when it is created.  The backward
+# walk runs the ready node with the highest number first, as PyTorch's engine
+# does, so nodes run in the reverse of the order the forward pass made them.
+_sequence = itertools.count()
+# AccumulateGrad runs as soon as it is ready (PyTorch gives it UINT64_MAX).
+ACCUMULATE_PRIORITY = float("inf")
+
+
+class Node:
+    """One recorded operation: the object a tensor's ``grad_fn`` points to.
+
+    Attributes:
+        next_functions (tuple[tuple[Node | None, int], ...]): one pair per
+            differentiable input: the node that produced that input (its
+            ``grad_fn``, or a leaf's ``AccumulateGrad``) and which of that
+            node's outputs it was; ``(None, 0)`` for an input that does not
+            require grad (a constant).
+        metadata (dict): free space for user annotations, as in PyTorch.
+
+    Subclasses implement ``_backward(grads)``: given one gradient per output
+    of this node, return one gradient per entry of ``next_functions``.
+
+    Source: ``torch.autograd.graph.Node``.
+    """
+
+    __slots__ = (
+        "next_functions",
+        "_seq",
+        "_pre_hooks",
+        "_post_hooks",
+        "_metadata",
+        "_anomaly_trace",
+        "__weakref__",
+    )
+
+    def __init__(self):
+        self.next_functions = ()
+        self._seq = next(_sequence)
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._metadata = None
+        self._anomaly_trace = None
+
+    def name(self):
+        """The node's PyTorch name, e.g. ``"MulBackward0"``."""
+        return type(self).__name__
+
+    @property
+    def metadata(self):
+        """A dict for user annotations (``torch.autograd.graph.Node.metadata``)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    # --- what the engine calls ---------------------------------------------
+
+    def _priority(self):
+        return self._seq
+
+    def _num_outputs(self):
+        return 1
+
+    def _backward(self, grads):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _release_saved(self):
+        """Free the saved values once the walk has used them (no-op by default)."""
+
+    def _saved_anything(self):
+        return False
+
+    # --- hooks --------------------------------------------------------------
+
+    def register_hook(self, fn):
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node has run.
+
+        As in PyTorch, ``grad_inputs`` are the gradients this node sends on
+        (one per ``next_functions`` entry) and ``grad_outputs`` the ones it
+        received.  ``fn`` may return a replacement tuple for ``grad_inputs``.
+
+        Returns:
+            a handle whose ``remove()`` unregisters the hook.
+        """
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return _add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """Call ``fn(grad_outputs)`` before this node runs; it may return replacements.
+
+        Returns:
+            a handle whose ``remove()`` unregisters the hook.
+        """
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return _add_hook(self._pre_hooks, fn)
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook.
+
+    Source: ``torch.utils.hooks.RemovableHandle``.
+    """
+
+    __slots__ = ("_hooks", "id")
+    _next_id = itertools.count()
+
+    def __init__(self, hooks):
+        self._hooks = hooks
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self):
+        """Unregister the hook; removing twice is harmless."""
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _add_hook(hooks, fn):
+    if not callable(fn):
+        raise TypeError(f"hook must be callable, got {type(fn).__name__}")
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class SavedTensor:
+    """One value a node saved for its backward: PyTorch's ``SavedVariable``.
+
+    It remembers the tensor's version when saved, so that a later in-place
+    change is caught instead of silently giving a wrong gradient, and whether
+    it is the node's own output: an output is stored as a detached alias (same
+    array, no ``grad_fn``) because a strong reference from a node to its own
+    output would be a reference cycle.
+
+    Raises (from ``unpack``):
+        RuntimeError: PyTorch's "Trying to backward through the graph a second
+            time ..." once released; PyTorch's "one of the variables needed for
+            gradient computation has been modified by an inplace operation ..."
+            if the tensor changed since it was saved.
+    """
+
+    __slots__ = ("_tensor", "_version", "_is_output", "_packed", "_unpack_hook", "_was_leaf")
+
+    def __init__(self, tensor, is_output=False):
+        from ..tensor import Tensor
+
+        self._version = tensor._vc[0]
+        self._is_output = is_output
+        self._was_leaf = tensor._grad_fn is None and tensor._requires_grad
+        self._packed = None
+        self._unpack_hook = None
+        if is_output:
+            tensor = Tensor._alias_of(tensor)
+        hooks = _saved_hooks_stack[-1] if _saved_hooks_stack else None
+        if hooks is not None:
+            pack, self._unpack_hook = hooks
+            self._packed = pack(tensor)
+            self._tensor = None
+        else:
+            self._tensor = tensor
+
+    def unpack(self, node):
+        """Return the saved tensor (an output is re-attached to ``node``)."""
+        t = self._tensor
+        if self._unpack_hook is not None:
+            if self._packed is None and t is None:
+                raise RuntimeError(ERR_BACKWARD_TWICE)
+            t = self._unpack_hook(self._packed)
+        elif t is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        if t._vc[0] != self._version:
+            _raise_modified(t, node, self._version, self._is_output)
+        if self._is_output:
+            from ..tensor import Tensor
+
+            return Tensor._make(t._data, grad_fn=node, vc=t._vc)
+        return t
+
+    def release(self):
+        self._tensor = None
+        self._packed = None
+
+
+def _raise_modified(t, node, saved_version, is_output):
+    kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
+            "bool": "BoolTensor"}[t.dtype.name]
+    shape = ", ".join(str(s) for s in t.shape)
+    if is_output:
+        where = f"output 0 of {node.name()}"
+    elif t._grad_fn is not None:
+        where = f"output {t._output_nr} of {t._grad_fn.name()}"
+    else:
+        where = "input to a leaf"
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [torch.{kind} [{shape}]], which is {where}, is at version "
+        f"{t._vc[0]}; expected version {saved_version} instead. Hint: enable anomaly "
+        "detection to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True)."
+    )
+
+
+class AccumulateGrad(Node):
+    """The graph node of a leaf that requires grad: adds arriving gradients into ``.grad``.
+
+    There is one per leaf while any graph uses the leaf (the leaf keeps only
+    a weak reference to it, so it dies with the last graph).
+
+    Attributes:
+        variable (Tensor): the leaf.
+
+    Accumulation follows PyTorch: the first gradient is stored (as a fresh
+    tensor), later ones are added in place, so ``.grad`` sums over every
+    backward call until it is reset (``zero_grad``); under
+    ``create_graph=True`` the sum is out of place and recorded.
+
+    Source: ``torch::autograd::AccumulateGrad``.
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        Node.__init__(self)
+        self.variable = variable
+
+    def _priority(self):
+        return ACCUMULATE_PRIORITY
+
+    def _backward(self, grads):
+        from . import grad_mode
+
+        grad = grads[0]
+        if grad is None:
+            return ()
+        var = self.variable
+        old = var._grad
+        if old is None:
+            # Own the array: the incoming gradient may be shared (AddBackward0
+            # sends the same tensor to both inputs).
+            var._grad = grad.detach()._copy() if not grad_mode._state.enabled else grad
+        elif grad_mode._state.enabled:
+            # create_graph=True: out of place, so the sum is itself recorded.
+            var._grad = old + grad
+        else:
+            old._add_inplace_raw(grad._data)
+        for hook in var._post_accumulate_hooks():
+            hook(var)
+        return ()
+
+
+_saved_hooks_stack = []
+
+
+class saved_tensors_hooks:
+    """Intercept every value a node saves for backward: ``pack`` on save, ``unpack`` on use.
+
+    Inside ``with saved_tensors_hooks(pack, unpack):`` each tensor an
+    operation saves is passed to ``pack(tensor)``; whatever it returns is kept
+    instead of the tensor, and ``unpack(packed)`` must give back a tensor of
+    the same shape and dtype when backward needs it.  A lesson uses this to
+    count, log or offload saved activations.
+
+    Args:
+        pack: callable(Tensor) -> any.
+        unpack: callable(any) -> Tensor.
+
+    Source: ``torch.autograd.graph.saved_tensors_hooks``.
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _saved_hooks_stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks_stack.pop()
+        return False

@@ -1,0 +1,133 @@
+"""Small helpers shared by the primitives: argument checks in PyTorch's words."""
+
+import numbers
+
+import numpy as np
+
+from .._dtype import result_type
+from ..tensor import Tensor
+
+_SCALAR_NP = {bool: np.bool_, int: np.int64, float: np.float64}
+
+
+def is_scalar(v):
+    """True for a Python (or numpy) number that an operator can take in place of a tensor."""
+    return isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, complex)
+
+
+def wrap_scalar(v):
+    """A Python number as a 0-d "wrapped number" tensor, as PyTorch dispatches ``x * 2``.
+
+    Wrapped numbers take part in type promotion as Python scalars do (they
+    never upcast a float32 tensor), and show up as ``(None, 0)`` in
+    ``next_functions``.
+
+    Raises:
+        TypeError: if ``v`` is not a number.
+    """
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool):
+        arr = np.array(v, dtype=np.bool_)
+    elif isinstance(v, numbers.Integral):
+        arr = np.array(v, dtype=np.int64)
+    elif isinstance(v, numbers.Real):
+        arr = np.array(v, dtype=np.float64)
+    else:
+        raise TypeError(f"unsupported operand: expected a Tensor or a number, got {type(v).__name__}")
+    t = Tensor._make(arr)
+    t._wrapped = True
+    return t
+
+
+def as_operand(v, opname):
+    """A Tensor as is; a number as a wrapped number; anything else a TypeError."""
+    if isinstance(v, Tensor):
+        return v
+    if is_scalar(v):
+        return wrap_scalar(v)
+    raise TypeError(
+        f"{opname}(): argument 'other' (position 1) must be Tensor or a number, not {type(v).__name__}"
+    )
+
+
+def binary_dtype(a, b):
+    """numpy dtype of a binary op's result under PyTorch's promotion (fast path first)."""
+    da = a._data.dtype
+    if da == b._data.dtype:
+        return da
+    if b._wrapped and da.kind == "f" and b._data.dtype.kind != "c":
+        return da  # float tensor (op) Python number stays the tensor's dtype
+    return result_type(a, b).np
+
+
+def broadcast_shape(a, b, opname="op"):
+    """The broadcast shape of two tensors, or PyTorch's error naming both sizes.
+
+    Raises:
+        RuntimeError: "The size of tensor a (3) must match the size of tensor b
+            (4) at non-singleton dimension 1".
+    """
+    sa, sb = a._data.shape, b._data.shape
+    if sa == sb:
+        return sa
+    try:
+        return np.broadcast_shapes(sa, sb)
+    except ValueError:
+        n = max(len(sa), len(sb))
+        pa = (1,) * (n - len(sa)) + sa
+        pb = (1,) * (n - len(sb)) + sb
+        for i in range(n - 1, -1, -1):
+            if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) "
+                    f"at non-singleton dimension {i}"
+                ) from None
+        raise
+
+
+def canonical_dim(dim, ndim):
+    """A dim in ``[-ndim, ndim)`` as a non-negative index (0-d tensors accept -1 and 0).
+
+    Raises:
+        IndexError: PyTorch's "Dimension out of range (expected to be in range
+            of [-2, 1], but got 2)".
+        TypeError: if ``dim`` is not an int.
+    """
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return int(dim) % n if ndim else 0
+
+
+def canonical_dims(dim, ndim):
+    """``dim`` (None, an int, or a tuple/list of ints) as a sorted tuple of non-negative dims.
+
+    Raises:
+        IndexError: for a dim out of range.
+        RuntimeError: PyTorch's "dim 0 appears multiple times in the list of dims".
+    """
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (tuple, list)):
+        out = [canonical_dim(d, ndim) for d in dim]
+        for d in out:
+            if out.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return tuple(sorted(out)) if ndim else ()
+    return (canonical_dim(dim, ndim),) if ndim else ()
+
+
+def size_str(shape):
+    """``torch.Size([2, 3])``, as PyTorch writes a shape in messages."""
+    return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
+
+
+def check_dtype_float_for_grad(t, opname):
+    """Raise PyTorch's error if an op that needs floats gets ints while recording."""
+    if t._requires_grad and t._data.dtype.kind != "f":
+        raise RuntimeError(f"{opname}: expected a floating point tensor")

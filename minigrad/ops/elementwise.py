@@ -1,0 +1,418 @@
+"""Elementwise primitives, each forward next to its vector-Jacobian product.
+
+Every class here is an ``autograd.Function`` whose backward node carries
+PyTorch's name (``MulBackward0``, ...) and saves what PyTorch saves, under
+PyTorch's names (``_saved_self``, ``_saved_other``, ``_saved_result``).  A
+backward is written with tensor operations, so with ``create_graph=True`` the
+backward pass is itself recorded and can be differentiated again.
+
+Broadcasting: a backward may return a gradient in the broadcast shape; the
+engine sums it back to each input's shape (``engine._sum_to``).
+
+Source: the formulas of PyTorch's tools/autograd/derivatives.yaml.
+"""
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ._util import binary_dtype, broadcast_shape
+
+__all__ = [
+    "Add", "Sub", "Rsub", "Mul", "Div", "Neg", "Reciprocal",
+    "PowTensorScalar", "PowTensorTensor", "PowScalarTensor",
+    "Where", "where", "Exp", "Log", "Tanh", "Sigmoid", "Relu",
+]
+
+_make = Tensor._make
+
+
+def _const(array):
+    """A tensor for a value backward treats as constant (a mask, a sign)."""
+    return _make(array)
+
+
+class Add(Function):
+    """``self + alpha * other`` (AddBackward0); saves nothing but ``alpha``."""
+
+    node_name = "AddBackward0"
+    saved_attrs = ("alpha",)
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        dt = binary_dtype(a, b)
+        broadcast_shape(a, b)
+        ctx.alpha = alpha
+        bd = b._data if alpha == 1 else b._data * alpha
+        return _make(np.add(a._data, bd, dtype=dt))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a = ctx.alpha
+        return grad, (grad if a == 1 else grad * a), None
+
+
+class Sub(Function):
+    """``self - alpha * other`` (SubBackward0)."""
+
+    node_name = "SubBackward0"
+    saved_attrs = ("alpha",)
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        dt = binary_dtype(a, b)
+        if dt == np.bool_:
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                "Use the `^` or `logical_xor()` operator instead."
+            )
+        broadcast_shape(a, b)
+        ctx.alpha = alpha
+        bd = b._data if alpha == 1 else b._data * alpha
+        return _make(np.subtract(a._data, bd, dtype=dt))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a = ctx.alpha
+        return grad, (-grad if a == 1 else grad * (-a)), None
+
+
+class Rsub(Function):
+    """``other - alpha * self`` for a Python number ``other`` (RsubBackward1)."""
+
+    node_name = "RsubBackward1"
+    saved_attrs = ("alpha",)
+
+    @staticmethod
+    def forward(ctx, a, other, alpha=1):
+        from ._util import wrap_scalar
+
+        ctx.alpha = alpha
+        dt = binary_dtype(a, wrap_scalar(other))
+        ad = a._data if alpha == 1 else a._data * alpha
+        return _make(np.subtract(other, ad, dtype=dt))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a = ctx.alpha
+        return (-grad if a == 1 else grad * (-a)), None, None
+
+
+class Mul(Function):
+    """``self * other`` (MulBackward0): saves each operand only if the other needs a gradient."""
+
+    node_name = "MulBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        dt = binary_dtype(a, b)
+        broadcast_shape(a, b)
+        need = ctx.needs_input_grad
+        if need[0] or need[1]:
+            ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        return _make(np.multiply(a._data, b._data, dtype=dt))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return (grad * b if need[0] else None), (grad * a if need[1] else None)
+
+
+class Div(Function):
+    """``self / other``, true division (DivBackward0); integers divide to float32."""
+
+    node_name = "DivBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        dt = binary_dtype(a, b)
+        if dt.kind != "f":
+            dt = np.dtype(np.float32)
+        broadcast_shape(a, b)
+        need = ctx.needs_input_grad
+        if need[0] or need[1]:
+            ctx.save_for_backward(a if need[1] else None, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _make(np.true_divide(a._data, b._data, dtype=dt))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = grad / b if need[0] else None
+        gb = -grad * a / (b * b) if need[1] else None
+        return ga, gb
+
+
+class Neg(Function):
+    """``-self`` (NegBackward0); saves nothing."""
+
+    node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        if a._data.dtype == np.bool_:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
+        return _make(np.negative(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Reciprocal(Function):
+    """``1 / self`` (ReciprocalBackward0); saves its result. ``2 / x`` is ``reciprocal(x) * 2``."""
+
+    node_name = "ReciprocalBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        dt = a._data.dtype if a._data.dtype.kind == "f" else np.dtype(np.float32)
+        with np.errstate(divide="ignore"):
+            out = _make(np.reciprocal(a._data, dtype=dt))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (r,) = ctx.saved_tensors
+        return -grad * r * r
+
+
+class PowTensorScalar(Function):
+    """``self ** exponent`` for a number exponent (PowBackward0)."""
+
+    node_name = "PowBackward0"
+    saved_names = ("self",)
+    saved_attrs = ("exponent",)
+
+    @staticmethod
+    def forward(ctx, a, exponent):
+        ctx.exponent = exponent
+        ctx.save_for_backward(a)
+        data = a._data
+        if data.dtype.kind in "iub" and isinstance(exponent, int) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if data.dtype.kind in "iub" and isinstance(exponent, float):
+            data = data.astype(np.float32)
+        elif data.dtype == np.bool_:
+            data = data.astype(np.int64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.power(data, exponent)
+        return _make(out.astype(data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        e = ctx.exponent
+        if e == 0:
+            return grad * 0, None
+        return grad * e * a ** (e - 1), None
+
+
+class PowTensorTensor(Function):
+    """``self ** exponent`` for a tensor exponent (PowBackward1)."""
+
+    node_name = "PowBackward1"
+    saved_names = ("self", "exponent", "result")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        dt = binary_dtype(a, b)
+        broadcast_shape(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = _make(np.power(a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, r = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = gb = None
+        if need[0]:
+            # d/da a**b = b * a**(b-1); PyTorch defines it as 0 where b == 0
+            zero = _const(np.zeros((), grad._data.dtype))
+            ga = grad * b * a ** (b - 1.0)
+            ga = where(_const(b._data == 0), zero, ga) if (b._data == 0).any() else ga
+        if need[1]:
+            # d/db a**b = a**b * log(a); PyTorch gives 0 where a == 0 and b >= 0
+            zero = _const(np.zeros((), grad._data.dtype))
+            mask = (a._data == 0) & (b._data >= 0)
+            gb = grad * r * a.log()
+            gb = where(_const(mask), zero, gb) if mask.any() else gb
+        return ga, gb
+
+
+class PowScalarTensor(Function):
+    """``base ** self`` for a number base (PowBackward2)."""
+
+    node_name = "PowBackward2"
+    saved_names = ("exponent", "result")
+    saved_attrs = ("self",)
+
+    @staticmethod
+    def forward(ctx, base, b):
+        from ._util import wrap_scalar
+
+        ctx.self = base
+        dt = binary_dtype(b, wrap_scalar(base))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = _make(np.power(np.asarray(base, dtype=dt), b._data.astype(dt, copy=False)))
+        ctx.save_for_backward(b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        b, r = ctx.saved_tensors
+        base = ctx.self
+        if base == 0:
+            # 0 ** b is constant 0 for b > 0 (and 1 at b == 0): gradient 0 there
+            with np.errstate(divide="ignore", invalid="ignore"):
+                g = grad * r * float(np.log(np.float64(base)))
+            return None, where(_const(b._data >= 0), _const(np.zeros((), r._data.dtype)), g)
+        return None, grad * r * float(np.log(base))
+
+
+class Where(Function):
+    """``where(condition, self, other)`` (WhereBackward0): picks per element, no masking of nan.
+
+    The gradient of the branch not chosen is an exact 0 sent to that input;
+    a nan or inf computed inside that branch's own history still flows
+    through it (0 * inf = nan), which is PyTorch's documented behaviour.
+    """
+
+    node_name = "WhereBackward0"
+    saved_names = ("condition",)
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        dt = binary_dtype(a, b)
+        ctx.save_for_backward(cond)
+        return _make(np.where(cond._data, a._data, b._data).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (cond,) = ctx.saved_tensors
+        zero = _const(np.zeros((), grad._data.dtype))
+        need = ctx.needs_input_grad
+        ga = where(cond, grad, zero) if need[1] else None
+        gb = where(cond, zero, grad) if need[2] else None
+        return None, ga, gb
+
+
+def where(cond, a, b):
+    """Elementwise ``a`` where ``cond`` is True, else ``b`` (``torch.where``)."""
+    from ._util import as_operand
+
+    if not isinstance(cond, Tensor) or cond._data.dtype != np.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor")
+    return Where.apply(cond, as_operand(a, "where"), as_operand(b, "where"))
+
+
+class Exp(Function):
+    """``exp(self)`` (ExpBackward0); saves its result: d/dx eˣ = eˣ."""
+
+    node_name = "ExpBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        with np.errstate(over="ignore"):
+            out = _make(np.exp(data))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (r,) = ctx.saved_tensors
+        return grad * r
+
+
+class Log(Function):
+    """``log(self)`` (LogBackward0); saves its input: d/dx log x = 1/x."""
+
+    node_name = "LogBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _make(np.log(data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / a
+
+
+class Tanh(Function):
+    """``tanh(self)`` (TanhBackward0); saves its result: d/dx tanh x = 1 - tanh²x."""
+
+    node_name = "TanhBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        out = _make(np.tanh(data))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (r,) = ctx.saved_tensors
+        return grad * (1 - r * r)
+
+
+class Sigmoid(Function):
+    """``sigmoid(self)`` (SigmoidBackward0); saves its result: σ' = σ(1 - σ)."""
+
+    node_name = "SigmoidBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        # the two-sided form never overflows exp
+        with np.errstate(over="ignore"):
+            pos = data >= 0
+            e = np.exp(np.where(pos, -data, data))
+            out = _make(np.where(pos, 1 / (1 + e), e / (1 + e)).astype(data.dtype, copy=False))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (r,) = ctx.saved_tensors
+        return grad * r * (1 - r)
+
+
+class Relu(Function):
+    """``max(self, 0)`` (ReluBackward0); saves its result; the gradient at 0 is 0."""
+
+    node_name = "ReluBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        if a._data.dtype == np.bool_:
+            raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
+        out = _make(np.maximum(a._data, 0).astype(a._data.dtype, copy=False))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (r,) = ctx.saved_tensors
+        return grad * _const((r._data > 0).astype(r._data.dtype))

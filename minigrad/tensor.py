@@ -1,0 +1,511 @@
+"""``Tensor``: a numpy array plus the autograd state PyTorch keeps beside it.
+
+A Tensor holds
+
+* ``_data``: the values, a numpy array of one of minigrad's dtypes;
+* ``requires_grad``: the on-switch: operations on it are recorded;
+* ``grad_fn``: the node that produced it (None for a tensor you created: a
+  *leaf*); following ``grad_fn.next_functions`` walks the whole recording;
+* ``grad``: for a leaf that requires grad, the gradients that backward
+  accumulated into it.
+
+Operators (``+ - * / ** @``, ``x.exp()``, ``x.sum()``, ...) dispatch to the
+primitives in ``minigrad.ops``; each primitive is an ``autograd.Function`` that
+computes with numpy and records one graph node.
+
+Source: ``torch.Tensor`` (torch/_tensor.py and c10/core/TensorImpl.h).
+"""
+
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _dtype
+from ._dtype import as_dtype, from_numpy_dtype
+from ._tensor_str import tensor_repr
+from .autograd import grad_mode
+from .autograd.graph import AccumulateGrad
+
+__all__ = ["Tensor", "tensor", "zeros", "ones", "zeros_like", "ones_like", "is_tensor"]
+
+_state = grad_mode._state
+
+_NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+_INT_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it.
+
+    Create tensors with ``minigrad.tensor(data, dtype=None, requires_grad=False)``
+    or the factories (``zeros``, ``ones``, ...), not with this class directly.
+
+    Attributes:
+        shape (tuple[int, ...]): sizes of each dimension (``torch.Size`` in PyTorch).
+        dtype: ``minigrad.float32`` (default), ``float64``, ``int64`` or ``bool``.
+        ndim (int): number of dimensions.
+        requires_grad (bool): record operations on this tensor; settable on
+            leaves only, floating dtypes only.
+        grad (Tensor | None): accumulated gradient of a leaf (or a non-leaf
+            after ``retain_grad()``); same shape and dtype as the tensor.
+        grad_fn (Node | None): the node that created this tensor.
+        is_leaf (bool): True if ``grad_fn`` is None.
+
+    Source: ``torch.Tensor``.
+    """
+
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad",
+        "_grad_fn",
+        "_output_nr",
+        "_accum",
+        "_vc",
+        "_wrapped",
+        "_retains_grad",
+        "_hooks",
+        "_post_acc_hooks",
+        "_base",
+        "_inference",
+        "__weakref__",
+    )
+
+    # numpy must defer to Tensor's reflected operators (ndarray * Tensor)
+    __array_priority__ = 1000
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(
+            "create tensors with minigrad.tensor(data, dtype=None, requires_grad=False) "
+            "or a factory such as minigrad.zeros(shape)"
+        )
+
+    @classmethod
+    def _make(cls, data, grad_fn=None, requires_grad=False, vc=None, base=None):
+        """Wrap a numpy array without copying or checking (internal fast path)."""
+        t = object.__new__(cls)
+        # numpy returns scalars, not 0-d arrays, from operations on 0-d arrays
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t._requires_grad = requires_grad or grad_fn is not None
+        t._grad = None
+        t._grad_fn = grad_fn
+        t._output_nr = 0
+        t._accum = None
+        t._vc = [0] if vc is None else vc
+        t._wrapped = False
+        t._retains_grad = False
+        t._hooks = None
+        t._post_acc_hooks = None
+        t._base = base
+        t._inference = False
+        return t
+
+    @classmethod
+    def _alias_of(cls, t):
+        """A new tensor object over the same array and version counter, without history."""
+        return cls._make(t._data, vc=t._vc, base=t)
+
+    # ------------------------------------------------------------------ data
+
+    @property
+    def shape(self):
+        """The size of each dimension, as a tuple of ints."""
+        return self._data.shape
+
+    def size(self, dim=None):
+        """``shape``, or the size of one dimension (``Tensor.size``).
+
+        Raises:
+            IndexError: PyTorch's "Dimension out of range" for a bad ``dim``.
+        """
+        if dim is None:
+            return self._data.shape
+        from .ops._util import canonical_dim
+
+        return self._data.shape[canonical_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        """The element type: ``minigrad.float32``, ``float64``, ``int64`` or ``bool``."""
+        return _DTYPE_OF[self._data.dtype]
+
+    @property
+    def ndim(self):
+        """Number of dimensions (0 for a scalar tensor)."""
+        return self._data.ndim
+
+    def dim(self):
+        """Number of dimensions (``Tensor.dim()``)."""
+        return self._data.ndim
+
+    def numel(self):
+        """Number of elements."""
+        return self._data.size
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    @property
+    def device(self):
+        """Always ``"cpu"``: minigrad computes with numpy."""
+        return "cpu"
+
+    def is_floating_point(self):
+        """True for float32 and float64 tensors."""
+        return self._data.dtype.kind == "f"
+
+    def item(self):
+        """The value of a one-element tensor as a Python number.
+
+        Raises:
+            RuntimeError: PyTorch's message when the tensor has more than one element.
+        """
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        """The values as (nested) Python lists, or a number for a 0-d tensor."""
+        return self._data.tolist()
+
+    def numpy(self):
+        """The values as a numpy array sharing memory with the tensor.
+
+        Raises:
+            RuntimeError: PyTorch's message if the tensor requires grad
+                (call ``.detach().numpy()``).
+        """
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iu" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+            )
+        return bool(self._data.reshape(()).item())
+
+    def __repr__(self):
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return repr(self).__format__(spec)
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    # -------------------------------------------------------------- autograd
+
+    @property
+    def requires_grad(self):
+        """Whether operations on this tensor are recorded.
+
+        Setting it is allowed on leaves only (PyTorch's rule) and only to True
+        for floating dtypes.
+
+        Raises:
+            RuntimeError: "you can only change requires_grad flags of leaf
+                variables." for a non-leaf; "Only Tensors of floating point
+                and complex dtype can require gradients" for an integer tensor.
+        """
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` in place and return self (``Tensor.requires_grad_``).
+
+        Raises:
+            RuntimeError: see ``requires_grad``.
+        """
+        requires_grad = bool(requires_grad)
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to "
+                "use a computed variable in a subgraph that doesn't require differentiation "
+                "use var_no_grad = var.detach()."
+            )
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError(_INT_GRAD_ERROR)
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        """The node that produced this tensor, or None for a leaf."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        """True for tensors not produced by a recorded operation (``grad_fn is None``)."""
+        return self._grad_fn is None
+
+    @property
+    def grad(self):
+        """The accumulated gradient (None until a backward reaches this leaf).
+
+        Reading it on a non-leaf that does not retain its grad warns, as in
+        PyTorch, and gives None.
+        """
+        if self._grad_fn is not None and not self._retains_grad:
+            warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        """True if ``retain_grad()`` was called on this non-leaf."""
+        return self._retains_grad
+
+    @property
+    def output_nr(self):
+        """Which output of ``grad_fn`` this tensor is."""
+        return self._output_nr
+
+    @property
+    def _version(self):
+        """How many times this tensor (or a view of its memory) was modified in place."""
+        return self._vc[0]
+
+    def _accumulator(self):
+        """This leaf's ``AccumulateGrad`` node: one per leaf while a graph holds it."""
+        ref = self._accum
+        node = ref() if ref is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            self._accum = weakref.ref(node)
+        return node
+
+    def _post_accumulate_hooks(self):
+        h = self._post_acc_hooks
+        return () if h is None else tuple(h.values())
+
+    def detach(self):
+        """A new tensor over the same values, cut from the graph (``requires_grad=False``).
+
+        It shares memory (and the version counter) with this tensor, as in PyTorch.
+        """
+        return Tensor._make(self._data, vc=self._vc, base=self)
+
+    def detach_(self):
+        """Cut this tensor from the graph in place, making it a leaf (``Tensor.detach_``)."""
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Walk the recording behind this tensor in reverse and accumulate gradients into leaves.
+
+        Args:
+            gradient: the vector of the vector-Jacobian product: a tensor of this
+                tensor's shape; may be omitted for a one-element tensor (it is 1).
+            retain_graph (bool | None): keep saved values so the graph can be
+                walked again; defaults to ``create_graph``.
+            create_graph (bool): record the backward pass itself, so the
+                gradients can be differentiated again.
+            inputs (sequence of Tensor | None): accumulate only into these.
+
+        Raises:
+            RuntimeError: "grad can be implicitly created only for scalar
+                outputs" without ``gradient`` on a tensor of more than one
+                element; "element 0 of tensors does not require grad and does
+                not have a grad_fn" when there is nothing to walk; PyTorch's
+                "Trying to backward through the graph a second time ..." when a
+                needed saved value was already freed.
+
+        Source: ``torch.Tensor.backward``.
+        """
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # ------------------------------------------------------------- copies
+
+    def _copy(self):
+        """An independent copy of the values, no history (internal)."""
+        return Tensor._make(self._data.copy())
+
+    def _add_inplace_raw(self, array):
+        """``self += array`` on the raw values, bumping the version (internal)."""
+        np.add(self._data, array, out=self._data, casting="unsafe")
+        self._vc[0] += 1
+
+    # Operators and methods are attached in minigrad/ops/__init__.py, next to
+    # the primitives they dispatch to.
+
+
+_DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
+
+
+def is_tensor(obj):
+    """True if ``obj`` is a minigrad Tensor (``torch.is_tensor``)."""
+    return isinstance(obj, Tensor)
+
+
+def _infer_array(data, dtype):
+    """Turn Python data or an array into a numpy array of a minigrad dtype, as torch.tensor does."""
+    if isinstance(data, Tensor):
+        arr = data._data
+        return arr.astype(as_dtype(dtype).np) if dtype is not None else arr.copy()
+    if isinstance(data, np.ndarray):
+        target = as_dtype(dtype) if dtype is not None else from_numpy_dtype(data.dtype)
+        return np.array(data, dtype=target.np)
+    if isinstance(data, (str, bytes)) or data is None:
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    try:
+        arr = np.array(data)
+    except ValueError as err:
+        raise ValueError(f"expected sequence of equal length lists: {err}") from None
+    if arr.dtype == object:
+        # lists of tensors, or ragged lists
+        try:
+            arr = np.array([_infer_array(d, dtype) for d in data])
+        except Exception:
+            raise ValueError(
+                f"expected a rectangular (nested) list of numbers, got {type(data).__name__}"
+            ) from None
+    if dtype is not None:
+        return arr.astype(as_dtype(dtype).np)
+    kind = arr.dtype.kind
+    if kind == "b":
+        return arr
+    if kind in "iu":
+        return arr.astype(np.int64, copy=False)
+    if kind == "f":
+        return arr.astype(np.float32)  # Python floats: the default dtype
+    raise TypeError(f"can't convert data of type {arr.dtype} to a tensor")
+
+
+def tensor(data, dtype=None, requires_grad=False):
+    """Make a leaf tensor from Python numbers, (nested) lists, or a numpy array.
+
+    Args:
+        data: a number, a rectangular nested list of numbers or booleans, or a
+            numpy array.  The values are copied.
+        dtype: None to infer (bool, int64 for integers, float32 for Python
+            floats, the array's own dtype for numpy floats), or
+            ``minigrad.float32`` / ``float64`` / ``int64`` / ``bool``.
+        requires_grad (bool): record operations on the new tensor.
+
+    Returns:
+        Tensor of ``data``'s shape.
+
+    Raises:
+        RuntimeError: "Only Tensors of floating point and complex dtype can
+            require gradients" for ``requires_grad=True`` with an integer or
+            bool dtype.
+        TypeError / ValueError: for data that is not numbers or not rectangular.
+
+    Source: ``torch.tensor``.
+    """
+    arr = _infer_array(data, dtype)
+    if requires_grad and arr.dtype.kind != "f":
+        raise RuntimeError(_INT_GRAD_ERROR)
+    return Tensor._make(arr, requires_grad=bool(requires_grad))
+
+
+def _shape_arg(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _filled(value, size, dtype, requires_grad):
+    dt = as_dtype(dtype) if dtype is not None else _dtype.float32
+    if requires_grad and not dt.is_floating_point:
+        raise RuntimeError(_INT_GRAD_ERROR)
+    return Tensor._make(np.full(_shape_arg(size), value, dtype=dt.np), requires_grad=requires_grad)
+
+
+def zeros(*size, dtype=None, requires_grad=False):
+    """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))`` (``torch.zeros``).
+
+    Args:
+        size: ints, or one tuple of ints.
+        dtype: default float32.
+        requires_grad (bool): make it a leaf that records.
+
+    Raises:
+        RuntimeError: for a negative size, or ``requires_grad`` with an integer dtype.
+    """
+    return _filled(0, size, dtype, requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False):
+    """A tensor of ones: ``ones(2, 3)`` or ``ones((2, 3))`` (``torch.ones``).
+
+    Args and errors as ``zeros``.
+    """
+    return _filled(1, size, dtype, requires_grad)
+
+
+def zeros_like(t, dtype=None, requires_grad=False):
+    """Zeros with ``t``'s shape and dtype (``torch.zeros_like``)."""
+    return _filled(0, t.shape, dtype or t.dtype, requires_grad)
+
+
+def ones_like(t, dtype=None, requires_grad=False):
+    """Ones with ``t``'s shape and dtype (``torch.ones_like``)."""
+    return _filled(1, t.shape, dtype or t.dtype, requires_grad)
