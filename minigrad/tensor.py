@@ -61,22 +61,18 @@ class Tensor:
     Source: ``torch.Tensor``.
     """
 
-    __slots__ = (
-        "_data",
-        "_requires_grad",
-        "_grad",
-        "_grad_fn",
-        "_output_nr",
-        "_accum",
-        "_vc",
-        "_wrapped",
-        "_retains_grad",
-        "_hooks",
-        "_post_acc_hooks",
-        "_base",
-        "_inference",
-        "__weakref__",
-    )
+    # The attributes every tensor sets are slots; rarely used ones fall back
+    # to the class defaults below and only get an instance dict when set.
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_vc", "__dict__", "__weakref__")
+    _grad = None
+    _output_nr = 0
+    _accum = None
+    _wrapped = False
+    _retains_grad = False
+    _hooks = None
+    _post_acc_hooks = None
+    _base = None
+    _inference = False
 
     # numpy must defer to Tensor's reflected operators (ndarray * Tensor)
     __array_priority__ = 1000
@@ -89,28 +85,25 @@ class Tensor:
 
     @classmethod
     def _make(cls, data, grad_fn=None, requires_grad=False, vc=None, base=None):
-        """Wrap a numpy array without copying or checking (internal fast path)."""
+        """Wrap a numpy array without copying or checking (internal fast path).
+
+        ``vc`` is the version counter to share (views share their base's);
+        None gives the tensor its own, created on first use.
+        """
         t = object.__new__(cls)
         # numpy returns scalars, not 0-d arrays, from operations on 0-d arrays
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._requires_grad = requires_grad or grad_fn is not None
-        t._grad = None
         t._grad_fn = grad_fn
-        t._output_nr = 0
-        t._accum = None
-        t._vc = [0] if vc is None else vc
-        t._wrapped = False
-        t._retains_grad = False
-        t._hooks = None
-        t._post_acc_hooks = None
-        t._base = base
-        t._inference = False
+        t._vc = vc
+        if base is not None:
+            t._base = base
         return t
 
     @classmethod
     def _alias_of(cls, t):
         """A new tensor object over the same array and version counter, without history."""
-        return cls._make(t._data, vc=t._vc, base=t)
+        return cls._make(t._data, vc=t._shared_vc(), base=t)
 
     # ------------------------------------------------------------------ data
 
@@ -321,7 +314,15 @@ class Tensor:
     @property
     def _version(self):
         """How many times this tensor (or a view of its memory) was modified in place."""
-        return self._vc[0]
+        vc = self._vc
+        return 0 if vc is None else vc[0]
+
+    def _shared_vc(self):
+        """The version counter, created on demand so that views can share it."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
 
     def _accumulator(self):
         """This leaf's ``AccumulateGrad`` node: one per leaf while a graph holds it."""
@@ -341,7 +342,7 @@ class Tensor:
 
         It shares memory (and the version counter) with this tensor, as in PyTorch.
         """
-        return Tensor._make(self._data, vc=self._vc, base=self)
+        return Tensor._make(self._data, vc=self._shared_vc(), base=self)
 
     def detach_(self):
         """Cut this tensor from the graph in place, making it a leaf (``Tensor.detach_``)."""
@@ -385,12 +386,16 @@ class Tensor:
     def _add_inplace_raw(self, array):
         """``self += array`` on the raw values, bumping the version (internal)."""
         np.add(self._data, array, out=self._data, casting="unsafe")
-        self._vc[0] += 1
+        self._shared_vc()[0] += 1
 
     # Operators and methods are attached in minigrad/ops/__init__.py, next to
     # the primitives they dispatch to.
 
 
+from .autograd import function as _function  # noqa: E402
+from .autograd import graph as _graph  # noqa: E402
+
+_graph._Tensor = _function._Tensor = Tensor
 _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
 
 

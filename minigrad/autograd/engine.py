@@ -187,7 +187,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     cap and accumulate_grad and isinstance(node, AccumulateGrad)
                 ):
                     continue  # nothing wanted lies behind this node
-            if node is root or any(g is not None for g in grads):
+            if node is root or grads.count(None) != len(grads):
                 if check_nan:
                     anomaly._state.current = node
                 out = node._backward(tuple(grads))
@@ -198,7 +198,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             if not retain_graph:
                 node._release_saved()
             nexts = node.next_functions
-            meta = getattr(node, "_in_meta", None)
+            meta = node._in_meta
             for i, (nxt, nr) in enumerate(nexts):
                 if nxt is None:
                     continue
@@ -208,7 +208,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                         shape, dt = meta[i]
                         if g._data.shape != shape:
                             g = _sum_to(g, shape, node, i)
-                        if g._data.dtype != dt.np:
+                        if g._data.dtype != dt:
                             g = g.to(dt)
                     if check_nan:
                         anomaly.check_gradient(node, i, g)

@@ -244,83 +244,92 @@ class Function:
         Returns:
             what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
         """
-        from ..tensor import Tensor
-
         enabled = _state.enabled
-        ctx = cls._backward_cls()
         record = False
-        flags = []
-        for a in args:
-            f = isinstance(a, Tensor) and a._requires_grad
-            flags.append(f)
-            record = record or f
-        record = record and enabled
-        ctx.needs_input_grad = tuple(flags) if record else (False,) * len(args)
+        if enabled:
+            for a in args:
+                if isinstance(a, _Tensor) and a._requires_grad:
+                    record = True
+                    break
+        if record:
+            ctx = cls._backward_cls()
+            ctx.needs_input_grad = tuple(isinstance(a, _Tensor) and a._requires_grad for a in args)
+        else:
+            # Nothing to record: a throwaway context, no graph node.
+            ctx = _ForwardOnlyCtx()
+            ctx.needs_input_grad = (False,) * len(args)
         _state.enabled = False
         try:
             out = cls.forward(ctx, *args)
         finally:
             _state.enabled = enabled
-        if not record:
-            return out
-        _record(ctx, args, out)
+        if record:
+            _record(ctx, args, out)
         return out
+
+
+class _ForwardOnlyCtx(FunctionCtx):
+    """The ``ctx`` of a call that records nothing: accepts what forward sets, keeps nothing."""
+
+    __slots__ = ("needs_input_grad", "_to_save", "_non_differentiable", "_materialize",
+                 "_dirty", "__dict__")
 
 
 def _record(ctx, args, out):
     """Connect the node ``ctx`` into the graph: edges, input shapes, outputs, saved values."""
-    from ..tensor import Tensor
-
     edges = []
     meta = []
     edge_args = None
     for i, a in enumerate(args):
-        if isinstance(a, Tensor):
+        if isinstance(a, _Tensor):
             if a._requires_grad:
                 fn = a._grad_fn
                 edges.append((fn, a._output_nr) if fn is not None else (a._accumulator(), 0))
             else:
                 edges.append(_NO_EDGE)
-            meta.append(a)
-        else:
-            if edge_args is None:
-                edge_args = [j for j in range(i)]
-        if edge_args is not None and isinstance(a, Tensor):
-            edge_args.append(i)
+            meta.append((a._data.shape, a._data.dtype))
+            if edge_args is not None:
+                edge_args.append(i)
+        elif edge_args is None:
+            edge_args = list(range(i))
     ctx.next_functions = tuple(edges)
-    if anomaly._state.enabled:
-        anomaly.record_forward_trace(ctx)
-    ctx._in_meta = tuple((a._data.shape, a.dtype) for a in meta)
+    ctx._in_meta = tuple(meta)
     if edge_args is not None:
         ctx._edge_args = tuple(edge_args)
-    outs = out if type(out) is tuple else (out,)
+    if anomaly._state.enabled:
+        anomaly.record_forward_trace(ctx)
+    if type(out) is tuple:
+        outs = out
+        ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
+    else:
+        outs = (out,)
     nondiff = ctx._non_differentiable
     for k, t in enumerate(outs):
-        if not isinstance(t, Tensor):
+        if not isinstance(t, _Tensor):
             raise TypeError(
                 f"{ctx._forward_cls.__name__}.forward must return Tensors, got {type(t).__name__}"
             )
         if nondiff and id(t) in nondiff:
             continue
         if t._grad_fn is not None or t._requires_grad:
-            # forward returned an input (or a tensor that already has a history)
-            # unchanged; record on a fresh alias so the input keeps its own.
             raise RuntimeError(
                 f"{ctx._forward_cls.__name__}.forward returned a tensor that already has a history; "
                 "return a new tensor (for example x.clone() or x.view_as(x))"
             )
         t._grad_fn = ctx
-        t._output_nr = k
+        if k:
+            t._output_nr = k
         t._requires_grad = True
-    if len(outs) > 1:
-        ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
     to_save = ctx._to_save
     if to_save:
         ctx._saved = tuple(
             None if t is None else SavedTensor(t, is_output=any(t is o for o in outs))
-            for t in to_save
+        for t in to_save
         )
         ctx._to_save = ()
+
+
+_Tensor = None  # minigrad.tensor sets this once it is imported
 
 
 def once_differentiable(fn):

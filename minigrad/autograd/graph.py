@@ -65,6 +65,8 @@ class Node:
         "_anomaly_trace",
         "__weakref__",
     )
+    # Shapes and dtypes of the inputs, one per edge (BackwardNode sets its own).
+    _in_meta = None
 
     def __init__(self):
         self.next_functions = ()
@@ -183,15 +185,14 @@ class SavedTensor:
     __slots__ = ("_tensor", "_version", "_is_output", "_packed", "_unpack_hook", "_was_leaf")
 
     def __init__(self, tensor, is_output=False):
-        from ..tensor import Tensor
-
-        self._version = tensor._vc[0]
+        vc = tensor._vc
+        self._version = 0 if vc is None else vc[0]
         self._is_output = is_output
         self._was_leaf = tensor._grad_fn is None and tensor._requires_grad
         self._packed = None
         self._unpack_hook = None
         if is_output:
-            tensor = Tensor._alias_of(tensor)
+            tensor = _Tensor._alias_of(tensor)
         hooks = _saved_hooks_stack[-1] if _saved_hooks_stack else None
         if hooks is not None:
             pack, self._unpack_hook = hooks
@@ -209,12 +210,11 @@ class SavedTensor:
             t = self._unpack_hook(self._packed)
         elif t is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        if t._vc[0] != self._version:
+        vc = t._vc
+        if vc is not None and vc[0] != self._version:
             _raise_modified(t, node, self._version, self._is_output)
         if self._is_output:
-            from ..tensor import Tensor
-
-            return Tensor._make(t._data, grad_fn=node, vc=t._vc)
+            return _Tensor._make(t._data, grad_fn=node, vc=t._shared_vc())
         return t
 
     def release(self):
@@ -235,7 +235,7 @@ def _raise_modified(t, node, saved_version, is_output):
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [torch.{kind} [{shape}]], which is {where}, is at version "
-        f"{t._vc[0]}; expected version {saved_version} instead. Hint: enable anomaly "
+        f"{t._version}; expected version {saved_version} instead. Hint: enable anomaly "
         "detection to find the operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True)."
     )
@@ -278,7 +278,7 @@ class AccumulateGrad(Node):
         if old is None:
             # Own the array: the incoming gradient may be shared (AddBackward0
             # sends the same tensor to both inputs).
-            var._grad = grad.detach()._copy() if not grad_mode._state.enabled else grad
+            var._grad = _Tensor._make(grad._data.copy()) if not grad_mode._state.enabled else grad
         elif grad_mode._state.enabled:
             # create_graph=True: out of place, so the sum is itself recorded.
             var._grad = old + grad
@@ -319,3 +319,6 @@ class saved_tensors_hooks:
     def __exit__(self, *exc):
         _saved_hooks_stack.pop()
         return False
+
+
+_Tensor = None  # set by minigrad.tensor once it is imported (it imports this module)

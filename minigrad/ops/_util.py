@@ -10,8 +10,13 @@ from ..tensor import Tensor
 _SCALAR_NP = {bool: np.bool_, int: np.int64, float: np.float64}
 
 
+_PY_NUMBERS = (float, int, bool)
+
+
 def is_scalar(v):
     """True for a Python (or numpy) number that an operator can take in place of a tensor."""
+    if type(v) in _PY_NUMBERS:
+        return True
     return isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, complex)
 
 
@@ -25,9 +30,14 @@ def wrap_scalar(v):
     Raises:
         TypeError: if ``v`` is not a number.
     """
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, bool):
+    tv = type(v)
+    if tv is float:
+        arr = np.array(v, dtype=np.float64)
+    elif tv is int:
+        arr = np.array(v, dtype=np.int64)
+    elif isinstance(v, np.generic):
+        return wrap_scalar(v.item())
+    elif isinstance(v, bool):
         arr = np.array(v, dtype=np.bool_)
     elif isinstance(v, numbers.Integral):
         arr = np.array(v, dtype=np.int64)
@@ -36,7 +46,7 @@ def wrap_scalar(v):
     else:
         raise TypeError(f"unsupported operand: expected a Tensor or a number, got {type(v).__name__}")
     t = Tensor._make(arr)
-    t._wrapped = True
+    t._wrapped = True  # promotes as a Python number, not as a 0-d tensor
     return t
 
 

@@ -74,10 +74,10 @@ class View(Function):
                     "one dimension spans across two contiguous subspaces). Use .reshape(...) "
                     "instead."
                 ) from None
-            return _make(out, vc=a._vc, base=a)
+            return _make(out, vc=a._shared_vc(), base=a)
         out = data.reshape(shape)
         shares = np.shares_memory(out, data) if out.size else True
-        return _make(out, vc=a._vc if shares else None, base=a if shares else None)
+        return _make(out, vc=a._shared_vc() if shares else None, base=a if shares else None)
 
     @staticmethod
     def backward(ctx, grad):
@@ -96,8 +96,8 @@ class Transpose(Function):
         d0, d1 = canonical_dim(dim0, n), canonical_dim(dim1, n)
         ctx.dim0, ctx.dim1 = dim0, dim1
         if n == 0:
-            return _make(a._data.view(), vc=a._vc, base=a)
-        return _make(np.swapaxes(a._data, d0, d1), vc=a._vc, base=a)
+            return _make(a._data.view(), vc=a._shared_vc(), base=a)
+        return _make(np.swapaxes(a._data, d0, d1), vc=a._shared_vc(), base=a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -124,7 +124,7 @@ class Permute(Function):
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         ctx.dims = tuple(dims)
         ctx._perm = dd
-        return _make(np.transpose(a._data, dd), vc=a._vc, base=a)
+        return _make(np.transpose(a._data, dd), vc=a._shared_vc(), base=a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -141,7 +141,7 @@ class T(Function):
     def forward(ctx, a):
         if a._data.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a._data.ndim}D")
-        return _make(a._data.T, vc=a._vc, base=a)
+        return _make(a._data.T, vc=a._shared_vc(), base=a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -178,7 +178,7 @@ class Expand(Function):
                     f"[{', '.join(map(str, shape))}].  Tensor sizes: [{', '.join(map(str, data.shape))}]"
                 )
         ctx.self_sym_sizes = data.shape
-        return _make(np.broadcast_to(data, tuple(target)), vc=a._vc, base=a)
+        return _make(np.broadcast_to(data, tuple(target)), vc=a._shared_vc(), base=a)
 
     @staticmethod
     def backward(ctx, grad):
