@@ -1,0 +1,65 @@
+# Autograd in Depth: the two commands are `make lab` and `make test`.
+#
+#   make lab       set up if needed, then open JupyterLab on notebooks/
+#   make test      set up if needed, then the library tests and nbval on every notebook
+#   make execute   re-run every notebook in a fresh kernel and store its outputs
+#   make bench     speed and memory benchmarks, as ratios to a baseline run alongside
+#   make clean     remove the environment and caches
+#
+# Setup makes .venv with pip.  With conda or mamba on PATH, `make ENV=conda ...`
+# builds .conda-env from environment.yml instead.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+ENV ?= pip
+
+ifeq ($(ENV),conda)
+  CONDA := $(shell command -v mamba 2>/dev/null || command -v conda 2>/dev/null)
+  PREFIX := .conda-env
+  BIN := $(PREFIX)/bin
+  STAMP := $(PREFIX)/.minigrad-installed
+else
+  PREFIX := .venv
+  BIN := $(PREFIX)/bin
+  STAMP := $(PREFIX)/.minigrad-installed
+endif
+
+NOTEBOOKS := $(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
+ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+TIMEOUT ?= 600
+
+.PHONY: setup lab test execute bench clean dot
+
+setup: $(STAMP) dot
+
+$(STAMP): pyproject.toml environment.yml
+ifeq ($(ENV),conda)
+	@test -n "$(CONDA)" || { echo "ENV=conda needs conda or mamba on PATH (or use the default: make setup)"; exit 1; }
+	$(CONDA) env create --yes -p $(PREFIX) -f environment.yml
+else
+	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10 or newer is needed (found " + sys.version.split()[0] + "); set PYTHON=python3.x")'
+	$(PYTHON) -m venv $(PREFIX)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[lessons,test]'
+endif
+	@touch $(STAMP)
+
+dot:
+	@PATH="$(abspath $(BIN)):$$PATH" bash tests/tools/ensure_dot.sh
+
+lab: setup
+	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --no-browser $(ROOT_FLAG)
+
+test: setup
+	$(BIN)/python -m pytest -q tests notebooks --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+execute: setup
+	$(BIN)/python tests/tools/execute_notebooks.py --timeout $(TIMEOUT) $(NOTEBOOKS)
+
+bench: setup
+	$(BIN)/python tests/bench/run.py
+
+clean:
+	rm -rf .venv .conda-env .pytest_cache .hypothesis build *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find notebooks -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
