@@ -18,10 +18,13 @@ from ._dtype import bool, dtype, float32, float64, get_default_dtype, int64  # n
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
 from . import ops  # noqa: E402  (attaches the operators to Tensor)
-from .ops import (  # noqa: E402
-    add, div, exp, expand, log, matmul, mean, mm, mul, neg, permute, pow, relu, reshape,
-    sigmoid, sub, sum, t, tanh, transpose, where,
+from .ops import *  # noqa: E402,F401,F403  (the functional forms: minigrad.exp(x), ...)
+from .ops import __all__ as _ops_all  # noqa: E402
+from .creation import (  # noqa: E402
+    Generator, arange, empty, eye, full, full_like, linspace, manual_seed, rand, rand_like,
+    randint, randn, randn_like,
 )
+from . import nn  # noqa: E402
 
 float = float32  # noqa: A001 - PyTorch's aliases
 double = float64
@@ -30,10 +33,10 @@ long = int64
 __version__ = "0.1.0"
 
 __all__ = [
-    "Tensor", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like",
+    "Tensor", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "full",
+    "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
+    "rand_like", "manual_seed", "Generator",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
     "get_default_dtype",
-    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "autograd",
-    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "tanh", "sigmoid", "relu",
-    "where", "sum", "mean", "reshape", "transpose", "permute", "t", "expand", "mm", "matmul",
-]
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "autograd", "nn",
+] + list(_ops_all)

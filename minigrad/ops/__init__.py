@@ -4,10 +4,15 @@ Each function here checks and converts its arguments, then calls one
 ``Function.apply``; the Tensor operators (``x * y``, ``x.exp()``) are the same
 functions attached to ``Tensor``.  The primitives themselves live by theme:
 
-* ``elementwise.py``: ``+ - * / **``, ``neg``, ``exp``, ``log``, ``tanh``, ``sigmoid``, ``relu``, ``where``;
-* ``reductions.py``: ``sum``, ``mean``, ``sum_to_size``;
-* ``shape.py``: ``reshape``/``view``, ``transpose``, ``permute``, ``t``, ``expand``, ``to``;
-* ``linalg.py``: ``mm``, ``matmul``.
+* ``elementwise.py``: ``+ - * / **``, ``neg``, ``abs``, ``exp``, ``log``, ``sqrt``, ``sin``,
+  ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``clamp``, ``maximum``, ``minimum``, ``where``;
+* ``reductions.py``: ``sum``, ``mean``, ``max``, ``min``, ``amax``, ``amin``, ``logsumexp``,
+  ``softmax``, ``log_softmax``, ``sum_to_size``;
+* ``shape.py``: ``reshape``/``view``, ``transpose``, ``permute``, ``t``, ``unsqueeze``,
+  ``squeeze``, ``expand``, ``flatten``, ``cat``, ``stack``, ``clone``, ``to``;
+* ``indexing.py``: ``x[...]``, ``select``, ``narrow``, ``gather``;
+* ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``;
+* ``comparison.py``: ``== != < <= > >=`` and logic (never recorded).
 """
 
 from .._dtype import as_dtype
@@ -17,15 +22,26 @@ from . import linalg as _la
 from . import reductions as _red
 from . import shape as _sh
 from ._util import as_operand, is_scalar, wrap_scalar
+from . import comparison as _cmp
+from .comparison import (eq, ge, gt, isfinite, isinf, isnan, le, logical_and, logical_not,
+                         logical_or, logical_xor, lt, ne)
 from .elementwise import where
-from .linalg import matmul, mm
-from .reductions import mean, sum, sum_to_size
-from .shape import expand, permute, reshape, transpose, view
+from .indexing import gather, getitem, narrow, select
+from .linalg import bmm, dot, matmul, mm, mv
+from .reductions import (amax, amin, log_softmax, logsumexp, max, mean, min, softmax, sum,
+                         sum_to_size)
+from .shape import (cat, clone, contiguous, expand, flatten, permute, reshape, squeeze, stack,
+                    transpose, unsqueeze, view)
 
 __all__ = [
-    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "tanh", "sigmoid", "relu",
-    "where", "sum", "mean", "sum_to_size", "reshape", "view", "transpose", "permute", "t",
-    "expand", "mm", "matmul",
+    "add", "sub", "mul", "div", "neg", "pow", "abs", "exp", "log", "sqrt", "sin", "cos",
+    "tanh", "sigmoid", "relu", "clamp", "maximum", "minimum", "where",
+    "sum", "mean", "max", "min", "amax", "amin", "logsumexp", "softmax", "log_softmax",
+    "sum_to_size", "reshape", "view", "transpose", "permute", "t", "unsqueeze", "squeeze",
+    "expand", "flatten", "cat", "stack", "clone", "contiguous", "select", "narrow", "gather",
+    "dot", "mv", "mm", "bmm", "matmul",
+    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "isnan", "isinf", "isfinite",
 ]
 
 
@@ -114,6 +130,62 @@ def t(input):
     return _sh.T.apply(input)
 
 
+def abs(input):
+    """|x| elementwise (``torch.abs``); node AbsBackward0; gradient 0 at 0."""
+    return _ew.Abs.apply(input)
+
+
+def sqrt(input):
+    """√x elementwise (``torch.sqrt``); node SqrtBackward0; gradient inf at 0."""
+    return _ew.Sqrt.apply(input)
+
+
+def sin(input):
+    """sin elementwise (``torch.sin``); node SinBackward0."""
+    return _ew.Sin.apply(input)
+
+
+def cos(input):
+    """cos elementwise (``torch.cos``); node CosBackward0."""
+    return _ew.Cos.apply(input)
+
+
+def clamp(input, min=None, max=None):
+    """Limit values to ``[min, max]`` (``torch.clamp``); node ClampBackward1.
+
+    The gradient passes where ``min <= x <= max`` (bounds included), as in PyTorch.
+
+    Raises:
+        RuntimeError: "torch.clamp: At least one of 'min' or 'max' must not be None".
+    """
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input
+        if min is not None:
+            out = maximum(out, min if isinstance(min, Tensor) else wrap_scalar(min))
+        if max is not None:
+            out = minimum(out, max if isinstance(max, Tensor) else wrap_scalar(max))
+        return out
+    return _ew.Clamp.apply(input, min, max)
+
+
+def maximum(input, other):
+    """Elementwise max of two tensors (``torch.maximum``); ties split the gradient evenly."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"maximum(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return _ew.Maximum.apply(input, other)
+
+
+def minimum(input, other):
+    """Elementwise min of two tensors (``torch.minimum``); ties split the gradient evenly."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"minimum(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return _ew.Minimum.apply(input, other)
+
+
+def _not_implemented_on(t):
+    return NotImplemented
+
+
 # ----------------------------------------------------------------- operators
 
 def _radd(self, other):
@@ -176,6 +248,18 @@ def _T(self):
     return permute(self, *reversed(range(n))) if n >= 2 else self
 
 
+def _argext(self, dim, keepdim, name):
+    import numpy as np
+
+    from ._util import canonical_dim
+
+    fn = getattr(np, name)
+    if dim is None:
+        return Tensor._make(np.asarray(fn(self._data), dtype=np.int64))
+    d = canonical_dim(dim, self._data.ndim)
+    return Tensor._make(np.asarray(fn(self._data, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
 def _install():
     T = Tensor
     T.__add__ = _binary(add)
@@ -190,12 +274,24 @@ def _install():
     T.__rpow__ = _rpow
     T.__neg__ = neg
     T.__pos__ = lambda self: self
+    T.__abs__ = abs
+    T.__getitem__ = getitem
+    T.__eq__ = _binary(eq)
+    T.__ne__ = _binary(ne)
+    T.__lt__ = _binary(lt)
+    T.__le__ = _binary(le)
+    T.__gt__ = _binary(gt)
+    T.__ge__ = _binary(ge)
+    T.__and__ = T.__rand__ = _binary(_cmp.bitwise_and)
+    T.__or__ = T.__ror__ = _binary(_cmp.bitwise_or)
+    T.__xor__ = T.__rxor__ = _binary(_cmp.bitwise_xor)
+    T.__invert__ = _cmp.bitwise_not
     T.__matmul__ = lambda self, other: matmul(self, other) if isinstance(other, Tensor) else NotImplemented
     T.__rmatmul__ = lambda self, other: NotImplemented
-    for name in ("add", "sub", "mul", "div", "neg", "pow", "exp", "log", "tanh", "sigmoid",
-                 "relu", "sum", "mean", "sum_to_size", "reshape", "view", "transpose",
-                 "permute", "t", "expand", "mm", "matmul"):
-        setattr(T, name, globals()[name])
+    for name in __all__:
+        if name not in ("cat", "stack"):  # functions only, as in PyTorch
+            setattr(T, name, globals()[name])
+    T.__hash__ = lambda self: id(self)  # __eq__ is elementwise, so hash by identity
     T.to = _to
     T.T = property(_T, doc="The tensor with its dims reversed (PermuteBackward0 for 2-d).")
     T.mT = property(lambda self: transpose(self, -2, -1), doc="Transpose of the last two dims.")
@@ -204,6 +300,12 @@ def _install():
     T.long = lambda self: _to(self, "long")
     T.type_as = lambda self, other: _to(self, other.dtype)
     T.view_as = lambda self, other: view(self, other.shape)
+    T.is_contiguous = lambda self: bool(self._data.flags.c_contiguous)
+    T.clamp_min = lambda self, min: clamp(self, min=min)
+    T.clamp_max = lambda self, max: clamp(self, max=max)
+    T.square = lambda self: pow(self, 2)
+    T.argmax = lambda self, dim=None, keepdim=False: _argext(self, dim, keepdim, "argmax")
+    T.argmin = lambda self, dim=None, keepdim=False: _argext(self, dim, keepdim, "argmin")
     T.reshape_as = lambda self, other: reshape(self, other.shape)
     T.expand_as = lambda self, other: expand(self, other.shape)
 

@@ -22,6 +22,7 @@ __all__ = [
     "Add", "Sub", "Rsub", "Mul", "Div", "Neg", "Reciprocal",
     "PowTensorScalar", "PowTensorTensor", "PowScalarTensor",
     "Where", "where", "Exp", "Log", "Tanh", "Sigmoid", "Relu",
+    "Abs", "Sqrt", "Sin", "Cos", "Clamp", "Maximum", "Minimum",
 ]
 
 _make = Tensor._make
@@ -325,9 +326,8 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, a):
-        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
         with np.errstate(over="ignore"):
-            out = _make(np.exp(data))
+            out = _make(np.exp(_float_data(a)))
         ctx.save_for_backward(out)
         return out
 
@@ -416,3 +416,158 @@ class Relu(Function):
     def backward(ctx, grad):
         (r,) = ctx.saved_tensors
         return grad * _const((r._data > 0).astype(r._data.dtype))
+
+
+def _float_data(a):
+    """The values as floats: integer inputs to exp, sqrt, sin, ... compute in float32."""
+    d = a._data
+    return d if d.dtype.kind == "f" else d.astype(np.float32)
+
+
+class Abs(Function):
+    """``|self|`` (AbsBackward0); saves its input; the gradient at 0 is 0 (sign(0) = 0)."""
+
+    node_name = "AbsBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        if a._data.dtype == np.bool_:
+            raise RuntimeError('"abs_cpu" not implemented for \'Bool\'')
+        return _make(np.abs(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * _const(np.sign(a._data))
+
+
+class Sqrt(Function):
+    """``√self`` (SqrtBackward0); saves its result; the gradient at 0 is inf, as in PyTorch."""
+
+    node_name = "SqrtBackward0"
+    saved_names = ("result",)
+
+    @staticmethod
+    def forward(ctx, a):
+        with np.errstate(invalid="ignore"):
+            out = _make(np.sqrt(_float_data(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (r,) = ctx.saved_tensors
+        with np.errstate(divide="ignore"):
+            return grad / (2 * r)
+
+
+class Sin(Function):
+    """``sin(self)`` (SinBackward0); saves its input: d/dx sin x = cos x."""
+
+    node_name = "SinBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _make(np.sin(_float_data(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class Cos(Function):
+    """``cos(self)`` (CosBackward0); saves its input: d/dx cos x = -sin x."""
+
+    node_name = "CosBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _make(np.cos(_float_data(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * -a.sin()
+
+
+class Clamp(Function):
+    """Clamp into ``[min, max]`` (ClampBackward1); saves self, min, max.
+
+    The gradient passes where ``min <= self <= max``, bounds included (PyTorch's rule).
+    """
+
+    node_name = "ClampBackward1"
+    saved_names = ("self",)
+    saved_attrs = ("min", "max")
+
+    @staticmethod
+    def forward(ctx, a, lo, hi):
+        if lo is None and hi is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        ctx.min, ctx.max = lo, hi
+        ctx.save_for_backward(a)
+        out = a._data
+        if lo is not None:
+            out = np.maximum(out, lo)
+        if hi is not None:
+            out = np.minimum(out, hi)
+        return _make(np.asarray(out).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        keep = np.ones(a._data.shape, dtype=bool)
+        if ctx.min is not None:
+            keep &= a._data >= ctx.min
+        if ctx.max is not None:
+            keep &= a._data <= ctx.max
+        return grad * _const(keep.astype(grad._data.dtype)), None, None
+
+
+class Maximum(Function):
+    """Elementwise max of two tensors (MaximumBackward0); ties split the gradient evenly."""
+
+    node_name = "MaximumBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        dt = binary_dtype(a, b)
+        broadcast_shape(a, b)
+        ctx.save_for_backward(a, b)
+        return _make(np.maximum(a._data, b._data).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        dt = grad._data.dtype
+        wa = (a._data > b._data) + 0.5 * (a._data == b._data)
+        return grad * _const(wa.astype(dt)), grad * _const((1 - wa).astype(dt))
+
+
+class Minimum(Function):
+    """Elementwise min of two tensors (MinimumBackward0); ties split the gradient evenly."""
+
+    node_name = "MinimumBackward0"
+    saved_names = ("self", "other")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        dt = binary_dtype(a, b)
+        broadcast_shape(a, b)
+        ctx.save_for_backward(a, b)
+        return _make(np.minimum(a._data, b._data).astype(dt, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        dt = grad._data.dtype
+        wa = (a._data < b._data) + 0.5 * (a._data == b._data)
+        return grad * _const(wa.astype(dt)), grad * _const((1 - wa).astype(dt))

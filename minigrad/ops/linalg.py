@@ -1,8 +1,11 @@
 """Linear algebra: matrix products, each with its two vector-Jacobian products.
 
-For C = A @ B with A (n, k) and B (k, m): Ā = C̄ Bᵀ and B̄ = Aᵀ C̄.
+For C = A @ B with A (n, k) and B (k, m): Ā = C̄ Bᵀ and B̄ = Aᵀ C̄.  ``dot``,
+``mv`` and ``bmm`` are the same rule for vectors and batches; ``matmul``
+dispatches to them the way PyTorch does, so the recorded nodes match.
 
-Source: PyTorch's derivatives.yaml (``mm``).
+Source: PyTorch's derivatives.yaml (``mm``, ``mv``, ``dot``, ``bmm``) and
+``at::native::matmul`` (aten/src/ATen/native/LinearAlgebra.cpp).
 """
 
 import numpy as np
@@ -10,7 +13,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 
-__all__ = ["Mm", "mm", "matmul"]
+__all__ = ["Mm", "Mv", "Dot", "Bmm", "mm", "mv", "dot", "bmm", "matmul"]
 
 _make = Tensor._make
 
@@ -59,6 +62,98 @@ class Mm(Function):
         return ga, gb
 
 
+class Dot(Function):
+    """Inner product of two 1-d tensors (DotBackward0); saves ``self`` and ``tensor``."""
+
+    node_name = "DotBackward0"
+    saved_names = ("self", "tensor")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if a._data.shape != b._data.shape:
+            raise RuntimeError(
+                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same "
+                "number of elements, but got {} and {} elements respectively".format(
+                    a._data.shape[0], b._data.shape[0], a._data.shape[0], b._data.shape[0])
+            )
+        _same_dtype(a, b, "dot")
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        return _make(np.asarray(np.dot(a._data, b._data)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return (grad * b if need[0] else None), (grad * a if need[1] else None)
+
+
+class Mv(Function):
+    """Matrix times vector (MvBackward0); saves ``self`` and ``vec``."""
+
+    node_name = "MvBackward0"
+    saved_names = ("self", "vec")
+
+    @staticmethod
+    def forward(ctx, a, v):
+        A, V = a._data, v._data
+        if A.shape[1] != V.shape[0]:
+            raise RuntimeError(
+                f"size mismatch, got input ({A.shape[0]}), mat ({A.shape[0]}x{A.shape[1]}), "
+                f"vec ({V.shape[0]})"
+            )
+        _same_dtype(a, v, "mv")
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(a if need[1] else None, v if need[0] else None)
+        return _make(A @ V)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, v = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = grad.unsqueeze(1).mm(v.unsqueeze(0)) if need[0] else None
+        gv = a.t().mv(grad) if need[1] else None
+        return ga, gv
+
+
+class Bmm(Function):
+    """Batched matrix product of two 3-d tensors (BmmBackward0); saves ``self`` and ``mat2``."""
+
+    node_name = "BmmBackward0"
+    saved_names = ("self", "mat2")
+
+    @staticmethod
+    def forward(ctx, a, b):
+        A, B = a._data, b._data
+        if A.ndim != 3 or B.ndim != 3:
+            raise RuntimeError(f"batch1 must be a 3D tensor")
+        if A.shape[0] != B.shape[0] or A.shape[2] != B.shape[1]:
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{A.shape[0]}, {A.shape[2]}] but got: [{B.shape[0]}, {B.shape[1]}]."
+            )
+        _same_dtype(a, b, "bmm")
+        need = ctx.needs_input_grad
+        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        return _make(np.matmul(A, B))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = grad.bmm(b.transpose(1, 2)) if need[0] else None
+        gb = a.transpose(1, 2).bmm(grad) if need[1] else None
+        return ga, gb
+
+
+def _same_dtype(a, b, name):
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_dtype_name(a.dtype)} != "
+            f"{_dtype_name(b.dtype)}"
+        )
+
+
 def mm(input, mat2):
     """Matrix product of two 2-d tensors (``torch.mm``).
 
@@ -76,13 +171,93 @@ def mm(input, mat2):
     return Mm.apply(input, mat2)
 
 
+def mv(input, vec):
+    """Matrix (n, k) times vector (k,) (``torch.mv``); node MvBackward0."""
+    return Mv.apply(input, vec)
+
+
+def dot(input, other):
+    """Inner product of two 1-d tensors of equal length (``torch.dot``); node DotBackward0."""
+    if input._data.ndim != 1 or other._data.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors"
+        )
+    return Dot.apply(input, other)
+
+
+def bmm(input, mat2):
+    """Batched product of (b, n, k) and (b, k, m) tensors (``torch.bmm``); node BmmBackward0."""
+    return Bmm.apply(input, mat2)
+
+
 def matmul(input, other):
-    """``input @ other`` (``torch.matmul``); 2-d operands here, more in a later issue.
+    """``input @ other`` with PyTorch's rules and recorded nodes (``torch.matmul``).
+
+    * 1-d @ 1-d: ``dot`` (DotBackward0);
+    * 2-d @ 1-d: ``mv`` (MvBackward0);
+    * 1-d @ 2-d: unsqueeze, ``mm``, squeeze (SqueezeBackward4 ← MmBackward0 ← UnsqueezeBackward0);
+    * 2-d @ 2-d: ``mm`` (MmBackward0);
+    * batched (either operand 3-d or more): the batch dims broadcast; folded
+      into ``mm`` when the right operand is 1-d or 2-d, else ``expand`` both,
+      ``bmm``, and reshape back (UnsafeViewBackward0 ← BmmBackward0 ← ...).
 
     Raises:
+        RuntimeError: PyTorch's messages for operands that cannot be
+            multiplied, naming both shapes; "both arguments to matmul need to
+            be at least 1D" for 0-d operands.
         TypeError: if ``other`` is not a Tensor.
-        RuntimeError: for shapes that cannot be multiplied.
     """
+    from .shape import SqueezeDimMatmul, UnsafeView, Unsqueeze, clone, expand
+
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-    return Mm.apply(input, other)
+    da, db = input._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 1:
+        return Mv.apply(input, other)
+    if da == 1 and db == 2:
+        return SqueezeDimMatmul.apply(Mm.apply(Unsqueeze.apply(input, 0), other), 0)
+    if da == 2 and db == 2:
+        return Mm.apply(input, other)
+    A, B = input._data.shape, other._data.shape
+    if da >= 3 and db <= 2:
+        # fold the batch dims of `input` into its rows: one mm (or mv)
+        k = A[-1]
+        if (B[0] if db == 1 else B[-2]) != k:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(A[:-1]))}x{k} and "
+                f"{B[0] if db == 1 else B[0]}x{1 if db == 1 else B[1]})"
+            )
+        folded = input.reshape(-1, k)
+        if db == 1:
+            return UnsafeView.apply(Mv.apply(folded, other), A[:-1])
+        return UnsafeView.apply(Mm.apply(folded, other), A[:-1] + (B[-1],))
+    # general batched case: broadcast batch dims, expand, bmm
+    a_mat = A[-2:] if da >= 2 else (1, A[0])
+    b_mat = B[-2:] if db >= 2 else (B[0], 1)
+    if a_mat[1] != b_mat[0]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{int(np.prod(B[:-2])) if db > 2 else 1}, {a_mat[1]}] but got: "
+            f"[{int(np.prod(B[:-2])) if db > 2 else 1}, {b_mat[0]}]."
+        )
+    try:
+        batch = np.broadcast_shapes(A[:-2] if da > 2 else (), B[:-2] if db > 2 else ())
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({A[0]}) must match the size of tensor b ({B[0]}) at "
+            "non-singleton dimension 0"
+        ) from None
+    a = input if da >= 2 else Unsqueeze.apply(input, 0)
+    b = other if db >= 2 else Unsqueeze.apply(other, 1)
+    n = int(np.prod(batch)) if batch else 1
+    a3 = expand(a, *(batch + a_mat)).reshape(n, *a_mat)
+    b3 = expand(b, *(batch + b_mat)).reshape(n, *b_mat)
+    out = Bmm.apply(a3, b3)
+    shape = batch + ((a_mat[0],) if da >= 2 else ()) + ((b_mat[1],) if db >= 2 else ())
+    return UnsafeView.apply(out, shape)

@@ -13,7 +13,12 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import canonical_dims
 
-__all__ = ["Sum", "SumDim", "Mean", "MeanDim", "sum", "mean", "sum_to_size"]
+__all__ = [
+    "Sum", "SumDim", "Mean", "MeanDim", "MaxAll", "MinAll", "MaxDim", "MinDim", "Amax", "Amin",
+    "Logsumexp", "Softmax", "LogSoftmax",
+    "sum", "mean", "sum_to_size", "max", "min", "amax", "amin", "logsumexp", "softmax",
+    "log_softmax",
+]
 
 _make = Tensor._make
 _builtin_sum = sum
@@ -177,3 +182,393 @@ def sum_to_size(input, *size):
     if lead:
         out = out.reshape(size)
     return out
+
+
+def _keepdim_shape(shape, dims):
+    out = list(shape)
+    for d in dims:
+        out[d] = 1
+    return tuple(out)
+
+
+def _unsqueeze_to(grad, sizes, dims, keepdim):
+    """A reduced gradient reshaped so that it broadcasts against the input again."""
+    if not keepdim and dims:
+        grad = grad.reshape(_keepdim_shape(sizes, dims))
+    return grad
+
+
+def _check_nonempty(a, name, dims=None):
+    data = a._data
+    if data.size == 0 and (dims is None or any(data.shape[d] == 0 for d in dims)):
+        if dims is None:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        raise IndexError(f"{name}(): Expected reduction dim {dims[0]} to have non-zero size.")
+
+
+class MaxAll(Function):
+    """Largest element (MaxBackward1); ties share the gradient evenly, as in PyTorch."""
+
+    node_name = "MaxBackward1"
+    saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, a):
+        _check_nonempty(a, "max")
+        out = _make(np.asarray(np.max(a._data)))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, r = ctx.saved_tensors
+        mask = (a._data == r._data)
+        share = (mask / mask.sum()).astype(grad._data.dtype)
+        return grad * Tensor._make(share)
+
+
+class MinAll(MaxAll):
+    """Smallest element (MinBackward1); ties share the gradient evenly."""
+
+    node_name = "MinBackward1"
+
+    @staticmethod
+    def forward(ctx, a):
+        _check_nonempty(a, "min")
+        out = _make(np.asarray(np.min(a._data)))
+        ctx.save_for_backward(a, out)
+        return out
+
+
+class MaxDim(Function):
+    """Largest element along ``dim`` with its index (MaxBackward0); the index gets the gradient.
+
+    Returns ``(values, indices)``; indices are int64 and not differentiable.
+    """
+
+    node_name = "MaxBackward0"
+    saved_names = ("indices",)
+    saved_attrs = ("dim", "keepdim", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        return _max_dim_forward(ctx, a, dim, keepdim, np.argmax, "max")
+
+    @staticmethod
+    def backward(ctx, grad, _grad_indices):
+        return _max_dim_backward(ctx, grad)
+
+
+class MinDim(Function):
+    """Smallest element along ``dim`` with its index (MinBackward0)."""
+
+    node_name = "MinBackward0"
+    saved_names = ("indices",)
+    saved_attrs = ("dim", "keepdim", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        return _max_dim_forward(ctx, a, dim, keepdim, np.argmin, "min")
+
+    @staticmethod
+    def backward(ctx, grad, _grad_indices):
+        return _max_dim_backward(ctx, grad)
+
+
+def _max_dim_forward(ctx, a, dim, keepdim, argfn, name):
+    from ._util import canonical_dim
+
+    data = a._data
+    d = canonical_dim(dim, data.ndim)
+    if data.ndim and data.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if data.ndim == 0:
+        idx = np.zeros((), dtype=np.int64)
+        values = data.copy()
+    else:
+        idx = np.expand_dims(argfn(data, axis=d), d)
+        values = np.take_along_axis(data, idx, axis=d)
+        if not keepdim:
+            idx, values = idx.squeeze(d), values.squeeze(d)
+    ctx.dim, ctx.keepdim, ctx.self_sym_sizes = dim, keepdim, data.shape
+    ctx._d = d
+    values_t, idx_t = _make(values), _make(idx.astype(np.int64))
+    ctx.mark_non_differentiable(idx_t)
+    ctx.save_for_backward(idx_t)
+    return values_t, idx_t
+
+
+def _max_dim_backward(ctx, grad):
+    (idx,) = ctx.saved_tensors
+    return _IndexScatter.apply(grad, idx, ctx._d, ctx.keepdim, ctx.self_sym_sizes), None, None
+
+
+class _IndexScatter(Function):
+    """Put ``grad`` at ``indices`` along ``dim`` into zeros of ``sizes`` (backward of max(dim))."""
+
+    node_name = "ValueSelectingReductionBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, idx, d, keepdim, sizes):
+        ctx.save_for_backward(idx)
+        ctx.d, ctx.keepdim = d, keepdim
+        out = np.zeros(sizes, dtype=grad._data.dtype)
+        if len(sizes) == 0:
+            out[...] = grad._data
+            return _make(out)
+        g, i = grad._data, idx._data
+        if not keepdim:
+            g, i = np.expand_dims(g, d), np.expand_dims(i, d)
+        np.put_along_axis(out, i, g, axis=d)
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, gg):
+        (idx,) = ctx.saved_tensors
+        i = idx._data if ctx.keepdim or gg.ndim == 0 else np.expand_dims(idx._data, ctx.d)
+        if gg.ndim == 0:
+            return gg, None, None, None, None
+        picked = _take_along(gg, i, ctx.d)
+        if not ctx.keepdim:
+            picked = picked.squeeze(ctx.d)
+        return picked, None, None, None, None
+
+
+def _take_along(t, idx, d):
+    from .indexing import gather
+
+    return gather(t, d, Tensor._make(idx))
+
+
+class Amax(Function):
+    """Largest values over ``dim`` (AmaxBackward0); ties share the gradient evenly."""
+
+    node_name = "AmaxBackward0"
+    saved_names = ("self", "result")
+    saved_attrs = ("dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        return _amax_forward(ctx, a, dim, keepdim, np.max, "amax")
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _amax_backward(ctx, grad)
+
+
+class Amin(Function):
+    """Smallest values over ``dim`` (AminBackward0); ties share the gradient evenly."""
+
+    node_name = "AminBackward0"
+    saved_names = ("self", "result")
+    saved_attrs = ("dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        return _amax_forward(ctx, a, dim, keepdim, np.min, "amin")
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _amax_backward(ctx, grad)
+
+
+def _amax_forward(ctx, a, dim, keepdim, fn, name):
+    dims = canonical_dims(dim if dim != () else None, a._data.ndim)
+    _check_nonempty(a, name, dims)
+    ctx.dim, ctx.keepdim = (dim if isinstance(dim, tuple) else (dim,)) if dim is not None else (), keepdim
+    ctx._dims = dims
+    out = _make(np.asarray(fn(a._data, axis=dims, keepdims=keepdim)))
+    ctx.save_for_backward(a, out)
+    return out
+
+
+def _amax_backward(ctx, grad):
+    a, r = ctx.saved_tensors
+    dims = ctx._dims
+    rk = r._data if ctx.keepdim else np.asarray(r._data).reshape(_keepdim_shape(a._data.shape, dims))
+    mask = a._data == rk
+    share = mask / mask.sum(axis=dims, keepdims=True)
+    g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
+    return g * Tensor._make(share.astype(grad._data.dtype)), None, None
+
+
+class Logsumexp(Function):
+    """log Σ exp over ``dim``, computed stably (LogsumexpBackward0); saves self and result.
+
+    The gradient is softmax: exp(self - result).
+    """
+
+    node_name = "LogsumexpBackward0"
+    saved_names = ("self", "result")
+    saved_attrs = ("dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        dims = canonical_dims(dim, data.ndim)
+        ctx.dim = dim if isinstance(dim, tuple) else (dim,)
+        ctx.keepdim, ctx._dims = keepdim, dims
+        if data.size == 0:
+            out = np.log(np.sum(np.exp(data), axis=dims, keepdims=keepdim))
+        else:
+            m = np.max(data, axis=dims, keepdims=True)
+            m = np.where(np.isfinite(m), m, 0)
+            with np.errstate(divide="ignore"):
+                out = np.log(np.sum(np.exp(data - m), axis=dims, keepdims=True)) + m
+            if not keepdim:
+                out = out.reshape([s for i, s in enumerate(data.shape) if i not in dims])
+        res = _make(np.asarray(out, dtype=data.dtype))
+        ctx.save_for_backward(a, res)
+        return res
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, r = ctx.saved_tensors
+        dims = ctx._dims
+        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
+        rk = _unsqueeze_to(r, a._data.shape, dims, ctx.keepdim)
+        return g * (a - rk).exp(), None, None
+
+
+class Softmax(Function):
+    """exp(x) / Σ exp(x) along ``dim``, shifted by the max so 1e3 logits stay finite (SoftmaxBackward0).
+
+    Saves its result y; the vector-Jacobian product is y ⊙ (ḡ - Σ ḡ ⊙ y).
+    """
+
+    node_name = "SoftmaxBackward0"
+    saved_names = ("result",)
+    saved_attrs = ("dim",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        from ._util import canonical_dim
+
+        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        d = canonical_dim(dim, data.ndim)
+        ctx.dim = d
+        if data.ndim == 0:
+            out = _make(np.ones_like(data))
+        else:
+            e = np.exp(data - np.max(data, axis=d, keepdims=True))
+            out = _make(e / e.sum(axis=d, keepdims=True))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        if y.ndim == 0:
+            return grad * 0, None
+        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(Function):
+    """x - logsumexp(x) along ``dim`` (LogSoftmaxBackward0); saves its result.
+
+    The vector-Jacobian product is ḡ - exp(y) Σ ḡ.
+    """
+
+    node_name = "LogSoftmaxBackward0"
+    saved_names = ("result",)
+    saved_attrs = ("dim",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        from ._util import canonical_dim
+
+        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        d = canonical_dim(dim, data.ndim)
+        ctx.dim = d
+        if data.ndim == 0:
+            out = _make(np.zeros_like(data))
+        else:
+            shifted = data - np.max(data, axis=d, keepdims=True)
+            out = _make(shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        if y.ndim == 0:
+            return grad * 0, None
+        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+def _named_pair(name):
+    import collections
+
+    cls = collections.namedtuple(name, ["values", "indices"])
+    cls.__module__ = "torch.return_types"
+
+    def _repr(self):
+        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    cls.__repr__ = _repr
+    return cls
+
+
+max_return = _named_pair("max")
+min_return = _named_pair("min")
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    """Largest element; with ``dim``, ``(values, indices)`` along it (``torch.max``).
+
+    ``max(a, b)`` with a tensor second argument is ``maximum``.
+
+    Raises:
+        IndexError: for a bad dim or an empty reduced dim.
+        RuntimeError: for an empty input without dim.
+    """
+    if isinstance(dim, Tensor):
+        from . import maximum
+
+        return maximum(input, dim)
+    if dim is None:
+        return MaxAll.apply(input)
+    return max_return(*MaxDim.apply(input, dim, keepdim))
+
+
+def min(input, dim=None, keepdim=False):
+    """Smallest element; with ``dim``, ``(values, indices)`` along it (``torch.min``)."""
+    if isinstance(dim, Tensor):
+        from . import minimum
+
+        return minimum(input, dim)
+    if dim is None:
+        return MinAll.apply(input)
+    return min_return(*MinDim.apply(input, dim, keepdim))
+
+
+def amax(input, dim=(), keepdim=False):
+    """Largest values over ``dim`` (all dims by default); ties share the gradient (``torch.amax``)."""
+    return Amax.apply(input, dim if dim != () else None, keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    """Smallest values over ``dim``; ties share the gradient (``torch.amin``)."""
+    return Amin.apply(input, dim if dim != () else None, keepdim)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log(Σ exp(x)) over ``dim``, stable for large inputs (``torch.logsumexp``)."""
+    return Logsumexp.apply(input, dim, keepdim)
+
+
+def softmax(input, dim, dtype=None):
+    """Softmax along ``dim`` (``torch.softmax``): finite for logits of magnitude 1e3."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return Softmax.apply(input, dim)
+
+
+def log_softmax(input, dim, dtype=None):
+    """Log-softmax along ``dim`` (``torch.log_softmax``): finite for logits of magnitude 1e3."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return LogSoftmax.apply(input, dim)

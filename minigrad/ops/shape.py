@@ -13,8 +13,12 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import canonical_dim, size_str
 
-__all__ = ["View", "Transpose", "Permute", "T", "Expand", "ToCopy",
-           "reshape", "view", "transpose", "permute", "expand"]
+__all__ = [
+    "View", "Transpose", "Permute", "T", "Expand", "ToCopy", "Clone", "UnsafeView",
+    "Unsqueeze", "SqueezeAll", "SqueezeDim", "Cat", "Stack",
+    "reshape", "view", "transpose", "permute", "expand", "unsqueeze", "squeeze", "flatten",
+    "cat", "stack", "clone", "contiguous",
+]
 
 _make = Tensor._make
 
@@ -66,9 +70,8 @@ class View(Function):
         ctx.self_sym_sizes = data.shape
         if require_view:
             try:
-                out = data.view()
-                out.shape = shape  # raises if a copy would be needed
-            except AttributeError:
+                out = np.reshape(data, shape, copy=False)
+            except ValueError:
                 raise RuntimeError(
                     "view size is not compatible with input tensor's size and stride (at least "
                     "one dimension spans across two contiguous subspaces). Use .reshape(...) "
@@ -208,10 +211,16 @@ class ToCopy(Function):
 def reshape(input, *shape):
     """Same elements in a new shape; one size may be -1 (``torch.reshape``).
 
+    Like PyTorch, a view (ViewBackward0) when the memory layout allows it,
+    otherwise a copy (CloneBackward0 then UnsafeViewBackward0).
+
     Raises:
         RuntimeError: "shape '[4, 5]' is invalid for input of size 6".
     """
-    return View.apply(input, _shape_args(shape))
+    shape = _infer_shape(_shape_args(shape), input._data.size)
+    if _is_viewable(input._data, shape):
+        return View.apply(input, shape)
+    return UnsafeView.apply(Clone.apply(input), shape)
 
 
 def view(input, *shape):
@@ -240,3 +249,267 @@ def expand(input, *sizes):
     if tuple(sizes) == input._data.shape:
         pass
     return Expand.apply(input, sizes)
+
+
+class Clone(Function):
+    """A copy with its own memory (CloneBackward0): ``x.clone()``, ``x.contiguous()``."""
+
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return _make(np.ascontiguousarray(a._data).copy() if not a._data.flags.c_contiguous
+                     else a._data.copy())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class UnsafeView(Function):
+    """Reshape of a fresh copy (UnsafeViewBackward0): what ``reshape`` records after a copy."""
+
+    node_name = "UnsafeViewBackward0"
+    saved_attrs = ("self_sym_sizes",)
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.self_sym_sizes = a._data.shape
+        return _make(a._data.reshape(shape), vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.self_sym_sizes), None
+
+
+class Unsqueeze(Function):
+    """Insert a dim of size 1 (UnsqueezeBackward0); saves ``dim``."""
+
+    node_name = "UnsqueezeBackward0"
+    saved_attrs = ("dim",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        d = canonical_dim(dim, a._data.ndim + 1)
+        ctx.dim = d
+        return _make(np.expand_dims(a._data, d), vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.squeeze(ctx.dim), None
+
+
+class SqueezeAll(Function):
+    """Remove every dim of size 1 (SqueezeBackward0); saves the input's sizes."""
+
+    node_name = "SqueezeBackward0"
+    saved_attrs = ("self_sym_sizes",)
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.self_sym_sizes = a._data.shape
+        return _make(np.squeeze(a._data), vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.self_sym_sizes)
+
+
+class SqueezeDim(Function):
+    """Remove ``dim`` if its size is 1 (SqueezeBackward1); saves dim and sizes."""
+
+    node_name = "SqueezeBackward1"
+    saved_attrs = ("dim", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        d = canonical_dim(dim, a._data.ndim)
+        ctx.dim, ctx.self_sym_sizes = d, a._data.shape
+        data = a._data
+        out = np.squeeze(data, d) if data.ndim and data.shape[d] == 1 else data.view()
+        return _make(out, vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.self_sym_sizes), None
+
+
+class SqueezeDimMatmul(SqueezeDim):
+    """The squeeze ``matmul`` applies after a 1-d @ 2-d product (SqueezeBackward4)."""
+
+    node_name = "SqueezeBackward4"
+
+
+class Cat(Function):
+    """Join tensors along an existing dim (CatBackward0); saves ``dim``."""
+
+    node_name = "CatBackward0"
+    saved_attrs = ("dim",)
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        if not tensors:
+            raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        ref = next((t for t in tensors if t._data.ndim), None)
+        if ref is None:
+            raise RuntimeError(
+                "zero-dimensional tensor (at position 0) cannot be concatenated"
+            )
+        n = ref._data.ndim
+        d = canonical_dim(dim, n)
+        for i, t in enumerate(tensors):
+            if t._data.ndim == 0:
+                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+            if t._data.ndim != n:
+                raise RuntimeError(
+                    f"Tensors must have same number of dimensions: got {n} and {t._data.ndim}"
+                )
+            for k in range(n):
+                if k != d and t._data.shape[k] != ref._data.shape[k]:
+                    raise RuntimeError(
+                        f"Sizes of tensors must match except in dimension {d}. Expected size "
+                        f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number "
+                        f"{i} in the list."
+                    )
+        ctx.dim = dim
+        ctx._d = d
+        ctx._sizes = [t._data.shape[d] for t in tensors]
+        from .._dtype import result_type
+
+        dt = tensors[0].dtype
+        for t in tensors[1:]:
+            dt = result_type(Tensor._make(np.zeros((1,), dt.np)), t)
+        return _make(np.concatenate([t._data for t in tensors], axis=d).astype(dt.np, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        d = ctx._d
+        out = [None]
+        start = 0
+        for s in ctx._sizes:
+            out.append(grad.narrow(d, start, s))
+            start += s
+        return tuple(out)
+
+
+class Stack(Function):
+    """Join tensors along a new dim (StackBackward0); saves ``dim``."""
+
+    node_name = "StackBackward0"
+    saved_attrs = ("dim",)
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        if not tensors:
+            raise RuntimeError("stack expects a non-empty TensorList")
+        shape = tensors[0]._data.shape
+        for i, t in enumerate(tensors):
+            if t._data.shape != shape:
+                raise RuntimeError(
+                    f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                    f"and {list(t._data.shape)} at entry {i}"
+                )
+        d = canonical_dim(dim, len(shape) + 1)
+        ctx.dim, ctx._d, ctx._n = dim, d, len(tensors)
+        from .._dtype import result_type
+
+        dt = tensors[0].dtype
+        for t in tensors[1:]:
+            dt = result_type(Tensor._make(np.zeros((1,), dt.np)), t)
+        return _make(np.stack([t._data for t in tensors], axis=d).astype(dt.np, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        d = ctx._d
+        return (None,) + tuple(grad.select(d, i) for i in range(ctx._n))
+
+
+def _is_viewable(data, shape):
+    """True if numpy can give ``shape`` without copying (PyTorch's view rule)."""
+    try:
+        np.reshape(data, shape, copy=False)
+        return True
+    except ValueError:
+        return False
+
+
+def unsqueeze(input, dim):
+    """Insert a size-1 dim at ``dim`` (``torch.unsqueeze``); node UnsqueezeBackward0."""
+    return Unsqueeze.apply(input, dim)
+
+
+def squeeze(input, dim=None):
+    """Remove size-1 dims: all (SqueezeBackward0) or ``dim`` (SqueezeBackward1) (``torch.squeeze``)."""
+    if dim is None:
+        return SqueezeAll.apply(input)
+    if isinstance(dim, (tuple, list)):
+        out = input
+        for d in sorted((canonical_dim(d, input.ndim) for d in dim), reverse=True):
+            out = SqueezeDim.apply(out, d)
+        return out
+    return SqueezeDim.apply(input, dim)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """Merge dims ``start_dim..end_dim`` into one (``torch.flatten``): a reshape."""
+    n = input._data.ndim
+    if n == 0:
+        return reshape(input, 1)
+    s, e = canonical_dim(start_dim, n), canonical_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input._data.shape
+    merged = 1
+    for k in range(s, e + 1):
+        merged *= shape[k]
+    return reshape(input, *(shape[:s] + (merged,) + shape[e + 1:]))
+
+
+def cat(tensors, dim=0):
+    """Concatenate along ``dim`` (``torch.cat``); node CatBackward0 with one edge per tensor.
+
+    Raises:
+        RuntimeError: PyTorch's "Sizes of tensors must match except in dimension 0 ..."
+        TypeError: if ``tensors`` is not a sequence of Tensors.
+    """
+    tensors = _tensor_list(tensors, "cat")
+    return Cat.apply(dim, *tensors)
+
+
+def stack(tensors, dim=0):
+    """Stack along a new ``dim`` (``torch.stack``); node StackBackward0.
+
+    Raises:
+        RuntimeError: PyTorch's "stack expects each tensor to be equal size ..."
+    """
+    tensors = _tensor_list(tensors, "stack")
+    return Stack.apply(dim, *tensors)
+
+
+def _tensor_list(tensors, name):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+            f"{type(tensors).__name__}"
+        )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, but found "
+                f"element of type {type(t).__name__} at pos {i}"
+            )
+    return tensors
+
+
+def clone(input):
+    """A copy with its own memory (``torch.clone``); node CloneBackward0."""
+    return Clone.apply(input)
+
+
+def contiguous(input):
+    """``input`` itself if its memory is in order, else a copy (``Tensor.contiguous``)."""
+    if input._data.flags.c_contiguous:
+        return input
+    return Clone.apply(input)

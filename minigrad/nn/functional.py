@@ -1,0 +1,216 @@
+"""Activations and losses (``torch.nn.functional``).
+
+Activations are the primitives of ``minigrad.ops``; the losses are primitives
+of their own so their nodes carry PyTorch's names (MseLossBackward0,
+NllLossBackward0, BinaryCrossEntropyBackward0) and save what PyTorch saves.
+``cross_entropy`` is ``log_softmax`` followed by ``nll_loss``, as in PyTorch.
+
+Source: torch/nn/functional.py and derivatives.yaml (``mse_loss``,
+``nll_loss``, ``binary_cross_entropy``).
+"""
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..ops import log_softmax, relu, sigmoid, softmax, tanh
+from ..tensor import Tensor
+
+__all__ = ["relu", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss", "nll_loss",
+           "cross_entropy", "binary_cross_entropy"]
+
+_make = Tensor._make
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _reduce(values, code):
+    if code == 1:
+        return np.asarray(values.mean(dtype=values.dtype))
+    if code == 2:
+        return np.asarray(values.sum(dtype=values.dtype))
+    return values
+
+
+class MseLoss(Function):
+    """Mean squared error (MseLossBackward0); saves self, target and the reduction code."""
+
+    node_name = "MseLossBackward0"
+    saved_names = ("self", "target")
+    saved_attrs = ("reduction",)
+
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        ctx.reduction = reduction
+        ctx.save_for_backward(input, target)
+        diff = input._data - target._data
+        return _make(_reduce(diff * diff, reduction).astype(input._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        g = grad * 2 * (x - y)
+        if ctx.reduction == 1:
+            g = g / x._data.size
+        need = ctx.needs_input_grad
+        return (g if need[0] else None), (-g if need[1] else None), None
+
+
+def mse_loss(input, target, reduction="mean"):
+    """Mean (or sum, or none) of squared differences (``F.mse_loss``).
+
+    Args:
+        input, target (Tensor): same shape (broadcasting warns in PyTorch; here it must match).
+        reduction: "mean" (default), "sum" or "none".
+
+    Raises:
+        ValueError: for an unknown reduction.
+        RuntimeError: if the shapes differ.
+    """
+    code = _reduction(reduction)
+    if input.shape != target.shape:
+        raise RuntimeError(
+            f"Using a target size ({_size(target.shape)}) that is different to the input size "
+            f"({_size(input.shape)}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size."
+        )
+    return MseLoss.apply(input, target, code)
+
+
+def _size(shape):
+    return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
+
+
+class NllLoss(Function):
+    """Negative log-likelihood of class indices (NllLossBackward0)."""
+
+    node_name = "NllLossBackward0"
+    saved_names = ("self", "target", "total_weight")
+    saved_attrs = ("ignore_index", "reduction", "weight")
+
+    @staticmethod
+    def forward(ctx, input, target, reduction, ignore_index):
+        x, t = input._data, target._data
+        if t.dtype != np.int64:
+            raise RuntimeError(
+                f"expected scalar type Long but found {_type_name(target)}"
+            )
+        if x.ndim not in (1, 2):
+            raise ValueError(f"Expected 1 or 2 dimensions (got {x.ndim})")
+        batched = x.ndim == 2
+        xb = x if batched else x[None]
+        tb = t.reshape(-1) if batched else t.reshape(1)
+        if xb.shape[0] != tb.shape[0]:
+            raise ValueError(
+                f"Expected input batch_size ({xb.shape[0]}) to match target batch_size ({tb.shape[0]})."
+            )
+        valid = tb != ignore_index
+        n_classes = xb.shape[1]
+        if np.any((tb[valid] < 0) | (tb[valid] >= n_classes)):
+            bad = int(tb[valid][(tb[valid] < 0) | (tb[valid] >= n_classes)][0])
+            raise IndexError(f"Target {bad} is out of bounds.")
+        rows = np.arange(xb.shape[0])
+        picked = np.where(valid, -xb[rows, np.where(valid, tb, 0)], 0).astype(x.dtype)
+        total = np.asarray(valid.sum(), dtype=x.dtype)
+        ctx.reduction, ctx.ignore_index, ctx.weight = reduction, ignore_index, None
+        ctx._batched, ctx._valid, ctx._tb = batched, valid, tb
+        ctx.save_for_backward(input, target, _make(total))
+        if reduction == 1:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return _make(np.asarray(picked.sum() / total, dtype=x.dtype))
+        if reduction == 2:
+            return _make(np.asarray(picked.sum(), dtype=x.dtype))
+        return _make(picked if batched else picked.reshape(()))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, _, total = ctx.saved_tensors
+        shape = x._data.shape if ctx._batched else (1,) + x._data.shape
+        onehot = np.zeros(shape, dtype=x._data.dtype)
+        rows = np.arange(shape[0])
+        onehot[rows, np.where(ctx._valid, ctx._tb, 0)] = np.where(ctx._valid, -1.0, 0.0)
+        if ctx.reduction == 1:
+            onehot = onehot / total._data
+        if not ctx._batched:
+            onehot = onehot[0]
+        g = grad if ctx.reduction or not ctx._batched else grad.unsqueeze(1)
+        return g * Tensor._make(onehot), None, None, None
+
+
+def _type_name(t):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[t.dtype.name]
+
+
+def nll_loss(input, target, reduction="mean", ignore_index=-100):
+    """Negative log-likelihood of int64 class ``target`` under log-probabilities ``input`` (``F.nll_loss``).
+
+    Args:
+        input (Tensor): (N, C) or (C,) log-probabilities.
+        target (Tensor): (N,) or () int64 class indices.
+        reduction: "mean" (default; over non-ignored targets), "sum" or "none".
+        ignore_index (int): targets equal to it contribute nothing.
+
+    Raises:
+        RuntimeError: "expected scalar type Long but found Float" for a float target.
+        IndexError: "Target 5 is out of bounds." for a class index out of range.
+    """
+    return NllLoss.apply(input, target, _reduction(reduction), ignore_index)
+
+
+def cross_entropy(input, target, reduction="mean", ignore_index=-100):
+    """Cross-entropy of logits ``input`` (N, C) and int64 class ``target`` (N,) (``F.cross_entropy``).
+
+    Computed as ``nll_loss(log_softmax(input, 1), target)``: stable for logits
+    of magnitude 1e3 (the recording shows NllLossBackward0 ← LogSoftmaxBackward0).
+    """
+    dim = 1 if input.ndim >= 2 else 0
+    return nll_loss(log_softmax(input, dim), target, reduction=reduction, ignore_index=ignore_index)
+
+
+class BinaryCrossEntropy(Function):
+    """-(t log p + (1-t) log(1-p)), logs clamped at -100 as PyTorch does (BinaryCrossEntropyBackward0)."""
+
+    node_name = "BinaryCrossEntropyBackward0"
+    saved_names = ("self", "target")
+    saved_attrs = ("reduction", "weight")
+
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        p, t = input._data, target._data
+        if np.any((p < 0) | (p > 1)):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        ctx.reduction, ctx.weight = reduction, None
+        ctx.save_for_backward(input, target)
+        with np.errstate(divide="ignore"):
+            lp = np.maximum(np.log(p), -100)
+            l1p = np.maximum(np.log1p(-p), -100)
+        loss = -(t * lp + (1 - t) * l1p)
+        return _make(_reduce(loss.astype(p.dtype, copy=False), reduction))
+
+    @staticmethod
+    def backward(ctx, grad):
+        p, t = ctx.saved_tensors
+        eps = 1e-12  # PyTorch's EPSILON in binary_cross_entropy_backward
+        g = grad * (p - t) / ((1 - p) * p).clamp(min=eps)
+        if ctx.reduction == 1:
+            g = g / p._data.size
+        return g, None, None
+
+
+def binary_cross_entropy(input, target, reduction="mean"):
+    """Binary cross-entropy of probabilities ``input`` and ``target`` of one shape (``F.binary_cross_entropy``).
+
+    Raises:
+        RuntimeError: "all elements of input should be between 0 and 1".
+        ValueError: if the shapes differ (PyTorch's message).
+    """
+    if input.shape != target.shape:
+        raise ValueError(
+            f"Using a target size ({_size(target.shape)}) that is different to the input size "
+            f"({_size(input.shape)}) is deprecated. Please ensure they have the same size."
+        )
+    return BinaryCrossEntropy.apply(input, target, _reduction(reduction))

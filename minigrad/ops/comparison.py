@@ -1,0 +1,93 @@
+"""Comparisons and logic: ``== != < <= > >=``, ``& | ^ ~``, ``isnan``, ``isfinite``.
+
+Their results are bool tensors and are never recorded: a comparison has no
+useful derivative, so, as in PyTorch, the result has ``requires_grad=False``
+and no ``grad_fn`` even when the inputs are tracked.  Branching on one
+(``if z > 5:``) is how a program's control flow picks which operations get
+recorded.
+"""
+
+import numpy as np
+
+from ..tensor import Tensor
+from ._util import broadcast_shape, is_scalar
+
+__all__ = ["eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logical_and", "logical_or",
+           "logical_xor", "isnan", "isinf", "isfinite"]
+
+_make = Tensor._make
+
+
+def _values(x):
+    if isinstance(x, Tensor):
+        return x._data
+    if is_scalar(x):
+        return x
+    raise TypeError(f"comparison with an object of type {type(x).__name__} is not supported")
+
+
+def _compare(ufunc, name):
+    def fn(input, other):
+        if isinstance(other, Tensor) and isinstance(input, Tensor):
+            broadcast_shape(input, other)
+        return _make(np.asarray(ufunc(_values(input), _values(other))))
+
+    fn.__name__ = name
+    fn.__doc__ = (f"Elementwise ``{name}`` as a bool tensor, never recorded (``torch.{name}``).\n\n"
+                  "Raises:\n    RuntimeError: for shapes that do not broadcast.")
+    return fn
+
+
+eq = _compare(np.equal, "eq")
+ne = _compare(np.not_equal, "ne")
+lt = _compare(np.less, "lt")
+le = _compare(np.less_equal, "le")
+gt = _compare(np.greater, "gt")
+ge = _compare(np.greater_equal, "ge")
+logical_and = _compare(np.logical_and, "logical_and")
+logical_or = _compare(np.logical_or, "logical_or")
+logical_xor = _compare(np.logical_xor, "logical_xor")
+
+
+def logical_not(input):
+    """Elementwise not, as a bool tensor (``torch.logical_not``)."""
+    return _make(np.logical_not(input._data))
+
+
+def isnan(input):
+    """True where the value is nan (``torch.isnan``)."""
+    return _make(np.isnan(input._data) if input._data.dtype.kind == "f" else np.zeros(input.shape, bool))
+
+
+def isinf(input):
+    """True where the value is ±inf (``torch.isinf``)."""
+    return _make(np.isinf(input._data) if input._data.dtype.kind == "f" else np.zeros(input.shape, bool))
+
+
+def isfinite(input):
+    """True where the value is neither nan nor ±inf (``torch.isfinite``)."""
+    return _make(np.isfinite(input._data) if input._data.dtype.kind == "f" else np.ones(input.shape, bool))
+
+
+def _bitwise(ufunc, name):
+    def fn(input, other):
+        a, b = _values(input), _values(other)
+        kinds = {np.asarray(a).dtype.kind, np.asarray(b).dtype.kind}
+        if "f" in kinds:
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        return _make(np.asarray(ufunc(a, b)))
+
+    fn.__name__ = name
+    return fn
+
+
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
+
+
+def bitwise_not(input):
+    """``~input``: logical not for bool tensors, bitwise not for integers (``torch.bitwise_not``)."""
+    if input._data.dtype.kind == "f":
+        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+    return _make(np.invert(input._data))

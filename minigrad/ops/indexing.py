@@ -1,0 +1,349 @@
+"""Indexing: ``x[i]``, ``x[a:b]``, ``x[None]``, masks and integer arrays, ``gather``, ``narrow``.
+
+``x[...]`` is taken apart as PyTorch takes it apart, so the recording shows
+the same nodes: an int is a ``select`` (SelectBackward0), a slice that is not
+``:`` a ``slice`` (SliceBackward0), ``None`` an ``unsqueeze``; boolean masks
+and integer lists/tensors are one advanced ``index`` (IndexBackward0).
+
+The backward of picking elements is putting the gradient back where they came
+from, into zeros; an element picked twice (``x[[0, 0]]``) receives the sum of
+both gradients (a scatter-add).
+
+Source: PyTorch's ``applySlicing`` (torch/csrc/autograd/python_variable_indexing.cpp)
+and derivatives.yaml (``select``, ``slice``, ``index``, ``gather``).
+"""
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ._util import canonical_dim
+
+__all__ = ["Select", "Slice", "Index", "Gather", "getitem", "select", "narrow", "gather"]
+
+_make = Tensor._make
+
+
+def _check_index(i, size, dim):
+    if not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+    return i % size if size else i
+
+
+class Select(Function):
+    """One position along ``dim`` (SelectBackward0); saves dim, index and the input's sizes."""
+
+    node_name = "SelectBackward0"
+    saved_attrs = ("dim", "index", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        data = a._data
+        if data.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        d = canonical_dim(dim, data.ndim)
+        i = _check_index(int(index), data.shape[d], d)
+        ctx.dim, ctx.index, ctx.self_sym_sizes = d, int(index), data.shape
+        ctx._i = i
+        key = (slice(None),) * d + (i,)
+        return _make(np.asarray(data[key]), vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        key = (slice(None),) * ctx.dim + (ctx._i,)
+        return _PutInZeros.apply(grad, key, ctx.self_sym_sizes), None, None
+
+
+class Slice(Function):
+    """A strided range along ``dim`` (SliceBackward0); saves dim, start, end, step, sizes."""
+
+    node_name = "SliceBackward0"
+    saved_attrs = ("dim", "start", "end", "step", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, dim, start, end, step):
+        data = a._data
+        d = canonical_dim(dim, data.ndim)
+        if step is not None and step <= 0:
+            raise ValueError("step must be greater than zero")
+        sl = slice(start, end, step)
+        s0, e0, st = sl.indices(data.shape[d])
+        ctx.dim, ctx.start, ctx.step, ctx.self_sym_sizes = d, s0, st, data.shape
+        ctx.end = max(e0, s0)
+        ctx._key = (slice(None),) * d + (slice(s0, e0, st),)
+        return _make(data[ctx._key], vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _PutInZeros.apply(grad, ctx._key, ctx.self_sym_sizes), None, None, None, None
+
+
+class Index(Function):
+    """Advanced indexing with masks or integer arrays (IndexBackward0).
+
+    Saves the indices and the input's sizes; the backward scatter-adds, so
+    repeated indices accumulate.
+    """
+
+    node_name = "IndexBackward0"
+    saved_attrs = ("indices", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, key):
+        data = a._data
+        ctx.self_sym_sizes = data.shape
+        ctx.indices = tuple(k for k in key if not (isinstance(k, slice) and k == slice(None)))
+        ctx._key = key
+        try:
+            out = data[key]
+        except IndexError as err:
+            raise IndexError(_numpy_index_message(err, data.shape, key)) from None
+        return _make(np.array(out))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _ScatterAdd.apply(grad, ctx._key, ctx.self_sym_sizes), None
+
+
+def _numpy_index_message(err, shape, key):
+    msg = str(err)
+    import re
+
+    m = re.search(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", msg)
+    if m:
+        return f"index {m.group(1)} is out of bounds for dimension {m.group(2)} with size {m.group(3)}"
+    return msg
+
+
+class _PutInZeros(Function):
+    """Backward of select/slice: zeros of ``sizes`` with ``grad`` written at ``key``."""
+
+    node_name = "SliceBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, key, sizes):
+        ctx.key = key
+        out = np.zeros(sizes, dtype=grad._data.dtype)
+        out[key] = grad._data
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _Pick.apply(gg, ctx.key), None, None
+
+
+class _Pick(Function):
+    """Basic indexing by a precomputed key (the double backward of ``_PutInZeros``)."""
+
+    node_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(ctx, a, key):
+        ctx.key, ctx.sizes = key, a._data.shape
+        return _make(np.array(a._data[key]))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _PutInZeros.apply(grad, ctx.key, ctx.sizes), None
+
+
+class _ScatterAdd(Function):
+    """Backward of advanced indexing: zeros of ``sizes``, gradients added at ``key`` (np.add.at)."""
+
+    node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, key, sizes):
+        ctx.key = key
+        out = np.zeros(sizes, dtype=grad._data.dtype)
+        np.add.at(out, key, grad._data)
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return Index.apply(gg, ctx.key), None, None
+
+
+def _as_index_array(k, dim_size=None):
+    if isinstance(k, Tensor):
+        arr = k._data
+    else:
+        arr = np.asarray(k)
+    if arr.dtype == np.bool_:
+        return arr
+    if arr.dtype.kind not in "iu":
+        if arr.size == 0:
+            return arr.astype(np.int64)
+        raise IndexError(
+            "tensors used as indices must be long, int, byte or bool tensors"
+        )
+    return arr.astype(np.int64, copy=False)
+
+
+def getitem(self, key):
+    """``self[key]`` with PyTorch's decomposition into select / slice / unsqueeze / index.
+
+    Raises:
+        IndexError: PyTorch's "index 5 is out of bounds for dimension 0 with
+            size 2", "too many indices for tensor of dimension 2".
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    # how many dims the key consumes (None and Ellipsis consume none)
+    consumed = 0
+    for k in key:
+        if k is None or k is Ellipsis:
+            continue
+        if isinstance(k, (Tensor, np.ndarray)) and _as_index_array(k).dtype == np.bool_:
+            consumed += max(_as_index_array(k).ndim, 1) if _as_index_array(k).ndim else 0
+        elif isinstance(k, bool):
+            continue
+        else:
+            consumed += 1
+    ndim = self._data.ndim
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    out = self
+    dim = 0
+    advanced = []  # (dim position in `out`, index array)
+    for k in key:
+        if k is Ellipsis:
+            dim += ndim - consumed
+        elif k is None:
+            out = unsqueeze_for_index(out, dim)
+            dim += 1
+        elif isinstance(k, bool):
+            out = unsqueeze_for_index(out, dim)
+            advanced.append((dim, np.array([0] if k else [], dtype=np.int64)))
+            dim += 1
+        elif isinstance(k, (int, np.integer)):
+            out = Select.apply(out, dim, int(k))
+        elif isinstance(k, slice):
+            if k != slice(None):
+                out = Slice.apply(out, dim, k.start, k.stop, k.step)
+            dim += 1
+        elif isinstance(k, (Tensor, list, tuple, np.ndarray)):
+            arr = _as_index_array(k)
+            if arr.dtype == np.bool_:
+                expected = out._data.shape[dim:dim + arr.ndim]
+                if arr.shape != expected:
+                    for j, (m, s) in enumerate(zip(arr.shape, expected)):
+                        if m != s:
+                            raise IndexError(
+                                f"The shape of the mask {list(arr.shape)} at index {j} does not "
+                                f"match the shape of the indexed tensor {list(out._data.shape)} "
+                                f"at index {dim + j}"
+                            )
+                if arr.ndim == 0:
+                    out = unsqueeze_for_index(out, dim)
+                    advanced.append((dim, np.nonzero(np.atleast_1d(arr))[0]))
+                    dim += 1
+                    continue
+                for j, idx in enumerate(np.nonzero(arr)):
+                    advanced.append((dim + j, idx))
+                dim += arr.ndim
+            else:
+                size = out._data.shape[dim]
+                if arr.size and (arr.max() >= size or arr.min() < -size):
+                    bad = int(arr.max()) if arr.max() >= size else int(arr.min())
+                    raise IndexError(
+                        f"index {bad} is out of bounds for dimension {dim} with size {size}"
+                    )
+                advanced.append((dim, arr))
+                dim += 1
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                "are valid indices (got " + type(k).__name__ + ")"
+            )
+    if advanced:
+        full = [slice(None)] * out._data.ndim
+        for d, arr in advanced:
+            full[d] = arr
+        out = Index.apply(out, tuple(full))
+    elif out is self:
+        # x[:] and x[...] are views of the whole tensor (AliasBackward0 in PyTorch)
+        out = Slice.apply(self, 0, None, None, None) if ndim else _alias(self)
+    return out
+
+
+def _alias(t):
+    from .shape import View
+
+    return View.apply(t, t._data.shape)
+
+
+def unsqueeze_for_index(t, dim):
+    from .shape import Unsqueeze
+
+    return Unsqueeze.apply(t, dim)
+
+
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim``, that dim removed (``torch.select``); SelectBackward0."""
+    return Select.apply(input, dim, index)
+
+
+def narrow(input, dim, start, length):
+    """``length`` positions from ``start`` along ``dim`` (``torch.narrow``); SliceBackward0."""
+    d = canonical_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or start + length > size or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return Slice.apply(input, d, start, start + length, 1)
+
+
+class Gather(Function):
+    """Pick ``input[..., index[i], ...]`` along ``dim`` (GatherBackward0); backward scatter-adds."""
+
+    node_name = "GatherBackward0"
+    saved_attrs = ("dim", "index", "self_sym_sizes", "sparse_grad")
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        d = canonical_dim(dim, a._data.ndim)
+        idx = index._data
+        if idx.dtype != np.int64:
+            raise RuntimeError("gather(): Expected dtype int64 for index")
+        if idx.ndim != a._data.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        size = a._data.shape[d]
+        if idx.size and (idx.max() >= size or idx.min() < -size):
+            raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with size {size}")
+        ctx.dim, ctx.index, ctx.self_sym_sizes, ctx.sparse_grad = d, index, a._data.shape, False
+        return _make(np.take_along_axis(a._data, idx, axis=d))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _GatherScatterAdd.apply(grad, ctx.dim, ctx.index, ctx.self_sym_sizes), None, None
+
+
+class _GatherScatterAdd(Function):
+    """Backward of gather: zeros of ``sizes`` with ``grad`` added at ``index`` along ``dim``."""
+
+    node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, d, index, sizes):
+        ctx.d, ctx.index = d, index
+        out = np.zeros(sizes, dtype=grad._data.dtype)
+        idx = index._data
+        # np.add.at over explicit coordinates, so repeated indices accumulate
+        coords = list(np.indices(idx.shape, sparse=True))
+        coords[d] = idx
+        np.add.at(out, tuple(coords), grad._data)
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return Gather.apply(gg, ctx.d, ctx.index), None, None, None
+
+
+def gather(input, dim, index):
+    """Values along ``dim`` at ``index`` (int64, same ndim as input) (``torch.gather``)."""
+    return Gather.apply(input, dim, index)
