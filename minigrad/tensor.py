@@ -337,6 +337,99 @@ class Tensor:
         h = self._post_acc_hooks
         return () if h is None else tuple(h.values())
 
+    def retain_grad(self):
+        """Keep the gradient of this non-leaf in ``.grad`` during backward (``Tensor.retain_grad``).
+
+        A no-op on leaves.  The gradient kept is the one that arrives summed
+        over all consumers, after any hooks registered on this tensor.
+
+        Raises:
+            RuntimeError: "can't retain_grad on Tensor that has requires_grad=False".
+        """
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        ref = weakref.ref(self)
+        nr = self._output_nr
+
+        def retain(grads):
+            t = ref()
+            g = grads[nr]
+            if t is not None and g is not None:
+                if t._grad is None:
+                    t._grad = Tensor._make(g._data.copy()) if not _state.enabled else g
+                else:
+                    t._grad = t._grad + g
+            return None
+
+        retain._runs_last = True  # after the tensor's own hooks, as in PyTorch
+        self._grad_fn.register_prehook(retain)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when the gradient of this tensor is computed; it may return a replacement.
+
+        The hook sees the gradient summed over all consumers, once.  For a leaf
+        it runs before the gradient is accumulated into ``.grad``.
+
+        Returns:
+            a handle whose ``remove()`` unregisters the hook.
+
+        Raises:
+            RuntimeError: "cannot register a hook on a tensor that doesn't
+                require gradient"; at backward, "hook 'name' has changed the
+                size of value" if the hook returns another shape.
+
+        Source: ``torch.Tensor.register_hook``.
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            from .autograd.graph import _add_hook
+
+            if self._hooks is None:
+                self._hooks = {}
+            return _add_hook(self._hooks, hook)
+        nr = self._output_nr
+
+        def pre(grads):
+            g = grads[nr]
+            if g is None:
+                return None
+            new = hook(g)
+            if new is None:
+                return None
+            _check_hook_result(hook, g, new)
+            grads = list(grads)
+            grads[nr] = new
+            return tuple(grads)
+
+        return self._grad_fn.register_prehook(pre)
+
+    def _run_leaf_hooks(self, grad):
+        """Apply the hooks registered on this leaf (called by its AccumulateGrad)."""
+        for hook in tuple(self._hooks.values()):
+            new = hook(grad)
+            if new is not None:
+                _check_hook_result(hook, grad, new)
+                grad = new
+        return grad
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after a gradient was accumulated into this leaf's ``.grad``.
+
+        Raises:
+            RuntimeError: on a non-leaf, as in PyTorch.
+        """
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.graph import _add_hook
+
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        return _add_hook(self._post_acc_hooks, hook)
+
     def detach(self):
         """A new tensor over the same values, cut from the graph (``requires_grad=False``).
 
@@ -397,6 +490,16 @@ from .autograd import graph as _graph  # noqa: E402
 
 _graph._Tensor = _function._Tensor = Tensor
 _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
+
+
+def _check_hook_result(hook, grad, new):
+    name = getattr(hook, "__name__", repr(hook))
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Tensor or None from hook '{name}', got {type(new).__name__}")
+    if new._data.shape != grad._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if new._data.dtype != grad._data.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value")
 
 
 def is_tensor(obj):

@@ -54,15 +54,14 @@ def _dependencies(root):
     """Number of incoming edges of every node reachable from ``root`` (iterative DFS)."""
     deps = {}
     stack = [root]
-    seen = {root}
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt, _ in stack.pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:  # first visit
+                deps[nxt] = 1
                 stack.append(nxt)
     return deps
 
@@ -187,7 +186,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     cap and accumulate_grad and isinstance(node, AccumulateGrad)
                 ):
                     continue  # nothing wanted lies behind this node
-            if node is root or grads.count(None) != len(grads):
+            if grads[0] is not None or node is root or grads.count(None) != len(grads):
                 if check_nan:
                     anomaly._state.current = node
                 out = node._backward(tuple(grads))
@@ -214,9 +213,15 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                         anomaly.check_gradient(node, i, g)
                     buf = buffers.get(nxt)
                     if buf is None:
-                        buf = buffers[nxt] = [None] * nxt._num_outputs()
-                    old = buf[nr]
-                    buf[nr] = g if old is None else old + g
+                        n_out = nxt._num_outputs()
+                        if n_out == 1:
+                            buffers[nxt] = [g]
+                            g = None
+                        else:
+                            buf = buffers[nxt] = [None] * n_out
+                    if g is not None:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g  # fan-in: sum
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
@@ -248,7 +253,8 @@ def _accumulate_nonleaf(t, g):
 
 def _run_pre_hooks(node, grads):
     grads = list(grads)
-    for hook in tuple(node._pre_hooks.values()):
+    hooks = sorted(node._pre_hooks.values(), key=lambda h: getattr(h, "_runs_last", False))
+    for hook in hooks:
         res = hook(tuple(grads))
         if res is not None:
             grads = list(res)

@@ -27,7 +27,7 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 """
 
 from . import anomaly, grad_mode
-from .graph import ERR_BACKWARD_TWICE, Node, SavedTensor
+from .graph import ERR_BACKWARD_TWICE, Node, SavedTensor, _sequence
 
 __all__ = ["Function", "FunctionCtx", "BackwardNode", "once_differentiable"]
 
@@ -57,10 +57,8 @@ class FunctionCtx:
         Raises:
             TypeError: if an argument is neither a Tensor nor None.
         """
-        from ..tensor import Tensor
-
         for t in tensors:
-            if t is not None and not isinstance(t, Tensor):
+            if t is not None and not isinstance(t, _Tensor):
                 raise TypeError(
                     "save_for_backward can only save variables, but argument "
                     f"{tensors.index(t)} is of type {type(t).__name__}"
@@ -91,34 +89,26 @@ class FunctionCtx:
         saved = self._saved
         if saved is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        return tuple(None if s is None else s.unpack(self) for s in saved)
+        return tuple([None if s is None else s.unpack(self) for s in saved])
 
 
 class BackwardNode(FunctionCtx, Node):
     """The graph node recorded by ``Function.apply`` (PyTorch's ``BackwardCFunction``)."""
 
-    __slots__ = (
-        "_saved",
-        "_to_save",
-        "needs_input_grad",
-        "_in_meta",
-        "_edge_args",
-        "_out_meta",
-        "_materialize",
-        "_non_differentiable",
-        "_dirty",
-        "__dict__",
-    )
+    __slots__ = ("needs_input_grad", "_in_meta")
     _forward_cls = None
+    # Defaults, overridden per node only when used.
+    _saved = ()            # SavedTensor entries; None once released
+    _to_save = ()
+    _edge_args = None      # which forward arguments have edges, if not all
+    _out_meta = None       # (shape, dtype) per output, for nodes with several outputs
+    _materialize = True
+    _non_differentiable = ()
+    _dirty = ()
 
     def __init__(self):
-        Node.__init__(self)
-        self._saved = ()
-        self._to_save = ()
-        self._edge_args = None
-        self._out_meta = None
-        self._materialize = True
-        self._non_differentiable = ()
+        self.next_functions = ()
+        self._seq = next(_sequence)
 
     def _num_outputs(self):
         return 1 if self._out_meta is None else len(self._out_meta)
@@ -127,11 +117,9 @@ class BackwardNode(FunctionCtx, Node):
         return bool(self._saved)
 
     def _release_saved(self):
-        saved = self._saved
-        if saved:
-            for s in saved:
-                if s is not None:
-                    s.release()
+        # Dropping the tuple drops the SavedTensors and, with them, the saved
+        # arrays (nothing else refers to them).
+        if self._saved:
             self._saved = None
 
     def _backward(self, grads):
@@ -244,25 +232,24 @@ class Function:
         Returns:
             what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
         """
-        enabled = _state.enabled
+        state = _state
+        enabled = state.enabled
         record = False
         if enabled:
-            for a in args:
-                if isinstance(a, _Tensor) and a._requires_grad:
-                    record = True
-                    break
+            flags = tuple([isinstance(a, _Tensor) and a._requires_grad for a in args])
+            record = True in flags
         if record:
             ctx = cls._backward_cls()
-            ctx.needs_input_grad = tuple(isinstance(a, _Tensor) and a._requires_grad for a in args)
+            ctx.needs_input_grad = flags
         else:
             # Nothing to record: a throwaway context, no graph node.
             ctx = _ForwardOnlyCtx()
             ctx.needs_input_grad = (False,) * len(args)
-        _state.enabled = False
+        state.enabled = False
         try:
             out = cls.forward(ctx, *args)
         finally:
-            _state.enabled = enabled
+            state.enabled = enabled
         if record:
             _record(ctx, args, out)
         return out
@@ -322,10 +309,14 @@ def _record(ctx, args, out):
         t._requires_grad = True
     to_save = ctx._to_save
     if to_save:
-        ctx._saved = tuple(
-            None if t is None else SavedTensor(t, is_output=any(t is o for o in outs))
-        for t in to_save
-        )
+        saved = []
+        for t in to_save:
+            if t is None:
+                saved.append(None)
+            else:
+                is_output = t is out if len(outs) == 1 else any(t is o for o in outs)
+                saved.append(SavedTensor(t, is_output))
+        ctx._saved = tuple(saved)
         ctx._to_save = ()
 
 

@@ -56,25 +56,19 @@ class Node:
     Source: ``torch.autograd.graph.Node``.
     """
 
-    __slots__ = (
-        "next_functions",
-        "_seq",
-        "_pre_hooks",
-        "_post_hooks",
-        "_metadata",
-        "_anomaly_trace",
-        "__weakref__",
-    )
+    # Set on every node: slots.  Rarely set: class defaults, overridden in
+    # the instance dict only when used (keeps node creation cheap).
+    __slots__ = ("next_functions", "_seq", "__dict__", "__weakref__")
+    _pre_hooks = None
+    _post_hooks = None
+    _metadata = None
+    _anomaly_trace = None
     # Shapes and dtypes of the inputs, one per edge (BackwardNode sets its own).
     _in_meta = None
 
     def __init__(self):
         self.next_functions = ()
         self._seq = next(_sequence)
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._metadata = None
-        self._anomaly_trace = None
 
     def name(self):
         """The node's PyTorch name, e.g. ``"MulBackward0"``."""
@@ -182,20 +176,17 @@ class SavedTensor:
             if the tensor changed since it was saved.
     """
 
-    __slots__ = ("_tensor", "_version", "_is_output", "_packed", "_unpack_hook", "_was_leaf")
+    __slots__ = ("_tensor", "_version", "_is_output", "_packed", "_unpack_hook")
 
     def __init__(self, tensor, is_output=False):
         vc = tensor._vc
         self._version = 0 if vc is None else vc[0]
         self._is_output = is_output
-        self._was_leaf = tensor._grad_fn is None and tensor._requires_grad
-        self._packed = None
-        self._unpack_hook = None
         if is_output:
             tensor = _Tensor._alias_of(tensor)
-        hooks = _saved_hooks_stack[-1] if _saved_hooks_stack else None
-        if hooks is not None:
-            pack, self._unpack_hook = hooks
+        self._unpack_hook = None
+        if _saved_hooks_stack:
+            pack, self._unpack_hook = _saved_hooks_stack[-1]
             self._packed = pack(tensor)
             self._tensor = None
         else:
@@ -205,9 +196,12 @@ class SavedTensor:
         """Return the saved tensor (an output is re-attached to ``node``)."""
         t = self._tensor
         if self._unpack_hook is not None:
-            if self._packed is None and t is None:
-                raise RuntimeError(ERR_BACKWARD_TWICE)
             t = self._unpack_hook(self._packed)
+            if not isinstance(t, _Tensor):
+                raise TypeError(
+                    f"Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                    f"of type {type(t).__name__}"
+                )
         elif t is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         vc = t._vc
@@ -220,6 +214,7 @@ class SavedTensor:
     def release(self):
         self._tensor = None
         self._packed = None
+        self._unpack_hook = None
 
 
 def _raise_modified(t, node, saved_version, is_output):
@@ -274,6 +269,8 @@ class AccumulateGrad(Node):
         if grad is None:
             return ()
         var = self.variable
+        if var._hooks:
+            grad = var._run_leaf_hooks(grad)
         old = var._grad
         if old is None:
             # Own the array: the incoming gradient may be shared (AddBackward0

@@ -71,6 +71,29 @@ def binary_dtype(a, b):
     return result_type(a, b).np
 
 
+def operands(a, b):
+    """The two arrays a binary op computes with, already promoted PyTorch's way.
+
+    Fast paths first: equal dtypes; a float tensor with a Python number (the
+    number is passed as a Python scalar so numpy keeps the tensor's dtype).
+    Shapes are checked for broadcasting, with PyTorch's error.
+    """
+    A = a._data
+    B = b._data
+    if A.dtype == B.dtype:
+        if A.shape != B.shape and A.ndim and B.ndim:
+            broadcast_shape(a, b)
+        return A, B
+    if b._wrapped and A.dtype.kind == "f":
+        return A, B.item()
+    if a._wrapped and B.dtype.kind == "f":
+        return A.item(), B
+    dt = result_type(a, b).np
+    if A.shape != B.shape and A.ndim and B.ndim:
+        broadcast_shape(a, b)
+    return A.astype(dt, copy=False), B.astype(dt, copy=False)
+
+
 def broadcast_shape(a, b, opname="op"):
     """The broadcast shape of two tensors, or PyTorch's error naming both sizes.
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import binary_dtype, broadcast_shape
+from ._util import binary_dtype, broadcast_shape, operands
 
 __all__ = [
     "Add", "Sub", "Rsub", "Mul", "Div", "Neg", "Reciprocal",
@@ -41,11 +41,11 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        dt = binary_dtype(a, b)
-        broadcast_shape(a, b)
+        A, B = operands(a, b)
         ctx.alpha = alpha
-        bd = b._data if alpha == 1 else b._data * alpha
-        return _make(np.add(a._data, bd, dtype=dt))
+        if alpha != 1:
+            B = B * alpha
+        return _make(np.add(A, B))
 
     @staticmethod
     def backward(ctx, grad):
@@ -61,21 +61,31 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        dt = binary_dtype(a, b)
-        if dt == np.bool_:
-            raise RuntimeError(
-                "Subtraction, the `-` operator, with two bool tensors is not supported. "
-                "Use the `^` or `logical_xor()` operator instead."
-            )
-        broadcast_shape(a, b)
+        A, B = operands(a, b)
+        _no_bool_subtraction(a, b)
         ctx.alpha = alpha
-        bd = b._data if alpha == 1 else b._data * alpha
-        return _make(np.subtract(a._data, bd, dtype=dt))
+        if alpha != 1:
+            B = B * alpha
+        return _make(np.subtract(A, B))
 
     @staticmethod
     def backward(ctx, grad):
         a = ctx.alpha
         return grad, (-grad if a == 1 else grad * (-a)), None
+
+
+def _no_bool_subtraction(a, b):
+    ba, bb = a._data.dtype == np.bool_, b._data.dtype == np.bool_
+    if ba and bb:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if ba or bb:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 class Rsub(Function):
@@ -107,12 +117,11 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        dt = binary_dtype(a, b)
-        broadcast_shape(a, b)
+        A, B = operands(a, b)
         need = ctx.needs_input_grad
         if need[0] or need[1]:
             ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
-        return _make(np.multiply(a._data, b._data, dtype=dt))
+        return _make(np.multiply(A, B))
 
     @staticmethod
     def backward(ctx, grad):
@@ -129,15 +138,17 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        dt = binary_dtype(a, b)
-        if dt.kind != "f":
-            dt = np.dtype(np.float32)
-        broadcast_shape(a, b)
+        A, B = operands(a, b)
         need = ctx.needs_input_grad
         if need[0] or need[1]:
             ctx.save_for_backward(a if need[1] else None, b)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return _make(np.true_divide(a._data, b._data, dtype=dt))
+            out = np.true_divide(A, B)
+        if out.dtype != np.float32 and out.dtype.kind != "f" or (
+            out.dtype == np.float64 and a._data.dtype.kind in "biu" and b._data.dtype.kind in "biu"
+        ):
+            out = np.asarray(out, dtype=np.float32)  # int / int is float32, the default dtype
+        return _make(out)
 
     @staticmethod
     def backward(ctx, grad):
