@@ -244,6 +244,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value and self._grad_fn is None and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -262,7 +264,8 @@ class Tensor:
                 "use var_no_grad = var.detach()."
             )
         if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError(_INT_GRAD_ERROR)
+            # PyTorch's wording differs here from the factories' (lowercase, no "complex")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = requires_grad
         return self
 

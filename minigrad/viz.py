@@ -133,13 +133,13 @@ _KINDS = {
 _MARKS = {
     "highlight": {"penwidth": "3", "color": OKABE_ITO["black"]},
 }
-_EDGES = {
-    "data": {},
+_EDGES = {  # heavier data edges keep the chain of operations straight
+    "data": {"weight": "4"},
     "saved": {"style": "dashed", "dir": "none", "color": "#9A6A00"},
     "saved_freed": {"style": "dashed", "dir": "none", "color": "#AAAAAA"},
     "constant": {"style": "dashed", "color": "#999999"},
-    "output": {"color": "#006B4F"},
-    "more": {"style": "dashed"},
+    "output": {"color": "#006B4F", "weight": "4"},
+    "more": {"style": "dashed", "weight": "4"},
 }
 _GRAPH_ATTRS = {
     "rankdir": "TB",
@@ -401,17 +401,19 @@ class _Graph:
         n_out = sum(1 for kind, *_ in root_objs if kind in ("output", "node"))
         self.roots = []
         for i, (kind, node, nr, t) in enumerate(root_objs, 1):
+            default = False
             if kind in ("leaf", "tensor"):
                 name = leaf_names[leaf_key[id(t)]]
             else:
                 name = obj_names.get(id(t)) if t is not None else None
                 name = name or out_names.get((node, nr)) or obj_names.get(id(node))
-                if name is None and kind == "output":
+                default = name is None and kind == "output"
+                if default:
                     name = "output" if n_out == 1 else f"output {i}"
                 if name is not None:
                     out_names.setdefault((node, nr), name)
             self.roots.append({
-                "kind": kind, "name": name, "nr": nr,
+                "kind": kind, "name": name, "nr": nr, "default_name": default,
                 "node_name": node.name() if node is not None else None,
                 "step": step_no.get(node) if node is not None else None,
                 "shape": _shape_str(t.shape) if t is not None else None,
@@ -570,7 +572,10 @@ def _text(g):
     what = ", ".join(r["name"] or r["node_name"] for r in g.roots)
     of = "behind" if all(r["kind"] == "node" and r["name"] is None for r in g.roots) else "of"
     if g.n_steps == 0:
-        lines = [f"recorded graph {of} {what}: nothing recorded"]
+        why = ""
+        if all(r["kind"] == "tensor" for r in g.roots):
+            why = " (requires_grad=False)"
+        lines = [f"recorded graph {of} {what}: nothing recorded{why}"]
     else:
         counts = [_plural(g.n_steps, "step"), _plural(g.n_leaves, "leaf", "leaves")]
         if g.n_constants:
@@ -602,7 +607,7 @@ def _text(g):
         for name in s["named"]:
             parts.append(f"-> {name}")
         for r in s["outputs"]:
-            out = "-> output" if r["name"] == "output" else f"-> output {r['name']}"
+            out = "-> " + r["name"] if r["default_name"] else f"-> output {r['name']}"
             out += f" = {r['repr']}" if g.show_values else f", shape {r['shape']}"
             parts.append(out)
         if s["marks"]:
@@ -633,24 +638,34 @@ def _attr_list(d):
 
 
 def _html_label(rows):
-    """A Graphviz HTML-like label: rows of (text, "title" | "small" | "value" | "plain")."""
-    parts = []
+    """A Graphviz HTML-like label: rows of (text, "title" | "small" | "value" | "plain").
+
+    A "value" (a tensor's printout, possibly several lines) is set in a fixed-width
+    font, left-aligned, in a table cell; a label mixing tables and text must
+    then be one table, so the other rows become cells too.
+    """
+    def fmt(text, style):
+        t = html.escape(text, quote=False)
+        if style == "title":
+            return f"<B>{t}</B>"
+        if style == "small":
+            return f'<FONT POINT-SIZE="{_SMALL}" COLOR="{_MUTED}">{t}</FONT>'
+        return t
+
+    if all(style != "value" for _, style in rows):
+        return "<" + "<BR/>".join(fmt(text, style) for text, style in rows) + ">"
+    cells = []
     for text, style in rows:
         if style == "value":
             lines = text.split("\n")
             if len(lines) > 6:
                 lines = lines[:5] + ["..."]
-            body = '<BR ALIGN="LEFT"/>'.join(html.escape(ln, quote=False) for ln in lines)
-            parts.append(f'<FONT POINT-SIZE="9" FACE="Courier">{body}</FONT>')
-            continue
-        t = html.escape(text, quote=False)
-        if style == "title":
-            parts.append(f"<B>{t}</B>")
-        elif style == "small":
-            parts.append(f'<FONT POINT-SIZE="{_SMALL}" COLOR="{_MUTED}">{t}</FONT>')
+            body = "<BR/>".join(html.escape(ln, quote=False) for ln in lines)
+            cells.append(f'<TD BALIGN="LEFT"><FONT POINT-SIZE="9" FACE="Courier">{body}</FONT></TD>')
         else:
-            parts.append(t)
-    return "<" + "<BR/>".join(parts) + ">"
+            cells.append(f"<TD>{fmt(text, style)}</TD>")
+    return ('<<TABLE BORDER="0" CELLBORDER="0" CELLPADDING="0" CELLSPACING="0">'
+            + "".join(f"<TR>{c}</TR>" for c in cells) + "</TABLE>>")
 
 
 def _box_attrs(box):
@@ -659,6 +674,15 @@ def _box_attrs(box):
     for mark in sorted(box.marks):
         a.update(_MARKS.get(mark, {}))
     return a
+
+
+def _more_box(g):
+    """The box standing for the steps a collapsed graph does not draw, with the note."""
+    return _Box("more", "more", [
+        (f"... {g.n_hidden} more steps ...", "title"),
+        (f"this graph has {g.n_steps} steps ({g.n_nodes} nodes):", "small"),
+        ("only the first and last steps are drawn", "small"),
+    ])
 
 
 def _boxes_and_edges(g):
@@ -681,8 +705,7 @@ def _boxes_and_edges(g):
         k = s["k"]
         if k > prev + 1 and not more_drawn:
             more_drawn = True
-            boxes.append(_Box("more", "more", [(f"... {g.n_hidden} more steps ...", "plain"),
-                                              ("not drawn", "small")]))
+            boxes.append(_more_box(g))
         prev = k
         sid = f"step{k}"
         sub = f"step {k}"
@@ -714,8 +737,7 @@ def _boxes_and_edges(g):
             boxes.append(_Box(vid, "saved" if state == "alive" else f"saved_{state}", rows))
             edges.append((vid, sid, "saved_freed" if state == "freed" else "saved", None))
     if g.n_hidden and not more_drawn:
-        boxes.append(_Box("more", "more", [(f"... {g.n_hidden} more steps ...", "plain"),
-                                          ("not drawn", "small")]))
+        boxes.append(_more_box(g))
     for src in g.into_hidden:
         edges.append((src, "more", "more", None))
     for i, r in enumerate(g.roots, 1):
@@ -756,26 +778,18 @@ def _legend_rows(kinds):
     )
 
 
-def _footer(note, kinds):
-    """The graph's label, under the picture: the collapse note and the legend.
+def _footer(kinds):
+    """The graph's label, under the picture: the legend.
 
     A graph label takes no part in the layout's ranks, so the legend never
     pushes the graph's boxes apart.
     """
-    cells = []
-    if note:
-        cells.append(f'<TD ALIGN="LEFT" VALIGN="TOP">{html.escape(note, quote=False)}</TD>')
-    if kinds:
-        cells.append(
-            '<TD ALIGN="RIGHT" VALIGN="TOP"><TABLE BORDER="1" COLOR="#BBBBBB" STYLE="rounded" '
+    if not kinds:
+        return None
+    return (f'<<FONT POINT-SIZE="{_SMALL}"><TABLE BORDER="1" COLOR="#BBBBBB" STYLE="rounded" '
             'CELLBORDER="0" CELLSPACING="2" CELLPADDING="1">'
             f'<TR><TD COLSPAN="2" ALIGN="LEFT"><FONT COLOR="{_MUTED}">legend</FONT></TD></TR>'
-            f"{_legend_rows(kinds)}</TABLE></TD>"
-        )
-    if not cells:
-        return None
-    return (f'<<FONT POINT-SIZE="{_SMALL}"><TABLE BORDER="0" CELLBORDER="0" CELLSPACING="4">'
-            f"<TR>{''.join(cells)}</TR></TABLE></FONT>>")
+            f"{_legend_rows(kinds)}</TABLE></FONT>>")
 
 
 def _source(g, legend, dpi=None):
@@ -784,11 +798,7 @@ def _source(g, legend, dpi=None):
     graph_attrs = dict(_GRAPH_ATTRS)
     if dpi is not None:
         graph_attrs["dpi"] = str(dpi)
-    note = None
-    if g.collapsed:
-        note = (f"A graph of {g.n_steps} steps ({g.n_nodes} nodes) is drawn collapsed: "
-                f"{g.n_hidden} steps in the middle are not drawn.")
-    footer = _footer(note, {b.kind for b in boxes} if legend else ())
+    footer = _footer({b.kind for b in boxes}) if legend else None
     lines = ["digraph autograd {",
              f"  graph [{_attr_list(graph_attrs)}];",
              f"  node [{_attr_list(_NODE_DEFAULTS)}];",

@@ -197,6 +197,7 @@ class Function:
     saved_names = ()
     saved_attrs = ()
     _backward_cls = BackwardNode
+    _is_view = False  # True for ops whose output shares the input's memory
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -252,6 +253,10 @@ class Function:
             state.enabled = enabled
         if record:
             _record(ctx, args, out)
+        elif cls._is_view and not enabled and args[0]._requires_grad:
+            # PyTorch: a view of a tensor that requires grad, taken under
+            # no_grad, is a leaf that still requires grad.
+            out._requires_grad = True
         return out
 
 

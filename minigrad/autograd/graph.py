@@ -259,6 +259,16 @@ class AccumulateGrad(Node):
         Node.__init__(self)
         self.variable = variable
 
+    def name(self):
+        """``'torch::autograd::AccumulateGrad'``: PyTorch's name() of its C++ class.
+
+        (Its repr and type name are plain ``AccumulateGrad``.)
+        """
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
     def _priority(self):
         return ACCUMULATE_PRIORITY
 

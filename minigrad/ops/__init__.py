@@ -245,7 +245,18 @@ def _to(self, dtype=None, *args, **kwargs):
 
 def _T(self):
     n = self._data.ndim
-    return permute(self, *reversed(range(n))) if n >= 2 else self
+    if n != 2:
+        import warnings
+
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            "reverse the dimensions of a tensor.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return permute(self, *reversed(range(n)))
 
 
 def _argext(self, dim, keepdim, name):

@@ -306,9 +306,14 @@ class Where(Function):
 
     @staticmethod
     def forward(ctx, cond, a, b):
+        # `cond` arrives as a plain array: it is not differentiable, so, as in
+        # PyTorch, it gets no entry in next_functions.
         dt = binary_dtype(a, b)
-        ctx.save_for_backward(cond)
-        return _make(np.where(cond._data, a._data, b._data).astype(dt, copy=False))
+        broadcast_shape(a, b)
+        need = ctx.needs_input_grad
+        if need[1] or need[2]:
+            ctx.save_for_backward(_const(cond))
+        return _make(np.where(cond, a._data, b._data).astype(dt, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -326,7 +331,7 @@ def where(cond, a, b):
 
     if not isinstance(cond, Tensor) or cond._data.dtype != np.bool_:
         raise RuntimeError("where expected condition to be a boolean tensor")
-    return Where.apply(cond, as_operand(a, "where"), as_operand(b, "where"))
+    return Where.apply(cond._data, as_operand(a, "where"), as_operand(b, "where"))
 
 
 class Exp(Function):

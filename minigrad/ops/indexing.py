@@ -33,6 +33,8 @@ def _check_index(i, size, dim):
 class Select(Function):
     """One position along ``dim`` (SelectBackward0); saves dim, index and the input's sizes."""
 
+    _is_view = True
+
     node_name = "SelectBackward0"
     saved_attrs = ("dim", "index", "self_sym_sizes")
 
@@ -57,6 +59,8 @@ class Select(Function):
 
 class Slice(Function):
     """A strided range along ``dim`` (SliceBackward0); saves dim, start, end, step, sizes."""
+
+    _is_view = True
 
     node_name = "SliceBackward0"
     saved_attrs = ("dim", "start", "end", "step", "self_sym_sizes")

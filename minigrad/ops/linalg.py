@@ -49,8 +49,9 @@ class Mm(Function):
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         ctx.self_sym_sizes, ctx.mat2_sym_sizes = A.shape, B.shape
-        ctx.self_sym_strides = tuple(s // A.itemsize for s in A.strides)
-        ctx.mat2_sym_strides = tuple(s // B.itemsize for s in B.strides)
+        # each operand's strides are kept only if that operand needs a gradient
+        ctx.self_sym_strides = tuple(s // A.itemsize for s in A.strides) if need[0] else ()
+        ctx.mat2_sym_strides = tuple(s // B.itemsize for s in B.strides) if need[1] else ()
         return _make(A @ B)
 
     @staticmethod

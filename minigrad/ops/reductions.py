@@ -24,6 +24,12 @@ _make = Tensor._make
 _builtin_sum = sum
 
 
+def _raw_dims(dim):
+    """The dims as PyTorch saves them: as given, a negative one read back as unsigned 64-bit."""
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    return tuple(int(d) if d >= 0 else int(d) + 2**64 for d in dims)
+
+
 def _sum_dtype(data, dtype):
     if dtype is not None:
         from .._dtype import as_dtype
@@ -57,15 +63,16 @@ class SumDim(Function):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
         dims = canonical_dims(dim, a._data.ndim)
-        ctx.dim, ctx.keepdim, ctx.self_sym_sizes = dims, keepdim, a._data.shape
+        ctx.dim, ctx.keepdim, ctx.self_sym_sizes = _raw_dims(dim), keepdim, a._data.shape
+        ctx._dims = dims
         out = a._data.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(a._data, dtype))
         return _make(np.asarray(out))
 
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.keepdim and ctx.dim:
+        if not ctx.keepdim and ctx._dims:
             shape = list(ctx.self_sym_sizes)
-            for d in ctx.dim:
+            for d in ctx._dims:
                 shape[d] = 1
             grad = grad.reshape(tuple(shape))
         return grad.expand(ctx.self_sym_sizes), None, None, None
@@ -108,7 +115,8 @@ class MeanDim(Function):
     def forward(ctx, a, dim, keepdim=False):
         _mean_check(a)
         dims = canonical_dims(dim, a._data.ndim)
-        ctx.dim, ctx.keepdim, ctx.self_sym_sizes = dims, keepdim, a._data.shape
+        ctx.dim, ctx.keepdim, ctx.self_sym_sizes = _raw_dims(dim), keepdim, a._data.shape
+        ctx._dims = dims
         ctx.self_sym_numel = a._data.size
         n = 1
         for d in dims:
@@ -120,9 +128,9 @@ class MeanDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.keepdim and ctx.dim:
+        if not ctx.keepdim and ctx._dims:
             shape = list(ctx.self_sym_sizes)
-            for d in ctx.dim:
+            for d in ctx._dims:
                 shape[d] = 1
             grad = grad.reshape(tuple(shape))
         return grad.expand(ctx.self_sym_sizes) / ctx.count, None, None

@@ -60,6 +60,8 @@ class View(Function):
     and PyTorch records it as ViewBackward0 as well.
     """
 
+    _is_view = True
+
     node_name = "ViewBackward0"
     saved_attrs = ("self_sym_sizes",)
 
@@ -90,6 +92,8 @@ class View(Function):
 class Transpose(Function):
     """Swap two dims (TransposeBackward0); saves ``dim0`` and ``dim1``."""
 
+    _is_view = True
+
     node_name = "TransposeBackward0"
     saved_attrs = ("dim0", "dim1")
 
@@ -109,6 +113,8 @@ class Transpose(Function):
 
 class Permute(Function):
     """Reorder all dims (PermuteBackward0); saves ``dims``. ``x.T`` of a 2-d x is this."""
+
+    _is_view = True
 
     node_name = "PermuteBackward0"
     saved_attrs = ("dims",)
@@ -138,6 +144,8 @@ class Permute(Function):
 class T(Function):
     """Transpose of a tensor of at most 2 dims (TBackward0): ``x.t()``."""
 
+    _is_view = True
+
     node_name = "TBackward0"
 
     @staticmethod
@@ -153,6 +161,8 @@ class T(Function):
 
 class Expand(Function):
     """Broadcast to a larger shape without copying (ExpandBackward0); saves the input's sizes."""
+
+    _is_view = True
 
     node_name = "ExpandBackward0"
     saved_attrs = ("self_sym_sizes",)
@@ -285,6 +295,8 @@ class UnsafeView(Function):
 class Unsqueeze(Function):
     """Insert a dim of size 1 (UnsqueezeBackward0); saves ``dim``."""
 
+    _is_view = True
+
     node_name = "UnsqueezeBackward0"
     saved_attrs = ("dim",)
 
@@ -302,6 +314,8 @@ class Unsqueeze(Function):
 class SqueezeAll(Function):
     """Remove every dim of size 1 (SqueezeBackward0); saves the input's sizes."""
 
+    _is_view = True
+
     node_name = "SqueezeBackward0"
     saved_attrs = ("self_sym_sizes",)
 
@@ -317,6 +331,8 @@ class SqueezeAll(Function):
 
 class SqueezeDim(Function):
     """Remove ``dim`` if its size is 1 (SqueezeBackward1); saves dim and sizes."""
+
+    _is_view = True
 
     node_name = "SqueezeBackward1"
     saved_attrs = ("dim", "self_sym_sizes")
