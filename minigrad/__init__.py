@@ -15,7 +15,10 @@ Read it next to the lessons in ``notebooks/``.  Where to look:
 
 from . import autograd
 from ._dtype import bool, dtype, float32, float64, get_default_dtype, int64  # noqa: A004
-from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
 from .tensor import Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
 from . import ops  # noqa: E402  (attaches the operators to Tensor)
 from .ops import *  # noqa: E402,F401,F403  (the functional forms: minigrad.exp(x), ...)
@@ -38,5 +41,6 @@ __all__ = [
     "rand_like", "manual_seed", "Generator",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
     "get_default_dtype",
-    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "autograd", "nn",
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+    "is_inference_mode_enabled", "autograd", "nn",
 ] + list(_ops_all)

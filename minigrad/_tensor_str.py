@@ -161,7 +161,7 @@ def tensor_repr(t, prefix="tensor("):
             suffixes.append("dtype=" + repr(t.dtype))
         body = _body(a, indent)
     if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

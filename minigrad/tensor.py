@@ -98,6 +98,8 @@ class Tensor:
         t._vc = vc
         if base is not None:
             t._base = base
+        if _state.inference:
+            t._inference = True
         return t
 
     @classmethod
@@ -273,6 +275,10 @@ class Tensor:
     def grad_fn(self):
         """The node that produced this tensor, or None for a leaf."""
         return self._grad_fn
+
+    def is_inference(self):
+        """True for a tensor made inside ``inference_mode`` (``Tensor.is_inference``)."""
+        return self._inference
 
     @property
     def is_leaf(self):

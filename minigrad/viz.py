@@ -46,7 +46,7 @@ saved tensors joined by a dashed edge) over PyTorch's ``grad_fn`` /
 import html
 import struct
 
-__all__ = ["draw", "GraphPicture", "GraphvizMissingError"]
+__all__ = ["GraphPicture", "GraphvizMissingError", "draw"]
 
 # --------------------------------------------------------------------- errors
 
@@ -180,7 +180,7 @@ _LEGEND = (  # (kind, text), in this order, each only when drawn
 class _Box:
     """One box of the picture: a dot id, a kind (see ``_KINDS``), label rows, marks."""
 
-    __slots__ = ("id", "kind", "rows", "marks")
+    __slots__ = ("id", "kind", "marks", "rows")
 
     def __init__(self, id, kind, rows, marks=()):
         self.id = id

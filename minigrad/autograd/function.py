@@ -110,6 +110,14 @@ class BackwardNode(FunctionCtx, Node):
         self.next_functions = ()
         self._seq = next(_sequence)
 
+    def name(self):
+        """The node's PyTorch name, e.g. ``"MulBackward0"``."""
+        custom = getattr(self._forward_cls, "_name", None)
+        return custom() if custom is not None else type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
     def _num_outputs(self):
         return 1 if self._out_meta is None else len(self._out_meta)
 

@@ -15,12 +15,14 @@ Source: ``torch.no_grad``, ``torch.enable_grad``, ``torch.set_grad_enabled``,
 import functools
 import threading
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
 
 
 class _State(threading.local):
     # Read on every operation: a plain attribute on a thread-local object.
     enabled = True
+    inference = False
 
 
 _state = _State()
@@ -119,3 +121,52 @@ class set_grad_enabled(_GradModeBase):
 
     def clone(self):
         return type(self)(self._mode)
+
+
+def is_inference_mode_enabled():
+    """True inside ``inference_mode`` (``torch.is_inference_mode_enabled``)."""
+    return _state.inference
+
+
+class inference_mode(_GradModeBase):
+    """Like ``no_grad``, and the tensors made inside are *inference tensors*.
+
+    An inference tensor can never be saved for backward later: using one in a
+    recorded operation that must save it raises PyTorch's "Inference tensors
+    cannot be saved for backward. ..." and writing into one outside the block
+    raises too.  ``t.is_inference()`` tells.  (PyTorch uses the guarantee to
+    skip version counting; minigrad keeps the rules so lessons can show them.)
+
+    Args:
+        mode (bool): False makes it a no-op (as PyTorch's ``inference_mode(False)``).
+
+    Source: ``torch.inference_mode``.
+    """
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self._prev = (_state.enabled, _state.inference)
+        if self.mode:
+            _state.enabled = False
+            _state.inference = True
+
+    def __exit__(self, *exc):
+        _state.enabled, _state.inference = self._prev
+        return False
+
+    def __call__(self, fn):
+        if not callable(fn):
+            raise TypeError(f"inference_mode can decorate a function, not {fn!r}")
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return type(self)(self.mode)

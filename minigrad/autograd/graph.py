@@ -179,6 +179,13 @@ class SavedTensor:
     __slots__ = ("_tensor", "_version", "_is_output", "_packed", "_unpack_hook")
 
     def __init__(self, tensor, is_output=False):
+        if tensor._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+                "in inference mode in computation tracked by autograd. To work around this, you can "
+                "make a clone to get a normal tensor and use it in autograd, or use "
+                "`torch.no_grad()` instead of `torch.inference_mode()`."
+            )
         vc = tensor._vc
         self._version = 0 if vc is None else vc[0]
         self._is_output = is_output
@@ -218,21 +225,25 @@ class SavedTensor:
 
 
 def _raise_modified(t, node, saved_version, is_output):
+    """PyTorch's error for a saved tensor changed in place after it was saved."""
+    import re
+
     kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
             "bool": "BoolTensor"}[t.dtype.name]
     shape = ", ".join(str(s) for s in t.shape)
-    if is_output:
-        where = f"output 0 of {node.name()}"
-    elif t._grad_fn is not None:
-        where = f"output {t._output_nr} of {t._grad_fn.name()}"
-    else:
-        where = "input to a leaf"
+    producer = node if is_output else t._grad_fn
+    # PyTorch names the producing operation without its "Backward0" suffix
+    where = ""
+    if producer is not None:
+        op = re.sub(r"Backward\d*$", "", producer.name())
+        nr = 0 if is_output else t._output_nr
+        where = f", which is output {nr} of {op},"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [torch.{kind} [{shape}]], which is {where}, is at version "
-        f"{t._version}; expected version {saved_version} instead. Hint: enable anomaly "
-        "detection to find the operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True)."
+        f"inplace operation: [torch.{kind} [{shape}]]{where} is at version {t._version}; "
+        f"expected version {saved_version} instead. Hint: enable anomaly detection to find the "
+        "operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
 
 

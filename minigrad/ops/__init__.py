@@ -322,3 +322,7 @@ def _install():
 
 
 _install()
+
+from . import inplace as _inplace  # noqa: E402
+
+_inplace.install()

@@ -138,9 +138,9 @@ class _PutInZeros(Function):
 
 
 class _Pick(Function):
-    """Basic indexing by a precomputed key (the double backward of ``_PutInZeros``)."""
+    """Indexing by a precomputed numpy key (backward helpers use it); backward scatter-adds."""
 
-    node_name = "SliceBackward0"
+    node_name = "IndexBackward0"
 
     @staticmethod
     def forward(ctx, a, key):
@@ -149,7 +149,7 @@ class _Pick(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _PutInZeros.apply(grad, ctx.key, ctx.sizes), None
+        return _ScatterAdd.apply(grad, ctx.key, ctx.sizes), None
 
 
 class _ScatterAdd(Function):
