@@ -13,23 +13,40 @@ Read it next to the lessons in ``notebooks/``.  Where to look:
 ``import minigrad`` needs numpy only.
 """
 
-from . import autograd
-from ._dtype import bool, dtype, float32, float64, get_default_dtype, int64  # noqa: A004
+from . import (
+    autograd,
+    nn,
+    ops,
+)
+from ._dtype import bool, dtype, float32, float64, get_default_dtype, int64
 from .autograd.grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
     set_grad_enabled,
 )
-from .tensor import Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
-from . import ops  # noqa: E402  (attaches the operators to Tensor)
-from .ops import *  # noqa: E402,F401,F403  (the functional forms: minigrad.exp(x), ...)
-from .ops import __all__ as _ops_all  # noqa: E402
-from .creation import (  # noqa: E402
-    Generator, arange, empty, eye, full, full_like, linspace, manual_seed, rand, rand_like,
-    randint, randn, randn_like,
+from .creation import (
+    Generator,
+    arange,
+    empty,
+    eye,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
 )
-from . import nn  # noqa: E402
+from .ops import *
+from .ops import __all__ as _ops_all
+from .tensor import Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
 
-float = float32  # noqa: A001 - PyTorch's aliases
+float = float32
 double = float64
 long = int64
 

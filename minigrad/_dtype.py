@@ -12,7 +12,7 @@ Source: PyTorch's ``torch.dtype`` and its type promotion documentation
 
 import numpy as np
 
-__all__ = ["dtype", "float32", "float64", "int64", "bool", "get_default_dtype"]
+__all__ = ["bool", "dtype", "float32", "float64", "get_default_dtype", "int64"]
 
 
 class dtype:
@@ -26,7 +26,7 @@ class dtype:
         itemsize: bytes per element.
     """
 
-    __slots__ = ("name", "np", "is_floating_point", "itemsize", "_rank")
+    __slots__ = ("_rank", "is_floating_point", "itemsize", "name", "np")
 
     def __init__(self, name, np_dtype, rank):
         self.name = name
@@ -46,7 +46,7 @@ class dtype:
 float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 int64 = dtype("int64", np.int64, 1)
-bool = dtype("bool", np.bool_, 0)  # noqa: A001 - PyTorch's name
+bool = dtype("bool", np.bool_, 0)
 
 _ALL = (float32, float64, int64, bool)
 _FROM_NP = {d.np: d for d in _ALL}
@@ -107,7 +107,7 @@ def as_dtype(d):
 
 def _category(value):
     """Promotion category of a Python scalar: 0 bool, 1 integer, 2 floating."""
-    if isinstance(value, type(True)):
+    if isinstance(value, type(True)):  # noqa: UP003 - `bool` is minigrad.bool here
         return 0
     if isinstance(value, int):
         return 1

@@ -45,12 +45,12 @@ class _Formatter:
         self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
         vals = finite.tolist()
         if self.sci_mode:
-            fmt = "{:.%de}" % PRECISION
+            fmt = f"{{:.{PRECISION}e}}"
             self.max_width = max(self.max_width, *(len(fmt.format(v)) for v in vals))
         elif self.int_mode:
             self.max_width = max(self.max_width, *(len(f"{v:.0f}") + 1 for v in vals))
         else:
-            fmt = "{:.%df}" % PRECISION
+            fmt = f"{{:.{PRECISION}f}}"
             self.max_width = max(self.max_width, *(len(fmt.format(v)) for v in vals))
 
     def format(self, value):

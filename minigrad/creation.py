@@ -18,8 +18,21 @@ from . import _dtype
 from ._dtype import as_dtype
 from .tensor import _INT_GRAD_ERROR, Tensor, _shape_arg
 
-__all__ = ["full", "full_like", "arange", "linspace", "eye", "randn", "rand", "randint",
-           "randn_like", "rand_like", "manual_seed", "Generator", "empty"]
+__all__ = [
+    "Generator",
+    "arange",
+    "empty",
+    "eye",
+    "full",
+    "full_like",
+    "linspace",
+    "manual_seed",
+    "rand",
+    "rand_like",
+    "randint",
+    "randn",
+    "randn_like",
+]
 
 
 class Generator:

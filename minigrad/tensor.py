@@ -27,7 +27,7 @@ from ._tensor_str import tensor_repr
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad
 
-__all__ = ["Tensor", "tensor", "zeros", "ones", "zeros_like", "ones_like", "is_tensor"]
+__all__ = ["Tensor", "is_tensor", "ones", "ones_like", "tensor", "zeros", "zeros_like"]
 
 _state = grad_mode._state
 
@@ -63,7 +63,7 @@ class Tensor:
 
     # The attributes every tensor sets are slots; rarely used ones fall back
     # to the class defaults below and only get an instance dict when set.
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_vc", "__dict__", "__weakref__")
+    __slots__ = ("__dict__", "__weakref__", "_data", "_grad_fn", "_requires_grad", "_vc")
     _grad = None
     _output_nr = 0
     _accum = None
@@ -208,7 +208,7 @@ class Tensor:
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
+                "Boolean value of Tensor with more than one value is ambiguous"
             )
         return bool(self._data.reshape(()).item())
 
@@ -370,7 +370,6 @@ class Tensor:
                     t._grad = Tensor._make(g._data.copy()) if not _state.enabled else g
                 else:
                     t._grad = t._grad + g
-            return None
 
         retain._runs_last = True  # after the tensor's own hooks, as in PyTorch
         self._grad_fn.register_prehook(retain)
@@ -494,8 +493,8 @@ class Tensor:
     # the primitives they dispatch to.
 
 
-from .autograd import function as _function  # noqa: E402
-from .autograd import graph as _graph  # noqa: E402
+from .autograd import function as _function
+from .autograd import graph as _graph
 
 _graph._Tensor = _function._Tensor = Tensor
 _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
@@ -534,7 +533,7 @@ def _infer_array(data, dtype):
         # lists of tensors, or ragged lists
         try:
             arr = np.array([_infer_array(d, dtype) for d in data])
-        except Exception:
+        except (ValueError, TypeError):
             raise ValueError(
                 f"expected a rectangular (nested) list of numbers, got {type(data).__name__}"
             ) from None

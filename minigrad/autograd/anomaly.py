@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+__all__ = ["detect_anomaly", "is_anomaly_enabled", "set_detect_anomaly"]
 
 
 class _State(threading.local):

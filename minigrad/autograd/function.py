@@ -29,7 +29,7 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 from . import anomaly, grad_mode
 from .graph import ERR_BACKWARD_TWICE, Node, SavedTensor, _sequence
 
-__all__ = ["Function", "FunctionCtx", "BackwardNode", "once_differentiable"]
+__all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
 
 _state = grad_mode._state
 _NO_EDGE = (None, 0)
@@ -95,7 +95,7 @@ class FunctionCtx:
 class BackwardNode(FunctionCtx, Node):
     """The graph node recorded by ``Function.apply`` (PyTorch's ``BackwardCFunction``)."""
 
-    __slots__ = ("needs_input_grad", "_in_meta")
+    __slots__ = ("_in_meta", "needs_input_grad")
     _forward_cls = None
     # Defaults, overridden per node only when used.
     _saved = ()            # SavedTensor entries; None once released
@@ -271,8 +271,14 @@ class Function:
 class _ForwardOnlyCtx(FunctionCtx):
     """The ``ctx`` of a call that records nothing: accepts what forward sets, keeps nothing."""
 
-    __slots__ = ("needs_input_grad", "_to_save", "_non_differentiable", "_materialize",
-                 "_dirty", "__dict__")
+    __slots__ = (
+        "__dict__",
+        "_dirty",
+        "_materialize",
+        "_non_differentiable",
+        "_to_save",
+        "needs_input_grad",
+    )
 
 
 def _record(ctx, args, out):

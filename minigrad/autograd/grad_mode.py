@@ -15,8 +15,14 @@ Source: ``torch.no_grad``, ``torch.enable_grad``, ``torch.set_grad_enabled``,
 import functools
 import threading
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled"]
+__all__ = [
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]
 
 
 class _State(threading.local):

@@ -21,7 +21,7 @@ Source: PyTorch's ``torch.autograd.graph.Node`` and the C++ classes
 
 import itertools
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks", "ERR_BACKWARD_TWICE"]
+__all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "saved_tensors_hooks"]
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -58,7 +58,7 @@ class Node:
 
     # Set on every node: slots.  Rarely set: class defaults, overridden in
     # the instance dict only when used (keeps node creation cheap).
-    __slots__ = ("next_functions", "_seq", "__dict__", "__weakref__")
+    __slots__ = ("__dict__", "__weakref__", "_seq", "next_functions")
     _pre_hooks = None
     _post_hooks = None
     _metadata = None
@@ -176,7 +176,7 @@ class SavedTensor:
             if the tensor changed since it was saved.
     """
 
-    __slots__ = ("_tensor", "_version", "_is_output", "_packed", "_unpack_hook")
+    __slots__ = ("_is_output", "_packed", "_tensor", "_unpack_hook", "_version")
 
     def __init__(self, tensor, is_output=False):
         if tensor._inference:

@@ -15,8 +15,17 @@ from ..autograd.function import Function
 from ..ops import log_softmax, relu, sigmoid, softmax, tanh
 from ..tensor import Tensor
 
-__all__ = ["relu", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss", "nll_loss",
-           "cross_entropy", "binary_cross_entropy"]
+__all__ = [
+    "binary_cross_entropy",
+    "cross_entropy",
+    "log_softmax",
+    "mse_loss",
+    "nll_loss",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "tanh",
+]
 
 _make = Tensor._make
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}

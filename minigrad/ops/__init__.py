@@ -17,40 +17,120 @@ functions attached to ``Tensor``.  The primitives themselves live by theme:
 
 from .._dtype import as_dtype
 from ..tensor import Tensor
+from . import comparison as _cmp
 from . import elementwise as _ew
-from . import linalg as _la
-from . import reductions as _red
 from . import shape as _sh
 from ._util import as_operand, is_scalar, wrap_scalar
-from . import comparison as _cmp
-from .comparison import (eq, ge, gt, isfinite, isinf, isnan, le, logical_and, logical_not,
-                         logical_or, logical_xor, lt, ne)
+from .comparison import (
+    eq,
+    ge,
+    gt,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    ne,
+)
 from .elementwise import where
 from .indexing import gather, getitem, narrow, select
 from .linalg import bmm, dot, matmul, mm, mv
-from .reductions import (amax, amin, log_softmax, logsumexp, max, mean, min, softmax, sum,
-                         sum_to_size)
-from .shape import (cat, clone, contiguous, expand, flatten, permute, reshape, squeeze, stack,
-                    transpose, unsqueeze, view)
+from .reductions import (
+    amax,
+    amin,
+    log_softmax,
+    logsumexp,
+    max,
+    mean,
+    min,
+    softmax,
+    sum,
+    sum_to_size,
+)
+from .shape import (
+    cat,
+    clone,
+    contiguous,
+    expand,
+    flatten,
+    permute,
+    reshape,
+    squeeze,
+    stack,
+    transpose,
+    unsqueeze,
+    view,
+)
 
 __all__ = [
-    "add", "sub", "mul", "div", "neg", "pow", "abs", "exp", "log", "sqrt", "sin", "cos",
-    "tanh", "sigmoid", "relu", "clamp", "maximum", "minimum", "where",
-    "sum", "mean", "max", "min", "amax", "amin", "logsumexp", "softmax", "log_softmax",
-    "sum_to_size", "reshape", "view", "transpose", "permute", "t", "unsqueeze", "squeeze",
-    "expand", "flatten", "cat", "stack", "clone", "contiguous", "select", "narrow", "gather",
-    "dot", "mv", "mm", "bmm", "matmul",
-    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-    "logical_not", "isnan", "isinf", "isfinite",
+    "abs",
+    "add",
+    "amax",
+    "amin",
+    "bmm",
+    "cat",
+    "clamp",
+    "clone",
+    "contiguous",
+    "cos",
+    "div",
+    "dot",
+    "eq",
+    "exp",
+    "expand",
+    "flatten",
+    "gather",
+    "ge",
+    "gt",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "le",
+    "log",
+    "log_softmax",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "logsumexp",
+    "lt",
+    "matmul",
+    "max",
+    "maximum",
+    "mean",
+    "min",
+    "minimum",
+    "mm",
+    "mul",
+    "mv",
+    "narrow",
+    "ne",
+    "neg",
+    "permute",
+    "pow",
+    "relu",
+    "reshape",
+    "select",
+    "sigmoid",
+    "sin",
+    "softmax",
+    "sqrt",
+    "squeeze",
+    "stack",
+    "sub",
+    "sum",
+    "sum_to_size",
+    "t",
+    "tanh",
+    "transpose",
+    "unsqueeze",
+    "view",
+    "where",
 ]
-
-
-def _operand(other, name):
-    if isinstance(other, Tensor):
-        return other
-    if is_scalar(other):
-        return wrap_scalar(other)
-    return None
 
 
 def add(input, other, *, alpha=1):
@@ -180,10 +260,6 @@ def minimum(input, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"minimum(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     return _ew.Minimum.apply(input, other)
-
-
-def _not_implemented_on(t):
-    return NotImplemented
 
 
 # ----------------------------------------------------------------- operators
@@ -323,6 +399,6 @@ def _install():
 
 _install()
 
-from . import inplace as _inplace  # noqa: E402
+from . import inplace as _inplace
 
 _inplace.install()

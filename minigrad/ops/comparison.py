@@ -12,8 +12,21 @@ import numpy as np
 from ..tensor import Tensor
 from ._util import broadcast_shape, is_scalar
 
-__all__ = ["eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logical_and", "logical_or",
-           "logical_xor", "isnan", "isinf", "isfinite"]
+__all__ = [
+    "eq",
+    "ge",
+    "gt",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "le",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "lt",
+    "ne",
+]
 
 _make = Tensor._make
 

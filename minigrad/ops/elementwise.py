@@ -19,10 +19,30 @@ from ..tensor import Tensor
 from ._util import binary_dtype, broadcast_shape, operands
 
 __all__ = [
-    "Add", "Sub", "Rsub", "Mul", "Div", "Neg", "Reciprocal",
-    "PowTensorScalar", "PowTensorTensor", "PowScalarTensor",
-    "Where", "where", "Exp", "Log", "Tanh", "Sigmoid", "Relu",
-    "Abs", "Sqrt", "Sin", "Cos", "Clamp", "Maximum", "Minimum",
+    "Abs",
+    "Add",
+    "Clamp",
+    "Cos",
+    "Div",
+    "Exp",
+    "Log",
+    "Maximum",
+    "Minimum",
+    "Mul",
+    "Neg",
+    "PowScalarTensor",
+    "PowTensorScalar",
+    "PowTensorTensor",
+    "Reciprocal",
+    "Relu",
+    "Rsub",
+    "Sigmoid",
+    "Sin",
+    "Sqrt",
+    "Sub",
+    "Tanh",
+    "Where",
+    "where",
 ]
 
 _make = Tensor._make

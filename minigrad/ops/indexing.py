@@ -19,7 +19,7 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import canonical_dim
 
-__all__ = ["Select", "Slice", "Index", "Gather", "getitem", "select", "narrow", "gather"]
+__all__ = ["Gather", "Index", "Select", "Slice", "gather", "getitem", "narrow", "select"]
 
 _make = Tensor._make
 

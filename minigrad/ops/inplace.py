@@ -245,8 +245,8 @@ def setitem(t, key, value):
 def install():
     """Attach the in-place methods to Tensor."""
     from . import clamp, relu
-    from .elementwise import Add, Div, Mul, Sub
     from ._util import as_operand
+    from .elementwise import Add, Div, Mul, Sub
 
     def add_(self, other, *, alpha=1):
         """In-place ``self += alpha * other`` (``Tensor.add_``); see ``minigrad.ops.inplace``."""

@@ -13,7 +13,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 
-__all__ = ["Mm", "Mv", "Dot", "Bmm", "mm", "mv", "dot", "bmm", "matmul"]
+__all__ = ["Bmm", "Dot", "Mm", "Mv", "bmm", "dot", "matmul", "mm", "mv"]
 
 _make = Tensor._make
 
@@ -33,9 +33,9 @@ class Mm(Function):
     def forward(ctx, a, b):
         A, B = a._data, b._data
         if A.ndim != 2:
-            raise RuntimeError(f"self must be a matrix")
+            raise RuntimeError("self must be a matrix")
         if B.ndim != 2:
-            raise RuntimeError(f"mat2 must be a matrix")
+            raise RuntimeError("mat2 must be a matrix")
         if A.shape[1] != B.shape[0]:
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({A.shape[0]}x{A.shape[1]} and "
@@ -73,9 +73,8 @@ class Dot(Function):
     def forward(ctx, a, b):
         if a._data.shape != b._data.shape:
             raise RuntimeError(
-                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same "
-                "number of elements, but got {} and {} elements respectively".format(
-                    a._data.shape[0], b._data.shape[0], a._data.shape[0], b._data.shape[0])
+                f"inconsistent tensor size, expected tensor [{a._data.shape[0]}] and src [{b._data.shape[0]}] to have the same "
+                f"number of elements, but got {a._data.shape[0]} and {b._data.shape[0]} elements respectively"
             )
         _same_dtype(a, b, "dot")
         need = ctx.needs_input_grad
@@ -127,7 +126,7 @@ class Bmm(Function):
     def forward(ctx, a, b):
         A, B = a._data, b._data
         if A.ndim != 3 or B.ndim != 3:
-            raise RuntimeError(f"batch1 must be a 3D tensor")
+            raise RuntimeError("batch1 must be a 3D tensor")
         if A.shape[0] != B.shape[0] or A.shape[2] != B.shape[1]:
             raise RuntimeError(
                 f"Expected size for first two dimensions of batch2 tensor to be: "
@@ -208,7 +207,7 @@ def matmul(input, other):
             be at least 1D" for 0-d operands.
         TypeError: if ``other`` is not a Tensor.
     """
-    from .shape import SqueezeDimMatmul, UnsafeView, Unsqueeze, clone, expand
+    from .shape import SqueezeDimMatmul, UnsafeView, Unsqueeze, expand
 
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
@@ -232,7 +231,7 @@ def matmul(input, other):
         if (B[0] if db == 1 else B[-2]) != k:
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(A[:-1]))}x{k} and "
-                f"{B[0] if db == 1 else B[0]}x{1 if db == 1 else B[1]})"
+                f"{B[0]}x{1 if db == 1 else B[1]})"
             )
         folded = input.reshape(-1, k)
         if db == 1:

@@ -14,10 +14,29 @@ from ..tensor import Tensor
 from ._util import canonical_dims
 
 __all__ = [
-    "Sum", "SumDim", "Mean", "MeanDim", "MaxAll", "MinAll", "MaxDim", "MinDim", "Amax", "Amin",
-    "Logsumexp", "Softmax", "LogSoftmax",
-    "sum", "mean", "sum_to_size", "max", "min", "amax", "amin", "logsumexp", "softmax",
+    "Amax",
+    "Amin",
+    "LogSoftmax",
+    "Logsumexp",
+    "MaxAll",
+    "MaxDim",
+    "Mean",
+    "MeanDim",
+    "MinAll",
+    "MinDim",
+    "Softmax",
+    "Sum",
+    "SumDim",
+    "amax",
+    "amin",
     "log_softmax",
+    "logsumexp",
+    "max",
+    "mean",
+    "min",
+    "softmax",
+    "sum",
+    "sum_to_size",
 ]
 
 _make = Tensor._make

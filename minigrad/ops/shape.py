@@ -11,13 +11,34 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import canonical_dim, size_str
+from ._util import canonical_dim
 
 __all__ = [
-    "View", "Transpose", "Permute", "T", "Expand", "ToCopy", "Clone", "UnsafeView",
-    "Unsqueeze", "SqueezeAll", "SqueezeDim", "Cat", "Stack",
-    "reshape", "view", "transpose", "permute", "expand", "unsqueeze", "squeeze", "flatten",
-    "cat", "stack", "clone", "contiguous",
+    "Cat",
+    "Clone",
+    "Expand",
+    "Permute",
+    "SqueezeAll",
+    "SqueezeDim",
+    "Stack",
+    "T",
+    "ToCopy",
+    "Transpose",
+    "UnsafeView",
+    "Unsqueeze",
+    "View",
+    "cat",
+    "clone",
+    "contiguous",
+    "expand",
+    "flatten",
+    "permute",
+    "reshape",
+    "squeeze",
+    "stack",
+    "transpose",
+    "unsqueeze",
+    "view",
 ]
 
 _make = Tensor._make

@@ -27,7 +27,7 @@ import tracemalloc
 import numpy as np
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
-import minigrad  # noqa: E402
+import minigrad
 
 
 def best_of(fn, repeat=5):

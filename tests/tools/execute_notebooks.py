@@ -17,7 +17,6 @@ Exit status 1 if any notebook failed.
 
 import argparse
 import copy
-import json
 import pathlib
 import re
 import sys
