@@ -104,8 +104,12 @@ class Tensor:
 
     @classmethod
     def _alias_of(cls, t):
-        """A new tensor object over the same array and version counter, without history."""
-        return cls._make(t._data, vc=t._shared_vc(), base=t)
+        """A new tensor object over the same array and version counter, without history.
+
+        No reference back to ``t``: a node saving its own output keeps such an
+        alias, and a reference to the output would be a cycle.
+        """
+        return cls._make(t._data, vc=t._shared_vc())
 
     # ------------------------------------------------------------------ data
 
@@ -292,7 +296,7 @@ class Tensor:
         Reading it on a non-leaf that does not retain its grad warns, as in
         PyTorch, and gives None.
         """
-        if self._grad_fn is not None and not self._retains_grad:
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
             warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 

@@ -17,13 +17,15 @@ from . import graph  # noqa: F401
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
+from .gradcheck import GradcheckError, gradcheck
 from .grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
 
 __all__ = [
-    "backward", "grad", "Function", "FunctionCtx", "once_differentiable",
+    "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck",
+    "GradcheckError",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled",
     "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
@@ -103,7 +105,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     seeds = _make_grads(tensors, grads)
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     run_backward(tensors, seeds, retain_graph, create_graph, inputs=inputs, accumulate_grad=True)
 
 

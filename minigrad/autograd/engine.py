@@ -237,8 +237,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         for k, t in enumerate(inputs):
             if results[k] is None and not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {k} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
         return tuple(results)
     return None
@@ -246,6 +246,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
 
 def _accumulate_nonleaf(t, g):
     """backward(inputs=[non_leaf]) fills that tensor's .grad, as PyTorch does."""
+    t._retains_grad = True
     if g is None:
         return
     t._grad = g.detach()._copy() if t._grad is None else t._grad + g

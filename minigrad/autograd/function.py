@@ -26,6 +26,8 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 (torch/autograd/function.py).
 """
 
+import numpy as np
+
 from . import anomaly, grad_mode
 from .graph import ERR_BACKWARD_TWICE, Node, SavedTensor, _sequence
 
@@ -256,7 +258,9 @@ class Function:
             ctx.needs_input_grad = (False,) * len(args)
         state.enabled = False
         try:
-            out = cls.forward(ctx, *args)
+            # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
+            with np.errstate(all="ignore"):
+                out = cls.forward(ctx, *args)
         finally:
             state.enabled = enabled
         if record:

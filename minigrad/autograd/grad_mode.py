@@ -13,6 +13,7 @@ Source: ``torch.no_grad``, ``torch.enable_grad``, ``torch.set_grad_enabled``,
 """
 
 import functools
+import inspect
 import threading
 
 __all__ = [
@@ -55,24 +56,62 @@ class _GradModeBase:
     def __call__(self, fn):
         if not callable(fn):
             raise TypeError(f"{type(self).__name__} can decorate a function, not {fn!r}")
-        mode = self._mode
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            prev = _state.enabled
-            _state.enabled = mode
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                _state.enabled = prev
-
-        return wrapper
+        return _decorate(fn, self.clone)
 
     def clone(self):
         return type(self)()
 
 
-class no_grad(_GradModeBase):
+def _decorate(fn, make_context):
+    """Run ``fn`` (every step of it, for a generator function) inside a fresh context."""
+    if inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def generator(*args, **kwargs):
+            gen = fn(*args, **kwargs)
+            # Each resumption runs under the mode, the caller's code in between does not.
+            with make_context():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        gen.close()
+                    raise
+                except BaseException as exc:  # thrown into the generator
+                    with make_context():
+                        response = gen.throw(exc)
+                else:
+                    try:
+                        with make_context():
+                            response = gen.send(request)
+                    except StopIteration as stop:
+                        return stop.value
+
+        return generator
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with make_context():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+class _NoParamDecorator(_GradModeBase):
+    """Usable as ``@no_grad`` as well as ``@no_grad()``, as in PyTorch."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+    def __init__(self, orig_func=None):
+        pass
+
+
+class no_grad(_NoParamDecorator):
     """Switch recording off inside a ``with`` block or a decorated function.
 
     Tensors computed inside have ``requires_grad=False`` and no ``grad_fn``;
@@ -87,7 +126,7 @@ class no_grad(_GradModeBase):
     _mode = False
 
 
-class enable_grad(_GradModeBase):
+class enable_grad(_NoParamDecorator):
     """Switch recording back on, e.g. inside a ``no_grad`` block (``torch.enable_grad``)."""
 
     _mode = True
@@ -108,7 +147,10 @@ class set_grad_enabled(_GradModeBase):
 
     def __init__(self, mode):
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
+            raise TypeError(
+                f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                f"{type(mode).__name__}"
+            )
         self._prev = _state.enabled
         self._mode = mode
         _state.enabled = mode
@@ -123,7 +165,8 @@ class set_grad_enabled(_GradModeBase):
     def __call__(self, fn):
         # Used as a decorator: undo the immediate switch made by __init__.
         _state.enabled = self._prev
-        return super().__call__(fn)
+        mode = self._mode
+        return _decorate(fn, lambda: _Switch(mode))
 
     def clone(self):
         return type(self)(self._mode)
@@ -162,17 +205,23 @@ class inference_mode(_GradModeBase):
         _state.enabled, _state.inference = self._prev
         return False
 
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):  # bare @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
     def __call__(self, fn):
         if not callable(fn):
             raise TypeError(f"inference_mode can decorate a function, not {fn!r}")
         mode = self.mode
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with inference_mode(mode):
-                return fn(*args, **kwargs)
-
-        return wrapper
+        return _decorate(fn, lambda: inference_mode(mode))
 
     def clone(self):
         return type(self)(self.mode)
+
+
+class _Switch(_GradModeBase):
+    """A plain context setting grad mode to a given value (used by decorators)."""
+
+    def __init__(self, mode):
+        self._mode = mode

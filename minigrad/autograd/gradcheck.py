@@ -285,16 +285,25 @@ def _jac_dtype(array_dtype):
     return array_dtype if array_dtype.kind == "f" else np.dtype(np.float64)
 
 
-def _central_difference(func, tupled_inputs, set_minus, set_plus, restore, eps, idx=None):
-    """``(f(x + d) - f(x - d)) / (2 eps)`` for each output, flattened."""
-    set_minus()
-    outa = _evaluate(func, tupled_inputs)
-    set_plus()
-    outb = _evaluate(func, tupled_inputs)
-    restore()
+def _central_difference(func, tupled_inputs, data, idx, delta, eps, check_idx=None):
+    """``(f(x + delta) - f(x - delta)) / (2 eps)`` for each output, flattened.
+
+    ``data[idx]`` (one element, or ``...`` for the whole array) is changed in
+    place and restored exactly afterwards, even if ``func`` raises.  Going
+    through the raw values, as PyTorch goes through ``.data``, moves no
+    version counter.
+    """
+    orig = data[idx].copy()
+    try:
+        data[idx] = orig - delta
+        outa = _evaluate(func, tupled_inputs)
+        data[idx] = orig + delta
+        outb = _evaluate(func, tupled_inputs)
+    finally:
+        data[idx] = orig
     cols = []
     for a, b in zip(outa, outb):
-        _check_same_dtype_and_shape(a, b, eps, idx)
+        _check_same_dtype_and_shape(a, b, eps, check_idx)
         if a.dtype.kind in "biu":
             a, b = a.astype(np.float64), b.astype(np.float64)
         cols.append(((b - a) / (2 * eps)).reshape(-1))
@@ -304,9 +313,8 @@ def _central_difference(func, tupled_inputs, set_minus, set_plus, restore, eps, 
 def _numerical_jacobians(func, tupled_inputs, func_outs, diff_idx, eps):
     """``result[k][i]``: Jacobian of output ``i`` (all outputs) w.r.t. differentiable input ``k``.
 
-    Each is an array (input numel, output numel) of the output's dtype.  The
-    input's values are changed in place, one element at a time, and restored
-    exactly (as PyTorch does through ``.data``, so no version counter moves).
+    Each is an array (input numel, output numel) of the output's dtype, one
+    column of the textbook Jacobian per perturbed input element.
     """
     result = []
     for k in diff_idx:
@@ -314,19 +322,7 @@ def _numerical_jacobians(func, tupled_inputs, func_outs, diff_idx, eps):
         jacs = [np.zeros((data.size, o._data.size), dtype=_jac_dtype(o._data.dtype))
                 for o in func_outs]
         for d_idx, idx in enumerate(np.ndindex(data.shape)):
-            orig = data[idx].copy()
-
-            def set_minus(idx=idx, orig=orig):
-                data[idx] = orig - eps
-
-            def set_plus(idx=idx, orig=orig):
-                data[idx] = orig + eps
-
-            def restore(idx=idx, orig=orig):
-                data[idx] = orig
-
-            cols = _central_difference(func, tupled_inputs, set_minus, set_plus, restore,
-                                       eps, idx)
+            cols = _central_difference(func, tupled_inputs, data, idx, eps, eps, idx)
             for jac, col in zip(jacs, cols):
                 jac[d_idx, :] = col
         result.append(jacs)
@@ -507,20 +503,8 @@ def _fast_gradcheck(func, tupled_inputs, func_outs, outputs, diff_idx, diff_inpu
     all_Ju = []
     for k, u in zip(diff_idx, all_u):
         data = tupled_inputs[k]._data
-        orig = data.copy()
         step = (u * eps).reshape(data.shape).astype(data.dtype, copy=False)
-
-        def set_minus(data=data, orig=orig, step=step):
-            data[...] = orig - step
-
-        def set_plus(data=data, orig=orig, step=step):
-            data[...] = orig + step
-
-        def restore(data=data, orig=orig):
-            data[...] = orig
-
-        all_Ju.append(_central_difference(func, tupled_inputs, set_minus, set_plus, restore,
-                                          eps))
+        all_Ju.append(_central_difference(func, tupled_inputs, data, ..., step, eps))
 
     if not outputs:
         for Ju in all_Ju:

@@ -300,6 +300,10 @@ class AccumulateGrad(Node):
         elif grad_mode._state.enabled:
             # create_graph=True: out of place, so the sum is itself recorded.
             var._grad = old + grad
+        elif old._grad_fn is not None or not old._data.flags.writeable:
+            # .grad came from a create_graph walk (it has a history, or is a
+            # broadcast view): replace it rather than write into it.
+            var._grad = _Tensor._make(old._data + grad._data)
         else:
             old._add_inplace_raw(grad._data)
         for hook in var._post_accumulate_hooks():

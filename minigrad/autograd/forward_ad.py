@@ -1,0 +1,838 @@
+"""Forward-mode automatic differentiation with dual numbers (``torch.autograd.forward_ad``).
+
+Reverse mode (``backward()``) records the computation and walks it backwards
+once per *output* direction: one pass gives a vector-Jacobian product vᵀJ.
+Forward mode needs no recording at all.  Each tensor carries, next to its
+value x (the *primal*), a *tangent* ẋ: the directional derivative of x along
+a chosen input direction.  Every operation computes its output's tangent from
+its inputs' tangents with its Jacobian-vector product (JVP) rule, at the same
+time as it computes the value::
+
+    y = f(x)   and   ẏ = J_f(x) ẋ          e.g.  y = x * w  →  ẏ = ẋ * w + x * ẇ
+
+A pair (x, ẋ) is a *dual number* x + ẋε with ε² = 0: f(x + ẋε) = f(x) + f'(x)ẋε.
+One forward pass gives one Jacobian-vector product Jv, so a full Jacobian
+costs one pass per *input* element (reverse mode: one per output element).
+
+Usage, exactly as in PyTorch::
+
+    import minigrad.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level():
+        x = fwAD.make_dual(primal, tangent)   # a dual tensor
+        y = f(x)                              # tangents propagate op by op
+        value, jvp = fwAD.unpack_dual(y)      # jvp = J_f(primal) @ tangent
+
+How minigrad implements it (one idea, one place):
+
+* a dual tensor is an ordinary ``Tensor`` with one extra attribute,
+  ``_fw_grad = (level_token, tangent)``; the token makes every tangent of a
+  level invalid the moment the level is exited (and ``exit_dual_level`` also
+  deletes them, so their memory is released);
+* ``Function.apply`` calls ``_propagate(cls, args, out, ctx)`` after every
+  primitive while a level is open; ``_propagate`` looks up the tangents of the
+  arguments, applies the JVP rule registered for the primitive's class in
+  ``_RULES`` (below, one short function per primitive, written with tensor
+  operations), and attaches the result to the output(s);
+* a custom ``autograd.Function`` may define ``jvp(ctx, *tangents)`` as in
+  PyTorch; without it, forward AD through it raises PyTorch's error.
+
+Only one level at a time (PyTorch's limitation too): a tangent cannot itself
+carry a tangent.  Tangents are computed with the current grad mode, so when
+the primals require grad the tangents are recorded as well: that is what
+forward-over-reverse (``hessian(..., outer_jacobian_strategy="forward-mode")``)
+uses.
+
+Source: ``torch.autograd.forward_ad`` (torch/autograd/forward_ad.py), the
+forward-derivative formulas (``result:`` entries) of PyTorch's
+tools/autograd/derivatives.yaml; for the mathematics, Griewank & Walther,
+*Evaluating Derivatives* (2nd ed., SIAM 2008), ch. 3, and Baydin, Pearlmutter,
+Radul & Siskind, "Automatic differentiation in machine learning: a survey",
+JMLR 18 (2018), section 3.1.
+"""
+
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "UnpackedDualTensor",
+    "enter_dual_level",
+    "exit_dual_level",
+    "make_dual",
+    "unpack_dual",
+    "dual_level",
+]
+
+
+class _State:
+    """The open forward-AD level, if any (PyTorch's levels are global, not per thread)."""
+
+    __slots__ = ("level", "token", "duals")
+
+    def __init__(self):
+        self.level = None   # None when no level is open, else 0 (one level only)
+        self.token = None   # identifies the open level; tangents carry it
+        self.duals = []     # weak references to every tensor given a tangent in this level
+
+
+_state = _State()
+
+
+def _current_level():
+    return -1 if _state.level is None else _state.level
+
+
+# ------------------------------------------------------------------ levels
+
+
+def enter_dual_level():
+    """Open a forward-AD level and return its number (0) (``torch.autograd.forward_ad.enter_dual_level``).
+
+    Dual tensors can only be made, and tangents only propagate, while a level
+    is open.  Prefer the ``dual_level()`` context manager.
+
+    Returns:
+        int: the new level, 0.
+
+    Raises:
+        RuntimeError: "Nested forward mode AD is not supported at the moment"
+            if a level is already open (PyTorch supports one level only).
+    """
+    if _state.level is not None:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _state.level = 0
+    _state.token = object()
+    _state.duals = []
+    return 0
+
+
+def exit_dual_level(*, level=None):
+    """Close the open level and delete every tangent made in it (``torch.autograd.forward_ad.exit_dual_level``).
+
+    Tensors computed inside the level stay valid; they just stop being dual:
+    ``unpack_dual(y).tangent`` is None afterwards.
+
+    Args:
+        level (int | None): the level to close; None for the current one.
+
+    Raises:
+        RuntimeError: "Trying to exit a forward AD level that was not the last
+            one that was created. This is not supported." for another level;
+            "Dual level must be a positive number." when no level is open.
+    """
+    current = _current_level()
+    if level is None:
+        level = current
+    if level != current:
+        raise RuntimeError(
+            "Trying to exit a forward AD level that was not the last one that was created. "
+            "This is not supported."
+        )
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    for ref in _state.duals:
+        t = ref()
+        if t is not None:
+            t.__dict__.pop("_fw_grad", None)
+    _state.level = None
+    _state.token = None
+    _state.duals = []
+
+
+class dual_level:
+    """Context manager (and decorator) that opens a forward-AD level (``torch.autograd.forward_ad.dual_level``).
+
+    ``with dual_level():`` calls ``enter_dual_level()`` on entry (the ``as``
+    target is the level, 0) and ``exit_dual_level()`` on exit, which deletes
+    the tangents made inside.  Levels do not nest.
+
+    Example::
+
+        with dual_level():
+            x = make_dual(minigrad.tensor([1., 2.]), minigrad.tensor([1., 0.]))
+            y = x * x
+            unpack_dual(y).tangent      # tensor([2., 0.]) = 2x · ẋ
+    """
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        exit_dual_level()
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with dual_level():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+# ------------------------------------------------------------ dual tensors
+
+
+class UnpackedDualTensor(NamedTuple):
+    """What ``unpack_dual`` returns: ``(primal, tangent)``; ``tangent`` is None for a non-dual tensor."""
+
+    primal: object
+    tangent: object
+
+
+UnpackedDualTensor.__module__ = __name__
+
+
+def _tangent_of(t):
+    """The tangent of ``t`` at the open level, or None (also None outside any level)."""
+    fw = getattr(t, "_fw_grad", None)
+    if fw is None or fw[0] is not _state.token:
+        return None
+    return fw[1]
+
+
+def _set_tangent(t, tangent):
+    t._fw_grad = (_state.token, tangent)
+    _state.duals.append(weakref.ref(t))
+
+
+def _size_list(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A dual tensor: ``tensor``'s values with ``tangent`` attached (``torch.autograd.forward_ad.make_dual``).
+
+    The result is a new tensor that shares memory with ``tensor`` (a view,
+    recorded as ViewBackward0 if ``tensor`` requires grad, so it is backward
+    differentiable too); ``tangent`` is stored as is.  Every operation on the
+    result computes a tangent for its output, until the level is exited.
+
+    Args:
+        tensor (Tensor): the primal, floating point, any shape.
+        tangent (Tensor): floating point, same shape as ``tensor`` (its dtype
+            may differ, as in PyTorch).
+        level (int | None): the level, None for the open one.
+
+    Returns:
+        Tensor: the dual tensor.
+
+    Raises:
+        RuntimeError: "Trying to create a dual Tensor for forward AD but no
+            level exists, make sure to enter_dual_level() first." outside
+            ``dual_level``; "Invalid level given to _make_dual" for a level
+            that is not open; "Making a dual Tensor based on a Tensor that
+            already has a forward gradient at the same level 0 is not
+            supported."; "Trying to set a forward gradient that has a
+            different size than that of the original Tensor, this is not
+            supported. Tensor is of size [2] while the given forward gradient
+            is of size [3]."
+        ValueError: "Expected primal to be floating point or complex, but got:
+            minigrad.int64" (and the same for the tangent).
+    """
+    if level is None:
+        level = _current_level()
+    if level < 0:
+        raise RuntimeError(
+            "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+            "enter_dual_level() first."
+        )
+    if not tensor.is_floating_point():
+        raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+    if not tangent.is_floating_point():
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    if level != _state.level:
+        raise RuntimeError("Invalid level given to _make_dual")
+    if _tangent_of(tensor) is not None:
+        raise RuntimeError(
+            "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
+            f"same level {level} is not supported."
+        )
+    if tangent.shape != tensor.shape:
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            "original Tensor, this is not supported. Tensor is of size "
+            f"{_size_list(tensor.shape)} while the given forward gradient is of size "
+            f"{_size_list(tangent.shape)}."
+        )
+    from ..ops.shape import View
+
+    dual = View.apply(tensor, tensor.shape)
+    _set_tangent(dual, tangent)
+    return dual
+
+
+def unpack_dual(tensor, *, level=None):
+    """Split a dual tensor into ``(primal, tangent)`` (``torch.autograd.forward_ad.unpack_dual``).
+
+    ``primal`` is a view of ``tensor``'s values without the tangent (recorded
+    as an ``Identity`` node when ``tensor`` requires grad, as in PyTorch);
+    ``tangent`` is the tangent as is, or None if ``tensor`` has none at this
+    level.  Outside any level it returns ``(tensor, None)``.
+
+    Args:
+        tensor (Tensor): any tensor.
+        level (int | None): None for the open level.
+
+    Returns:
+        UnpackedDualTensor: a namedtuple ``(primal, tangent)``.
+
+    Raises:
+        TypeError: "_unpack_dual(): argument 'dual' (position 1) must be
+            Tensor, not list" for a non-tensor inside a level.
+    """
+    if level is None:
+        level = _current_level()
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    from ..tensor import Tensor
+
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            "_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
+            f"{type(tensor).__name__}"
+        )
+    tangent = _tangent_of(tensor) if level == _state.level else None
+    return UnpackedDualTensor(_primal_view().apply(tensor), tangent)
+
+
+def _repr_suffix(t):
+    """The ``tangent=...`` suffix PyTorch's repr adds to a dual tensor, or None.
+
+    ``f"tangent={tangent}"`` as in torch/_tensor_str.py: a 0-d tangent
+    formats as a Python float (``tensor(3., tangent=1.0)``), any other as its
+    repr.
+    """
+    tangent = _tangent_of(t)
+    if tangent is None:
+        return None
+    return f"tangent={tangent}"
+
+
+_PRIMAL_VIEW = None
+
+
+def _primal_view():
+    """The Function behind ``unpack_dual``'s primal (made on first use: function.py imports this module)."""
+    global _PRIMAL_VIEW
+    if _PRIMAL_VIEW is None:
+        from ..tensor import Tensor
+        from .function import Function
+
+        class PrimalView(Function):
+            """An alias of the values without the tangent; the gradient passes through."""
+
+            node_name = "Identity"
+
+            @staticmethod
+            def forward(ctx, a):
+                return Tensor._make(a._data, vc=a._shared_vc(), base=a)
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+        _PRIMAL_VIEW = PrimalView
+        _RULES[PrimalView] = lambda args, out, tangents: None  # the primal carries no tangent
+    return _PRIMAL_VIEW
+
+
+# -------------------------------------------------------------- propagation
+
+
+def _propagate(cls, args, out, ctx=None):
+    """Attach to ``out`` the tangent(s) of the call ``cls.apply(*args)`` (``Function.apply`` calls this).
+
+    Called after ``forward`` (and after the node is recorded) while a level
+    is open.  Does nothing unless some argument carries a tangent.  The rule
+    runs with the level switched off, so its own operations carry no
+    tangents (one level only), and with the current grad mode, so that it is
+    recorded when the primals require grad.
+
+    Args:
+        cls: the ``Function`` subclass that ran.
+        args (tuple): the arguments given to ``apply``.
+        out (Tensor | tuple of Tensor): what ``forward`` returned.
+        ctx: the ``ctx`` forward received (the node when recorded); only a
+            custom Function's ``jvp`` uses it.
+
+    Raises:
+        NotImplementedError: PyTorch's "Trying to use forward AD with ... that
+            does not support it because it has not been implemented yet." for
+            a primitive without a rule; "You must implement the jvp function
+            for custom autograd.Function to use it with forward mode AD." for
+            a custom Function without ``jvp``.
+    """
+    token = _state.token
+    tangents = None
+    for i, a in enumerate(args):
+        fw = getattr(a, "_fw_grad", None)
+        if fw is not None and fw[0] is token:
+            if tangents is None:
+                tangents = [None] * len(args)
+            tangents[i] = fw[1]
+    if tangents is None:
+        return
+    rule = _rule_for(cls)
+    level = _state.level
+    _state.level = None
+    try:
+        if rule is None:
+            result = _custom_jvp(cls, ctx, args, tangents)
+        else:
+            result = rule(args, out, tangents)
+    finally:
+        _state.level = level
+    _attach(out, result, ctx)
+
+
+def _attach(out, result, ctx):
+    from ..tensor import Tensor
+
+    single = type(out) is not tuple
+    outs = (out,) if single else out
+    if single or type(result) is not tuple:
+        result = (result,) + (None,) * (len(outs) - 1)
+    attached = []
+    for o, t in zip(outs, result):
+        if t is None or not isinstance(o, Tensor) or o._data.dtype.kind != "f":
+            continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"a forward-mode rule returned {type(t).__name__}, not a Tensor")
+        if t._data.shape != o._data.shape:
+            t = _expand_tangent(t, o._data.shape)
+        _set_tangent(o, t)
+        attached.append(o)
+    if attached and ctx is not None:
+        _keep_saved_output_tangents(ctx, attached)
+
+
+def _expand_tangent(t, shape):
+    """A tangent broadcast to its output's shape (a term of a broadcasting op)."""
+    level = _state.level
+    _state.level = None
+    try:
+        return t.expand(shape)
+    finally:
+        _state.level = level
+
+
+def _keep_saved_output_tangents(ctx, outs):
+    """Let an output saved for backward keep its tangent when backward unpacks it.
+
+    A node saves its own output as a detached alias and unpacks a fresh
+    tensor object each time, which would lose the tangent.  Forward-over-
+    reverse (the backward pass run on dual tensors) needs it: d/dx of
+    ``grad * exp(x)`` uses the tangent of the saved ``exp(x)``.  So the saved
+    entry is swapped for one whose ``unpack`` re-attaches the tangent.
+    """
+    saved = getattr(ctx, "_saved", None)
+    if not saved:
+        return
+    from .graph import SavedTensor
+
+    new = None
+    for i, s in enumerate(saved):
+        if type(s) is not SavedTensor or not s._is_output or s._tensor is None:
+            continue
+        for o in outs:
+            if s._tensor._data is o._data:
+                if new is None:
+                    new = list(saved)
+                new[i] = _wrap_saved(s, o._fw_grad)
+                break
+    if new is not None:
+        ctx._saved = tuple(new)
+
+
+_MISSING = object()
+_SAVED_WITH_TANGENT = None
+
+
+def _wrap_saved(saved, fw):
+    """A copy of the ``SavedTensor`` ``saved`` whose ``unpack`` re-attaches the tangent ``fw``."""
+    global _SAVED_WITH_TANGENT
+    from .graph import SavedTensor
+
+    if _SAVED_WITH_TANGENT is None:
+
+        class SavedWithTangent(SavedTensor):
+            """A saved output that hands its tangent to the tensor ``unpack`` makes."""
+
+            __slots__ = ("_fw",)
+
+            def unpack(self, node):
+                t = SavedTensor.unpack(self, node)
+                if self._fw[0] is _state.token:
+                    _set_tangent(t, self._fw[1])
+                return t
+
+        _SAVED_WITH_TANGENT = SavedWithTangent
+    new = object.__new__(_SAVED_WITH_TANGENT)
+    for name in SavedTensor.__slots__:
+        value = getattr(saved, name, _MISSING)
+        if value is not _MISSING:
+            setattr(new, name, value)
+    new._fw = fw
+    return new
+
+
+def _custom_jvp(cls, ctx, args, tangents):
+    from ..tensor import Tensor, zeros_like
+
+    jvp = getattr(cls, "jvp", None)
+    if jvp is None:
+        if cls.__module__.startswith("minigrad."):
+            raise NotImplementedError(
+                f"Trying to use forward AD with {cls.__name__} that does not support it because "
+                "it has not been implemented yet.\nminigrad has no forward-mode rule for "
+                f"{cls.__name__} (see _RULES in minigrad/autograd/forward_ad.py)."
+            )
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+    full = []
+    for a, t in zip(args, tangents):
+        if t is None and isinstance(a, Tensor) and a._data.dtype.kind == "f":
+            t = zeros_like(a)
+        full.append(t)
+    return jvp(ctx, *full)
+
+
+# --------------------------------------------------------------- the rules
+#
+# rule(args, out, tangents) -> tangent of out (a tuple for several outputs).
+# ``args`` are the arguments of ``apply`` (primals), ``tangents`` one entry per
+# argument (None where there is none), ``out`` the primal result.  Each rule
+# is the JVP of its primitive, ẏ = J ẋ, in tensor operations.
+
+_RULES = {}
+
+
+def _rule_for(cls):
+    if "_built" not in _RULES:
+        _build_rules()
+    for c in cls.__mro__:
+        rule = _RULES.get(c)
+        if rule is not None:
+            return rule
+        if c.__name__ == "Function":
+            break
+    return None
+
+
+def _plus(a, b):
+    """Sum of two optional terms."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _is_float_tensor(a):
+    from ..tensor import Tensor
+
+    return isinstance(a, Tensor) and a._data.dtype.kind == "f"
+
+
+def _const(array, like):
+    """A constant tensor (mask, sign, share) in the dtype of the tangent ``like``."""
+    from ..tensor import Tensor
+
+    return Tensor._make(np.asarray(array).astype(like._data.dtype))
+
+
+def _linear(cls):
+    """The rule of a linear primitive f: ḟ = f(ẋ): the same call with tangents for the float tensors.
+
+    Used for sums, means, reshapes, transposes, indexing, concatenation, ...
+    A float tensor argument without a tangent contributes zeros.
+    """
+
+    def rule(args, out, tangents):
+        from ..tensor import zeros_like
+
+        new = list(args)
+        for i, (a, t) in enumerate(zip(args, tangents)):
+            if _is_float_tensor(a):
+                new[i] = t if t is not None else zeros_like(a)
+        return cls.apply(*new)
+
+    return rule
+
+
+def _bilinear(cls):
+    """The rule of a bilinear primitive B(a, b) (products): Ḃ = B(ȧ, b) + B(a, ḃ)."""
+
+    def rule(args, out, tangents):
+        a, b = args[0], args[1]
+        ta, tb = tangents[0], tangents[1]
+        return _plus(None if ta is None else cls.apply(ta, b),
+                     None if tb is None else cls.apply(a, tb))
+
+    return rule
+
+
+def _unary(fn):
+    """The rule of an elementwise f(a): ḟ = f'(a) ȧ, with ``fn(a, out, ta)`` computing it."""
+
+    def rule(args, out, tangents):
+        return fn(args[0], out, tangents[0])
+
+    return rule
+
+
+def _build_rules():
+    from ..ops import elementwise as E
+    from ..ops import indexing as I
+    from ..ops import linalg as L
+    from ..ops import reductions as R
+    from ..ops import shape as S
+    from ..ops._util import canonical_dim, canonical_dims
+    from ..tensor import Tensor
+
+    where = E.where
+    r = _RULES
+
+    # -- elementwise arithmetic ------------------------------------------
+    def add(args, out, t):
+        alpha = args[2] if len(args) > 2 else 1
+        tb = t[1]
+        if tb is not None and alpha != 1:
+            tb = tb * alpha
+        return _plus(t[0], tb)
+
+    def sub(args, out, t):
+        alpha = args[2] if len(args) > 2 else 1
+        tb = t[1]
+        if tb is not None:
+            tb = -tb if alpha == 1 else tb * (-alpha)
+        return _plus(t[0], tb)
+
+    def rsub(args, out, t):
+        alpha = args[2] if len(args) > 2 else 1
+        return -t[0] if alpha == 1 else t[0] * (-alpha)
+
+    def mul(args, out, t):
+        a, b = args
+        return _plus(None if t[0] is None else t[0] * b, None if t[1] is None else a * t[1])
+
+    def div(args, out, t):
+        # d(a/b) = ȧ/b - ḃ a/b² = (ȧ - ḃ·out) / b
+        a, b = args
+        return _plus(None if t[0] is None else t[0] / b,
+                     None if t[1] is None else -t[1] * out / b)
+
+    r[E.Add], r[E.Sub], r[E.Rsub], r[E.Mul], r[E.Div] = add, sub, rsub, mul, div
+    r[E.Neg] = _unary(lambda a, out, ta: -ta)
+    r[E.Reciprocal] = _unary(lambda a, out, ta: -ta * out * out)
+
+    def pow_scalar(args, out, t):
+        a, e = args
+        if e == 0:
+            return t[0] * 0
+        return t[0] * e * a ** (e - 1)
+
+    def pow_tensor(args, out, t):
+        a, b = args
+        terms = None
+        if t[0] is not None:
+            ga = t[0] * b * a ** (b - 1.0)
+            if (b._data == 0).any():  # 0 where the exponent is 0, as in backward
+                ga = where(Tensor._make(np.asarray(b._data == 0)), _const(0, ga), ga)
+            terms = ga
+        if t[1] is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gb = t[1] * out * a.log()
+            mask = (a._data == 0) & (b._data >= 0)
+            if mask.any():
+                gb = where(Tensor._make(np.asarray(mask)), _const(0, gb), gb)
+            terms = _plus(terms, gb)
+        return terms
+
+    def pow_scalar_base(args, out, t):
+        base, b = args
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = t[1] * out * float(np.log(np.float64(base)))
+        if base == 0:
+            g = where(Tensor._make(np.asarray(b._data >= 0)), _const(0, g), g)
+        return g
+
+    r[E.PowTensorScalar], r[E.PowTensorTensor], r[E.PowScalarTensor] = (
+        pow_scalar, pow_tensor, pow_scalar_base)
+
+    def where_rule(args, out, t):
+        cond = args[0]
+        like = t[1] if t[1] is not None else t[2]
+        zero = _const(0, like)
+        return where(cond, t[1] if t[1] is not None else zero, t[2] if t[2] is not None else zero)
+
+    r[E.Where] = where_rule
+
+    # -- elementwise functions: ẏ = f'(x) ẋ --------------------------------
+    r[E.Exp] = _unary(lambda a, out, ta: ta * out)
+    r[E.Log] = _unary(lambda a, out, ta: ta / a)
+    r[E.Tanh] = _unary(lambda a, out, ta: ta * (1 - out * out))
+    r[E.Sigmoid] = _unary(lambda a, out, ta: ta * out * (1 - out))
+    r[E.Relu] = _unary(lambda a, out, ta: ta * _const(out._data > 0, ta))
+    r[E.Abs] = _unary(lambda a, out, ta: ta * _const(np.sign(a._data), ta))
+    r[E.Sin] = _unary(lambda a, out, ta: ta * a.cos())
+    r[E.Cos] = _unary(lambda a, out, ta: ta * -a.sin())
+
+    def sqrt_rule(a, out, ta):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return ta / (2 * out)
+
+    r[E.Sqrt] = _unary(sqrt_rule)
+
+    def clamp(args, out, t):
+        a, lo, hi = args
+        keep = np.ones(a._data.shape, dtype=bool)
+        if lo is not None:
+            keep &= a._data >= lo
+        if hi is not None:
+            keep &= a._data <= hi
+        return t[0] * _const(keep, t[0])
+
+    r[E.Clamp] = clamp
+
+    def extremum(pick):
+        # ties split evenly, as the backward does
+        def rule(args, out, t):
+            a, b = args
+            wa = pick(a._data, b._data) + 0.5 * (a._data == b._data)
+            like = t[0] if t[0] is not None else t[1]
+            return _plus(None if t[0] is None else t[0] * _const(wa, like),
+                         None if t[1] is None else t[1] * _const(1 - wa, like))
+
+        return rule
+
+    r[E.Maximum] = extremum(np.greater)
+    r[E.Minimum] = extremum(np.less)
+
+    # -- reductions --------------------------------------------------------
+    for cls in (R.Sum, R.SumDim, R.Mean, R.MeanDim):
+        r[cls] = _linear(cls)
+
+    def all_extremum(args, out, t):
+        # the tangent of the max is the mean of the tangents at the maxima
+        a = args[0]
+        mask = a._data == out._data
+        return (t[0] * _const(mask / mask.sum(), t[0])).sum()
+
+    r[R.MaxAll] = r[R.MinAll] = all_extremum
+
+    def dim_extremum(args, out, t):
+        a, dim = args[0], args[1]
+        keepdim = args[2] if len(args) > 2 else False
+        values, idx = out
+        if a._data.ndim == 0:
+            return t[0] * 1, None
+        d = canonical_dim(dim, a._data.ndim)
+        ik = idx if keepdim else S.Unsqueeze.apply(idx, d)
+        v = I.Gather.apply(t[0], d, ik)
+        return (v if keepdim else S.SqueezeDim.apply(v, d)), None
+
+    r[R.MaxDim] = r[R.MinDim] = dim_extremum
+
+    def keepdim_shape(shape, dims):
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+    def amax(args, out, t):
+        a, dim = args[0], args[1]
+        keepdim = args[2] if len(args) > 2 else False
+        dims = canonical_dims(dim if dim != () else None, a._data.ndim)
+        rk = out._data if keepdim else np.asarray(out._data).reshape(keepdim_shape(a._data.shape, dims))
+        mask = a._data == rk
+        share = mask / mask.sum(axis=dims, keepdims=True)
+        return R.SumDim.apply(t[0] * _const(share, t[0]), dims, keepdim, None)
+
+    r[R.Amax] = r[R.Amin] = amax
+
+    def logsumexp(args, out, t):
+        a, dim = args[0], args[1]
+        keepdim = args[2] if len(args) > 2 else False
+        dims = canonical_dims(dim, a._data.ndim)
+        rk = out if keepdim else out.reshape(keepdim_shape(a._data.shape, dims))
+        return R.SumDim.apply(t[0] * (a - rk).exp(), dims, keepdim, None)
+
+    r[R.Logsumexp] = logsumexp
+
+    def softmax(args, out, t):
+        a, dim = args
+        ta = t[0]
+        if out.ndim == 0:
+            return ta * 0
+        d = canonical_dim(dim, out.ndim)
+        return out * (ta - (ta * out).sum(d, keepdim=True))
+
+    def log_softmax(args, out, t):
+        a, dim = args
+        ta = t[0]
+        if out.ndim == 0:
+            return ta * 0
+        d = canonical_dim(dim, out.ndim)
+        return ta - (out.exp() * ta).sum(d, keepdim=True)
+
+    r[R.Softmax], r[R.LogSoftmax] = softmax, log_softmax
+
+    # -- shape: all linear -------------------------------------------------
+    r[S.View] = lambda args, out, t: S.View.apply(t[0], args[1])  # a tangent need not be viewable
+    for cls in (S.UnsafeView, S.Clone, S.Transpose, S.Permute, S.T, S.Expand, S.ToCopy,
+                S.Unsqueeze, S.SqueezeAll, S.SqueezeDim, S.Cat, S.Stack):
+        r[cls] = _linear(cls)
+
+    # -- indexing: linear (and the scatters their backwards use) -----------
+    for cls in (I.Select, I.Slice, I.Index, I.Gather, I._PutInZeros, I._Pick, I._ScatterAdd,
+                I._GatherScatterAdd, R._IndexScatter):
+        r[cls] = _linear(cls)
+
+    # -- linear algebra: bilinear ------------------------------------------
+    for cls in (L.Mm, L.Mv, L.Dot, L.Bmm):
+        r[cls] = _bilinear(cls)
+
+    _build_loss_rules(r)
+    r["_built"] = True
+
+
+def _build_loss_rules(r):
+    """JVPs of the losses in minigrad.nn.functional, if that module is there."""
+    try:
+        from ..nn import functional as F
+    except ImportError:  # pragma: no cover - nn is optional for forward mode
+        return
+
+    def reduce(values, code):
+        if code == 1:
+            return values.mean()
+        if code == 2:
+            return values.sum()
+        return values
+
+    if hasattr(F, "MseLoss"):
+        def mse(args, out, t):
+            x, y, code = args
+            d = _plus(t[0], None if t[1] is None else -t[1])
+            return reduce(2 * (x - y) * d, code)
+
+        r[F.MseLoss] = mse
+    if hasattr(F, "NllLoss"):
+        r[F.NllLoss] = _linear(F.NllLoss)  # linear in the log-probabilities
+    if hasattr(F, "BinaryCrossEntropy"):
+        def bce(args, out, t):
+            p, y, code = args
+            term = None
+            if t[0] is not None:
+                term = t[0] * (p - y) / ((1 - p) * p).clamp(min=1e-12)
+            if t[1] is not None:
+                with np.errstate(divide="ignore"):
+                    term = _plus(term, t[1] * ((1 - p).log().clamp(min=-100)
+                                               - p.log().clamp(min=-100)))
+            return reduce(term, code)
+
+        r[F.BinaryCrossEntropy] = bce
