@@ -21,6 +21,25 @@ recursion: a graph may be 100,000 nodes deep) and returns a ``GraphPicture``:
   place`` (the node's backward would raise the in-place error); or ``packed``
   by a ``saved_tensors_hooks`` pack hook.
 
+The same graph as text (``picture.text``; also the ``text/plain`` that nbval
+compares, so it has no addresses or ids and a stable order).  For
+``x = tensor(3., requires_grad=True); y = x * x; z = y + 1.0`` drawn with
+``names={"x": x, "z": z}``::
+
+    recorded graph of z: 2 steps, 1 leaf, 1 constant input
+      x: leaf, shape (), receives .grad
+      1. MulBackward0(x, x)              saved: self = x (alive), other = x (alive)
+      2. AddBackward0(step 1, constant)  -> output z, shape ()
+
+One line per leaf (in order of first use), then one line per step in the
+order the forward pass recorded them (``node._seq``, oldest first), each with
+its inputs in ``next_functions`` order (a leaf's name, ``step n`` or the name
+given to that tensor, ``constant`` for ``(None, 0)``), what it saved (``name =
+what it is (state)``) and the output it produced.  After ``z.backward()``
+line 1 reads ``saved: self (freed), other (freed)``: a freed value no longer
+refers to anything.  A graph of more than ``max_nodes`` nodes lists its first
+and last steps and ``... 980 more steps (11 to 990) ...`` between them.
+
 Colours come from the Okabe-Ito palette (safe for colour-blind readers) and
 are never the only cue: every kind of box also has its own shape or border and
 says what it is in its label.  A small legend lists the kinds present.
@@ -35,7 +54,10 @@ Rendering needs the ``graphviz`` Python package and Graphviz's ``dot``
 program; both are looked for only when a picture is asked for (``svg()``,
 ``png()``, or Jupyter displaying it).  ``import minigrad`` never imports
 ``graphviz``, and the text form (``.text``) and the Graphviz source
-(``.source``) work without either.
+(``.source``) work without either.  Without them, ``svg()`` and ``png()``
+raise ``GraphvizMissingError`` (a ``RuntimeError``) saying what is missing and
+how to install it, and a notebook cell shows the text form followed by that
+message (its ``text/plain``), never a traceback.
 
 Source: torchviz's ``make_dot`` (github.com/szagoruyko/pytorchviz,
 torchviz/dot.py: grey function nodes, light-blue leaves, green output, orange
@@ -43,6 +65,7 @@ saved tensors joined by a dashed edge) over PyTorch's ``grad_fn`` /
 ``next_functions`` graph (``torch.autograd.graph.Node``).
 """
 
+import bisect
 import html
 import struct
 
@@ -128,7 +151,8 @@ _KINDS = {
     "constant": {"shape": "box", "style": "rounded,dashed", "color": "#999999",
                  "fontcolor": "#666666", "fontsize": "9", "margin": "0.06,0.02",
                  "height": "0.2"},
-    "more": {"shape": "box", "style": "dashed", "color": "#666666", "fontcolor": "#333333"},
+    "more": {"shape": "box", "style": "filled,dashed", "fillcolor": "#FBF8D5",  # yellow tint
+             "color": "#666666", "fontcolor": "#333333"},
 }
 _MARKS = {
     "highlight": {"penwidth": "3", "color": OKABE_ITO["black"]},
@@ -206,6 +230,15 @@ def _value_repr(t):
     return repr(t.detach())
 
 
+def _node_name(node):
+    """The name a learner sees for a node: its class name, as in its repr and in torchviz.
+
+    Same as ``node.name()`` (``MulBackward0``) except for PyTorch's C++ nodes,
+    whose ``name()`` is qualified (``torch::autograd::CopySlices``).
+    """
+    return type(node).__name__
+
+
 def _is_tensor(obj):
     from .tensor import Tensor
 
@@ -280,7 +313,7 @@ def _walk(start):
 
 
 def _saved_entries(node):
-    """The saved tensors of ``node`` as (name, state, tensor or None), without unpacking them.
+    """The saved tensors of ``node`` as (name, state, tensor or None, is_output), not unpacked.
 
     Unpacking would run unpack hooks and raise for freed or modified values;
     the state is read from the ``SavedTensor`` records instead.  States:
@@ -293,11 +326,6 @@ def _saved_entries(node):
     names = tuple(fwd.saved_names)
     saved = node._saved
     out = []
-    if saved is None:
-        # Released as a whole by a backward walk: every declared name is gone.
-        if names:
-            return [(n, "freed", None) for n in names]
-        return [("saved_tensors", "freed", None)]
     for i, s in enumerate(saved):
         name = names[i] if i < len(names) else f"saved_tensors[{i}]"
         if s is None:
@@ -308,7 +336,7 @@ def _saved_entries(node):
         else:
             vc = t._vc
             state = "modified" if vc is not None and vc[0] != s._version else "alive"
-        out.append((name, state, t if state in ("alive", "modified") else None))
+        out.append((name, state, t if state in ("alive", "modified") else None, s._is_output))
     return out
 
 
@@ -352,9 +380,11 @@ class _Graph:
         # --- roots: what was asked for
         start = []
         root_objs = []  # (kind, node, nr, tensor)
+        acc_roots = set()  # leaves given as their AccumulateGrad node
         for r in roots:
             if isinstance(r, AccumulateGrad):
                 root_objs.append(("leaf", None, 0, r.variable))
+                acc_roots.add(id(r.variable))
             elif _is_node(r):
                 root_objs.append(("node", r, 0, None))
                 start.append(r)
@@ -414,7 +444,7 @@ class _Graph:
                     out_names.setdefault((node, nr), name)
             self.roots.append({
                 "kind": kind, "name": name, "nr": nr, "default_name": default,
-                "node_name": node.name() if node is not None else None,
+                "node_name": _node_name(node) if node is not None else None,
                 "step": step_no.get(node) if node is not None else None,
                 "shape": _shape_str(t.shape) if t is not None else None,
                 "repr": _one_line(repr(t)) if t is not None else None,
@@ -426,6 +456,23 @@ class _Graph:
         self._leaf_key = leaf_key
         self._leaf_names = leaf_names
 
+        # --- marks (highlight, and later the steps of a backward walk)
+        self.leaf_marks = {}
+        step_marks = {}
+        marked = []  # marked steps are drawn even in a collapsed graph
+        for mark, objs in marks.items():
+            for obj in objs:
+                if _is_tensor(obj) and obj._grad_fn is not None:
+                    obj = obj._grad_fn
+                elif _is_tensor(obj) or isinstance(obj, AccumulateGrad):
+                    t = obj.variable if isinstance(obj, AccumulateGrad) else obj
+                    if id(t) in leaf_key:
+                        self.leaf_marks.setdefault(leaf_key[id(t)], set()).add(mark)
+                    continue
+                if obj in step_no:
+                    step_marks.setdefault(step_no[obj], set()).add(mark)
+                    marked.append(obj)
+
         # --- counts, and which steps a big graph shows
         self.n_nodes = len(nodes)
         self.n_steps = len(steps)
@@ -435,6 +482,7 @@ class _Graph:
         if self.collapsed:
             shown = set(steps[:keep]) | set(steps[-keep:])
             shown.update(node for kind, node, *_ in root_objs if kind in ("output", "node"))
+            shown.update(marked)
             shown = sorted(shown, key=lambda n: n._seq)
         else:
             shown = steps
@@ -453,39 +501,42 @@ class _Graph:
         self.shown_leaves = sorted(used)
         self.hidden_leaves = len(leaves) - len(used)
 
-        # edges from what is drawn into the collapsed steps
-        self.into_hidden = []
+        # the collapsed steps: each run of hidden steps between two drawn ones is a
+        # "gap", drawn as one box; edges into and out of a gap go to its box
+        shown_nums = [step_no[n] for n in shown]
+        self.gaps = []  # (gap index, first step, last step)
+        prev = 0
+        for i, k in enumerate(shown_nums + [self.n_steps + 1]):
+            if k > prev + 1:
+                self.gaps.append((i, prev + 1, k - 1))
+            prev = k
+
+        def gap_of(n):
+            return bisect.bisect_left(shown_nums, step_no[n])
+
+        self._gap_of = gap_of
+        self.into_hidden = []  # (source box id, gap index)
         if self.collapsed:
             seen = set()
             for n in steps:
                 if n in shown_set:
                     continue
+                gap = gap_of(n)
                 for nxt, _ in n.next_functions:
                     if nxt is None:
                         continue
                     if isinstance(nxt, AccumulateGrad):
                         k = leaf_key[id(nxt.variable)]
                         src = f"leaf{k + 1}" if k in used else None
+                    elif nxt in shown_set:
+                        src = f"step{step_no[nxt]}"
+                    elif gap_of(nxt) != gap:
+                        src = f"more{gap_of(nxt)}"
                     else:
-                        src = f"step{step_no[nxt]}" if nxt in shown_set else None
-                    if src is not None and src not in seen:
-                        seen.add(src)
-                        self.into_hidden.append(src)
-
-        # --- marks (highlight, and later the steps of a backward walk)
-        self.leaf_marks = {}
-        step_marks = {}
-        for mark, objs in marks.items():
-            for obj in objs:
-                if _is_tensor(obj) and obj._grad_fn is not None:
-                    obj = obj._grad_fn
-                elif _is_tensor(obj) or isinstance(obj, AccumulateGrad):
-                    t = obj.variable if isinstance(obj, AccumulateGrad) else obj
-                    if id(t) in leaf_key:
-                        self.leaf_marks.setdefault(leaf_key[id(t)], set()).add(mark)
-                    continue
-                if obj in step_no:
-                    step_marks.setdefault(step_no[obj], set()).add(mark)
+                        src = None
+                    if src is not None and (src, gap) not in seen:
+                        seen.add((src, gap))
+                        self.into_hidden.append((src, gap))
 
         # --- the shown steps
         self.steps = []
@@ -500,18 +551,19 @@ class _Graph:
                     inputs.append(("leaf", lk, leaf_names[lk]))
                 else:
                     src = step_no[nxt]
-                    inputs.append(("step", (src, nr, nxt in shown_set), self._step_ref(nxt, nr)))
+                    gap = None if nxt in shown_set else gap_of(nxt)
+                    inputs.append(("step", (src, nr, gap), self._step_ref(nxt, nr)))
             saved = []
             if show_saved:
-                for name, state, t in _saved_entries(n):
-                    ref, shape = self._saved_ref(t, name, n)
+                for name, state, t, is_output in _saved_entries(n):
+                    ref, shape = self._saved_ref(t, name, is_output)
                     saved.append((name, state, ref, shape))
             roots_here = [r for r in self.roots if r["step"] == k and r["kind"] == "output"]
             root_names = {r["name"] for r in self.roots if r["step"] == k}
             named = [nm for (node, _nr), nm in out_names.items()
                      if node is n and nm not in root_names]
             self.steps.append({
-                "k": k, "name": n.name(), "inputs": inputs, "saved": saved,
+                "k": k, "name": _node_name(n), "inputs": inputs, "saved": saved,
                 "attrs": _attr_entries(n, max_attr_chars) if show_attrs else [],
                 "outputs": roots_here, "named": named, "marks": step_marks.get(k, set()),
             })
@@ -523,9 +575,11 @@ class _Graph:
                 "k": k, "name": leaf_names[k], "shape": _shape_str(t.shape),
                 "repr": _one_line(repr(t)), "values": _value_repr(t),
                 "requires_grad": t._requires_grad, "marks": self.leaf_marks.get(k, set()),
+                "accumulate_grad": id(t) in acc_of or id(t) in acc_roots,
             })
         # drop every reference into the graph
         del self._out_names, self._obj_names, self._step_no, self._leaf_key, self._leaf_names
+        del self._gap_of
 
     def _step_ref(self, node, nr):
         name = self._out_names.get((node, nr))
@@ -534,7 +588,7 @@ class _Graph:
         ref = f"step {self._step_no[node]}"
         return ref if nr == 0 else f"{ref} output {nr}"
 
-    def _saved_ref(self, t, name, node):
+    def _saved_ref(self, t, name, is_output):
         """(what a live saved tensor is, its shape); (None, None) once freed."""
         if t is None:
             return None, None
@@ -543,9 +597,8 @@ class _Graph:
             return self._obj_names[id(t)], shape
         if t._grad_fn is None and id(t) in self._leaf_key:
             return self._leaf_names[self._leaf_key[id(t)]], shape
-        base = t._base
-        if t._grad_fn is None and base is not None and base._grad_fn is node:
-            # an output is saved as a detached alias of itself (PyTorch's is_output)
+        if is_output:
+            # the node's own output, saved as a detached alias (PyTorch's is_output)
             return (None if name == "result" else "its output"), shape
         if t._grad_fn is not None and t._grad_fn in self._step_no:
             return self._step_ref(t._grad_fn, t._output_nr), shape
@@ -676,13 +729,15 @@ def _box_attrs(box):
     return a
 
 
-def _more_box(g):
-    """The box standing for the steps a collapsed graph does not draw, with the note."""
-    return _Box("more", "more", [
-        (f"... {g.n_hidden} more steps ...", "title"),
-        (f"this graph has {g.n_steps} steps ({g.n_nodes} nodes):", "small"),
-        ("only the first and last steps are drawn", "small"),
-    ])
+def _more_box(g, gap, lo, hi):
+    """The box standing for steps ``lo`` to ``hi``, which a collapsed graph does not draw."""
+    rows = [(f"... {_plural(hi - lo + 1, 'more step')} ...", "title")]
+    if gap == g.gaps[0][0]:
+        rows += [(f"this graph has {g.n_steps} steps ({g.n_nodes} nodes):", "small"),
+                 ("only the first and last steps are drawn", "small")]
+    else:
+        rows.append((f"steps {lo} to {hi}", "small"))
+    return _Box(f"more{gap}", "more", rows)
 
 
 def _boxes_and_edges(g):
@@ -693,20 +748,19 @@ def _boxes_and_edges(g):
         if g.show_values:
             rows.append((leaf["values"], "value"))
         if leaf["requires_grad"]:
-            rows.append(("leaf: AccumulateGrad", "small"))
+            # in a graph a leaf is its AccumulateGrad node; alone it has no node yet
+            rows.append(("leaf: AccumulateGrad" if leaf["accumulate_grad"] else
+                         "leaf, requires grad", "small"))
             kind = "leaf"
         else:
             rows.append(("requires no grad", "small"))
             kind = "tensor"
         boxes.append(_Box(f"leaf{leaf['k'] + 1}", kind, rows, leaf["marks"]))
-    more_drawn = False
-    prev = 0
+    gaps = list(g.gaps)
     for s in g.steps:
         k = s["k"]
-        if k > prev + 1 and not more_drawn:
-            more_drawn = True
-            boxes.append(_more_box(g))
-        prev = k
+        while gaps and gaps[0][1] < k:
+            boxes.append(_more_box(g, *gaps.pop(0)))
         sid = f"step{k}"
         sub = f"step {k}"
         if s["named"]:
@@ -714,7 +768,7 @@ def _boxes_and_edges(g):
         rows = [(s["name"], "title"), (sub, "small")]
         rows += [(f"{a}={v}", "small") for a, v in s["attrs"]]
         boxes.append(_Box(sid, "function", rows, s["marks"]))
-        from_more = False
+        from_more = set()
         for j, (kind, ref, _name) in enumerate(s["inputs"]):
             if kind == "constant":
                 cid = f"const{k}_{j + 1}"
@@ -723,12 +777,12 @@ def _boxes_and_edges(g):
             elif kind == "leaf":
                 edges.append((f"leaf{ref + 1}", sid, "data", None))
             else:
-                src, nr, drawn = ref
-                if drawn:
+                src, nr, gap = ref
+                if gap is None:
                     edges.append((f"step{src}", sid, "data", f"output {nr}" if nr else None))
-                elif not from_more:
-                    from_more = True
-                    edges.append(("more", sid, "more", None))
+                elif gap not in from_more:
+                    from_more.add(gap)
+                    edges.append((f"more{gap}", sid, "more", None))
         for j, (name, state, ref, shape) in enumerate(s["saved"]):
             vid = f"saved{k}_{j + 1}"
             rows = [(f"{name} = {ref}" if ref else name, "title"),
@@ -736,10 +790,10 @@ def _boxes_and_edges(g):
                      "small")]
             boxes.append(_Box(vid, "saved" if state == "alive" else f"saved_{state}", rows))
             edges.append((vid, sid, "saved_freed" if state == "freed" else "saved", None))
-    if g.n_hidden and not more_drawn:
-        boxes.append(_more_box(g))
-    for src in g.into_hidden:
-        edges.append((src, "more", "more", None))
+    for gap in gaps:
+        boxes.append(_more_box(g, *gap))
+    for src, gap in g.into_hidden:
+        edges.append((src, f"more{gap}", "more", None))
     for i, r in enumerate(g.roots, 1):
         if r["kind"] != "output":
             continue
@@ -798,7 +852,8 @@ def _source(g, legend, dpi=None):
     graph_attrs = dict(_GRAPH_ATTRS)
     if dpi is not None:
         graph_attrs["dpi"] = str(dpi)
-    footer = _footer({b.kind for b in boxes}) if legend else None
+    # a graph without steps is one box that says what it is: no legend needed
+    footer = _footer({b.kind for b in boxes}) if legend and g.n_steps else None
     lines = ["digraph autograd {",
              f"  graph [{_attr_list(graph_attrs)}];",
              f"  node [{_attr_list(_NODE_DEFAULTS)}];",

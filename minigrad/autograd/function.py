@@ -88,10 +88,7 @@ class FunctionCtx:
                 second time ..." after the graph has been freed; PyTorch's
                 in-place modification error if a saved tensor changed.
         """
-        saved = self._saved
-        if saved is None:
-            raise RuntimeError(ERR_BACKWARD_TWICE)
-        return tuple([None if s is None else s.unpack(self) for s in saved])
+        return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
 
 class BackwardNode(FunctionCtx, Node):
@@ -127,10 +124,11 @@ class BackwardNode(FunctionCtx, Node):
         return bool(self._saved)
 
     def _release_saved(self):
-        # Dropping the tuple drops the SavedTensors and, with them, the saved
-        # arrays (nothing else refers to them).
-        if self._saved:
-            self._saved = None
+        # Each SavedTensor lets go of its value; a slot that saved nothing
+        # (None) still reads as None afterwards, as in PyTorch.
+        for saved in self._saved:
+            if saved is not None:
+                saved.release()
 
     def _backward(self, grads):
         if self._out_meta is not None and self._materialize:
@@ -160,8 +158,6 @@ class BackwardNode(FunctionCtx, Node):
 def _saved_tensor_property(index, name):
     def get(self):
         saved = self._saved
-        if saved is None:
-            raise RuntimeError(ERR_BACKWARD_TWICE)
         s = saved[index] if index < len(saved) else None
         return None if s is None else s.unpack(self)
 

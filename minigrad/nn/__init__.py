@@ -1,3 +1,17 @@
-"""Neural-network building blocks (``torch.nn``): ``functional`` for now."""
+"""Neural-network building blocks (``torch.nn``).
+
+* ``Parameter`` (parameter.py): a tensor a Module registers to learn;
+* ``Module``, ``Linear``, ``Sequential``, ``ReLU``, ``Tanh``, ``Sigmoid``,
+  ``MSELoss``, ``CrossEntropyLoss`` (modules/, one file per idea);
+* ``init``: PyTorch's initialisations, drawn from minigrad's seeded generator;
+* ``functional``: activations and losses as functions.
+"""
 
 from . import functional  # noqa: F401
+from . import init  # noqa: F401
+from .modules import (CrossEntropyLoss, Linear, Module, MSELoss, ReLU, Sequential,  # noqa: F401
+                      Sigmoid, Tanh)
+from .parameter import Parameter  # noqa: F401
+
+__all__ = ["functional", "init", "Parameter", "Module", "Linear", "Sequential", "ReLU", "Tanh",
+           "Sigmoid", "MSELoss", "CrossEntropyLoss"]

@@ -1,0 +1,17 @@
+"""The layers: one idea per file.
+
+* ``module.py``: ``Module``, the registration, traversal, state and printing every layer shares;
+* ``linear.py``: ``Linear`` and the ``Addmm`` primitive it records;
+* ``activation.py``: ``ReLU``, ``Tanh``, ``Sigmoid``;
+* ``container.py``: ``Sequential``;
+* ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``.
+"""
+
+from .activation import ReLU, Sigmoid, Tanh
+from .container import Sequential
+from .linear import Linear
+from .loss import CrossEntropyLoss, MSELoss
+from .module import Module
+
+__all__ = ["Module", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "MSELoss",
+           "CrossEntropyLoss"]

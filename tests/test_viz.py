@@ -1,0 +1,536 @@
+"""minigrad.viz: the picture of a recorded graph and its deterministic text form.
+
+The text form is what nbval compares in the lessons, so most checks here are
+exact comparisons of it.  The pictures need Graphviz's ``dot``; tests that
+render are skipped without it, except the ones that simulate its absence.
+"""
+
+import base64
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+import minigrad as mg
+from minigrad import viz
+
+HAVE_DOT = shutil.which("dot") is not None
+try:
+    import graphviz  # noqa: F401
+
+    HAVE_GRAPHVIZ = True
+except ImportError:  # pragma: no cover - the test extra installs it
+    HAVE_GRAPHVIZ = False
+needs_dot = pytest.mark.skipif(not (HAVE_DOT and HAVE_GRAPHVIZ),
+                               reason="needs Graphviz's dot and the graphviz package")
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def seed():
+    """The lessons' first example: x = 3, y = x * x, z = y + 1."""
+    x = mg.tensor(3.0, requires_grad=True)
+    y = x * x
+    z = y + 1.0
+    return x, y, z
+
+
+SEED_TEXT = """\
+recorded graph of z: 2 steps, 1 leaf, 1 constant input
+  x: leaf, shape (), receives .grad
+  1. MulBackward0(x, x)              saved: self = x (alive), other = x (alive)
+  2. AddBackward0(step 1, constant)  -> output z, shape ()"""
+
+SEED_TEXT_FREED = """\
+recorded graph of z: 2 steps, 1 leaf, 1 constant input
+  x: leaf, shape (), receives .grad
+  1. MulBackward0(x, x)              saved: self (freed), other (freed)
+  2. AddBackward0(step 1, constant)  -> output z, shape ()"""
+
+
+# ------------------------------------------------------------------ text form
+
+def test_seed_text_before_backward():
+    x, _y, z = seed()
+    assert viz.draw(z, names={"x": x, "z": z}).text == SEED_TEXT
+
+
+def test_seed_text_default_names():
+    _x, _y, z = seed()
+    assert viz.draw(z).text == (
+        "recorded graph of output: 2 steps, 1 leaf, 1 constant input\n"
+        "  leaf 1: leaf, shape (), receives .grad\n"
+        "  1. MulBackward0(leaf 1, leaf 1)    saved: self = leaf 1 (alive), other = leaf 1 (alive)\n"
+        "  2. AddBackward0(step 1, constant)  -> output, shape ()"
+    )
+
+
+def test_seed_text_after_backward_values_are_freed():
+    x, y, z = seed()
+    z.backward()
+    assert viz.draw(z, names={"x": x, "z": z}).text == SEED_TEXT_FREED
+    # what the picture says is what the graph does
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        _ = y.grad_fn._saved_self
+
+
+def test_seed_text_after_retain_graph_values_stay_alive():
+    x, y, z = seed()
+    z.backward(retain_graph=True)
+    assert viz.draw(z, names={"x": x, "z": z}).text == SEED_TEXT
+    assert y.grad_fn._saved_self is x
+    z.backward()
+    assert viz.draw(z, names={"x": x, "z": z}).text == SEED_TEXT_FREED
+
+
+def test_picture_is_a_snapshot():
+    """A picture drawn before backward keeps showing the values alive; it holds no graph."""
+    x, _y, z = seed()
+    before = viz.draw(z, names={"x": x, "z": z})
+    z.backward()
+    assert before.text == SEED_TEXT
+    assert viz.draw(z, names={"x": x, "z": z}).text == SEED_TEXT_FREED
+    assert repr(before) == SEED_TEXT
+
+
+def test_names_both_ways_and_intermediate_names():
+    x, y, z = seed()
+    expected = (
+        "recorded graph of z: 2 steps, 1 leaf, 1 constant input\n"
+        "  x: leaf, shape (), receives .grad\n"
+        "  1. MulBackward0(x, x)         saved: self = x (alive), other = x (alive)  -> y\n"
+        "  2. AddBackward0(y, constant)  -> output z, shape ()"
+    )
+    assert viz.draw(z, names={"x": x, "y": y, "z": z}).text == expected
+    assert viz.draw(z, names={x: "x", y: "y", z: "z"}).text == expected
+
+
+def test_names_rejects_other_mappings():
+    x, _y, z = seed()
+    with pytest.raises(TypeError, match="names must"):
+        viz.draw(z, names={"x": 3})
+    with pytest.raises(TypeError, match="names must be a dict"):
+        viz.draw(z, names=[x])
+
+
+def test_show_values():
+    x, _y, z = seed()
+    assert viz.draw(z, names={"x": x, "z": z}, show_values=True).text == (
+        "recorded graph of z: 2 steps, 1 leaf, 1 constant input\n"
+        "  x: leaf tensor(3., requires_grad=True), receives .grad\n"
+        "  1. MulBackward0(x, x)              saved: self = x (alive), other = x (alive)\n"
+        "  2. AddBackward0(step 1, constant)  -> output z = tensor(10., grad_fn=<AddBackward0>)"
+    )
+    src = viz.draw(z, names={"x": x, "z": z}, show_values=True).source
+    assert "tensor(3.)" in src and "tensor(10.)" in src
+    assert "tensor(3.)" not in viz.draw(z).source
+
+
+def test_show_saved_false_and_show_attrs():
+    x, _y, z = seed()
+    text = viz.draw(z, names={"x": x, "z": z}, show_saved=False).text
+    assert "saved" not in text
+    assert "saved" not in viz.draw(z, show_saved=False, legend=False).source
+    p = viz.draw(x ** 2, show_attrs=True)
+    assert "attrs: exponent=2" in p.text
+    assert "exponent=2" in p.source
+
+
+def test_fan_in_and_constant_operand():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 2
+    b = x.exp()
+    c = (a + b).sum()
+    assert viz.draw(c, names={"x": x, "c": c}).text == (
+        "recorded graph of c: 4 steps, 1 leaf, 1 constant input\n"
+        "  x: leaf, shape (2,), receives .grad\n"
+        "  1. MulBackward0(x, constant)  saved: other = 2 (alive)\n"
+        "  2. ExpBackward0(x)            saved: result (alive)\n"
+        "  3. AddBackward0(step 1, step 2)\n"
+        "  4. SumBackward0(step 3)       -> output c, shape ()"
+    )
+    src = viz.draw(c).source
+    # x feeds two steps: two edges leave its box
+    assert src.count("leaf1 -> ") == 2
+    # the (None, 0) of 2 is drawn as a constant marker
+    assert "(None, 0)" in src and "constant" in src
+
+
+def test_broadcast_add_and_matmul():
+    A = mg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    B = mg.ones(3, 4, requires_grad=True)
+    bias = mg.tensor([0.1, 0.2, 0.3, 0.4], requires_grad=True)
+    out = A @ B + bias
+    p = viz.draw(out, names={"A": A, "B": B, "bias": bias, "out": out})
+    assert p.text == (
+        "recorded graph of out: 2 steps, 3 leaves\n"
+        "  A: leaf, shape (2, 3), receives .grad\n"
+        "  B: leaf, shape (3, 4), receives .grad\n"
+        "  bias: leaf, shape (4,), receives .grad\n"
+        "  1. MmBackward0(A, B)           saved: self = A (alive), mat2 = B (alive)\n"
+        "  2. AddBackward0(step 1, bias)  -> output out, shape (2, 4)"
+    )
+    for label in ("MmBackward0", "AddBackward0", "shape (4,)", "shape (2, 4)", "mat2 = A"[:4]):
+        assert label in p.source
+
+
+def test_leaf_and_untracked_tensor_and_node():
+    x = mg.tensor(3.0, requires_grad=True)
+    assert viz.draw(x, names={"x": x}).text == (
+        "recorded graph of x: nothing recorded\n"
+        "  x: leaf, shape (), receives .grad"
+    )
+    assert viz.draw(x).source.count("shape=") >= 1  # a one-box graph
+    c = mg.tensor([1.0, 2.0])
+    assert viz.draw(c).text == (
+        "recorded graph of tensor: nothing recorded (requires_grad=False)\n"
+        "  tensor: leaf, shape (2,), does not require grad"
+    )
+    x, y, z = seed()
+    assert viz.draw(z.grad_fn, names={"x": x}).text == (
+        "recorded graph behind AddBackward0: 2 steps, 1 leaf, 1 constant input\n"
+        "  x: leaf, shape (), receives .grad\n"
+        "  1. MulBackward0(x, x)  saved: self = x (alive), other = x (alive)\n"
+        "  2. AddBackward0(step 1, constant)"
+    )
+    # an AccumulateGrad node stands for its leaf
+    acc = y.grad_fn.next_functions[0][0]
+    assert isinstance(acc, mg.autograd.graph.AccumulateGrad)
+    assert viz.draw(acc, names={"x": x}).text == viz.draw(x, names={"x": x}).text
+
+
+def test_several_outputs():
+    x = mg.tensor(3.0, requires_grad=True)
+    y = x * 2
+    z = y * y
+    assert viz.draw([y, z], names={"x": x}).text == (
+        "recorded graph of output 1, output 2: 2 steps, 1 leaf, 1 constant input\n"
+        "  x: leaf, shape (), receives .grad\n"
+        "  1. MulBackward0(x, constant)         saved: other = 2 (alive)  -> output 1, shape ()\n"
+        "  2. MulBackward0(output 1, output 1)  saved: self = output 1 (alive), "
+        "other = output 1 (alive)  -> output 2, shape ()"
+    )
+
+
+def test_bad_argument():
+    with pytest.raises(TypeError, match="draw\\(\\) expects a Tensor"):
+        viz.draw(3.0)
+
+
+def test_highlight():
+    x, y, z = seed()
+    p = viz.draw(z, names={"x": x, "z": z}, highlight=y.grad_fn)
+    assert p.text.splitlines()[2].endswith("[highlight]")
+    assert 'penwidth="3"' in p.source
+    plain = viz.draw(z, names={"x": x, "z": z})
+    assert 'penwidth="3"' not in plain.source
+    # a collection, with a tensor standing for its grad_fn and a leaf for itself
+    p = viz.draw(z, names={"x": x, "z": z}, highlight=[x, z])
+    lines = p.text.splitlines()
+    assert lines[1].endswith("[highlight]") and lines[3].endswith("[highlight]")
+    assert not lines[2].endswith("[highlight]")
+    assert p.source.count('penwidth="3"') == 2
+
+
+def test_saved_states_packed_and_modified():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        q = x.exp()
+    assert "saved: result (packed by hook)" in viz.draw(q).text
+    c = mg.tensor([3.0, 4.0])
+    y = x * c
+    assert "saved: other = constant (alive)" in viz.draw(y).text
+    c.add_(1.0)
+    p = viz.draw(y)
+    assert "saved: other = constant (modified in place)" in p.text
+    assert "modified in place" in p.source
+    # an output saved by its node (exp saves its result), then changed in place
+    b = (x * 2).exp()
+    b.mul_(2)
+    text = viz.draw(b, names={"x": x}).text
+    assert "2. ExpBackward0(step 1)            saved: result (modified in place)" in text
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        b.sum().backward()
+
+
+def test_copyslices_uses_the_class_name():
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a = x * 2
+    a[0] = 5.0
+    text = viz.draw(a, names={"x": x}).text
+    assert "  2. CopySlices(step 1, constant)" in text
+    assert "torch::" not in text
+
+
+def test_custom_function_saved_tensors():
+    class Cube(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x * x
+
+    x = mg.tensor(2.0, requires_grad=True)
+    y = Cube.apply(x)
+    assert viz.draw(y, names={"x": x}).text.splitlines()[2] == (
+        "  1. CubeBackward(x)  saved: saved_tensors[0] = x (alive)  -> output, shape ()"
+    )
+    y.backward()
+    assert "saved: saved_tensors[0] (freed)" in viz.draw(y).text
+
+
+# ------------------------------------------------------- identity, determinism
+
+def test_nodes_keyed_by_identity_two_saved_boxes_for_one_tensor():
+    """x * x saves self and other, both x (one array): two saved boxes, not one."""
+    x = mg.tensor(3.0, requires_grad=True)
+    z = x * x
+    p = viz.draw(z, names={"x": x})
+    assert "saved: self = x (alive), other = x (alive)" in p.text
+    src = p.source
+    assert "saved1_1 [" in src and "saved1_2 [" in src
+    assert "self = x" in src and "other = x" in src
+    assert src.count(" -> step1 [style=\"dashed\", dir=\"none\"") == 2
+    # two saved tensors of different nodes over the same memory also stay apart
+    v = x.reshape(1)
+    w = x.reshape(1)
+    u = v * w
+    src = viz.draw(u).source
+    assert "saved3_1 [" in src and "saved3_2 [" in src
+
+
+def _build_seed_picture():
+    x, _y, z = seed()
+    return viz.draw(z, names={"x": x, "z": z})
+
+
+def test_text_and_source_are_deterministic():
+    a, b = _build_seed_picture(), _build_seed_picture()
+    assert a.text == b.text
+    assert a.source == b.source
+    assert "0x" not in a.source and "0x" not in a.text  # no addresses
+    # the source names boxes by step number, never by id()
+    _x, y, z = seed()
+    assert str(id(y.grad_fn)) not in viz.draw(z).source
+
+
+@needs_dot
+def test_svg_is_deterministic():
+    a, b = _build_seed_picture(), _build_seed_picture()
+    assert a.svg().encode() == b.svg().encode()
+    assert a.png()[:8] == PNG_MAGIC
+
+
+def test_source_has_expected_labels():
+    x, _y, z = seed()
+    src = viz.draw(z, names={"x": x, "z": z}).source
+    assert src.startswith("digraph autograd {")
+    for label in ("<B>MulBackward0</B>", "<B>AddBackward0</B>", "<B>x</B>", "<B>z</B>",
+                  "<B>self = x</B>", "<B>other = x</B>", "shape (), alive", "step 1", "step 2",
+                  "leaf: AccumulateGrad", "(None, 0)", "legend"):
+        assert label in src, label
+    assert "step1 -> step2" in src and "leaf1 -> step1" in src and "step2 -> out1" in src
+    z.backward()
+    src = viz.draw(z, names={"x": x, "z": z}).source
+    assert "<B>self</B>" in src and "freed" in src and "alive" not in src.split("legend")[0]
+    assert "legend" not in viz.draw(z, legend=False).source
+
+
+# ------------------------------------------------------------ Jupyter display
+
+@needs_dot
+def test_mimebundle_has_svg_png_and_text():
+    x, _y, z = seed()
+    p = viz.draw(z, names={"x": x, "z": z})
+    data, metadata = p._repr_mimebundle_()
+    assert set(data) == {"text/plain", "image/svg+xml", "image/png"}
+    assert data["text/plain"] == SEED_TEXT
+    assert data["image/svg+xml"].lstrip().startswith("<?xml")
+    assert "<svg" in data["image/svg+xml"] and "MulBackward0" in data["image/svg+xml"]
+    png = base64.b64decode(data["image/png"])
+    assert png.startswith(PNG_MAGIC)
+    assert p.png().startswith(PNG_MAGIC)
+    w, h = metadata["image/png"]["width"], metadata["image/png"]["height"]
+    assert 100 < w < 2000 and 100 < h < 2000
+    data, _ = p._repr_mimebundle_(include={"text/plain"})
+    assert set(data) == {"text/plain"}
+    data, _ = p._repr_mimebundle_(exclude={"image/png"})
+    assert set(data) == {"text/plain", "image/svg+xml"}
+
+
+@needs_dot
+def test_save(tmp_path):
+    _x, _y, z = seed()
+    p = viz.draw(z)
+    p.save(tmp_path / "g.png")
+    assert (tmp_path / "g.png").read_bytes().startswith(PNG_MAGIC)
+    p.save(tmp_path / "g.svg")
+    assert "<svg" in (tmp_path / "g.svg").read_text()
+    p.save(tmp_path / "g.dot")
+    assert (tmp_path / "g.dot").read_text() == p.source
+    p.save(tmp_path / "g.txt")
+    assert (tmp_path / "g.txt").read_text() == p.text + "\n"
+    with pytest.raises(ValueError, match="save\\(\\) writes"):
+        p.save(tmp_path / "g.jpg")
+
+
+# ------------------------------------------------------------- large graphs
+
+def test_collapsed_drawing_of_a_1000_step_chain():
+    x = mg.tensor(1.0, requires_grad=True)
+    v = x
+    for _ in range(1000):
+        v = v * 1.001
+    t0 = time.perf_counter()
+    p = viz.draw(v, names={"x": x})
+    assert time.perf_counter() - t0 < 2.0
+    lines = p.text.splitlines()
+    assert lines[0] == "recorded graph of output: 1000 steps, 1 leaf, 1000 constant inputs"
+    assert lines[1] == "  (over a few hundred nodes: 980 steps collapsed)"
+    assert lines[3].startswith("  1. MulBackward0(x, constant)")
+    assert "  ... 980 more steps (11 to 990) ..." in lines
+    assert lines[-1].startswith("  1000. MulBackward0(step 999, constant)")
+    assert lines[-1].endswith("-> output, shape ()")
+    assert len(lines) == 3 + 20 + 1
+    src = p.source
+    assert src.count("<B>MulBackward0</B>") == 20
+    assert "... 980 more steps ..." in src and "this graph has 1000 steps (1001 nodes)" in src
+    assert "step10 -> more10 " in src and "more10 -> step991 " in src
+    # below the threshold nothing is collapsed
+    w = x
+    for _ in range(100):
+        w = w * 1.001
+    assert "more steps" not in viz.draw(w).text
+    assert "more steps" in viz.draw(w, max_nodes=50).text
+
+
+def test_collapsed_graph_keeps_highlighted_steps():
+    """A highlighted step in the middle is drawn, with one "more steps" box on each side."""
+    x = mg.tensor(1.0, requires_grad=True)
+    v = x
+    middle = None
+    for i in range(1000):
+        v = v * 1.001
+        if i == 499:
+            middle = v
+    p = viz.draw(v, names={"x": x}, highlight=middle)
+    lines = p.text.splitlines()
+    assert "  ... 489 more steps (11 to 499) ..." in lines
+    assert "  ... 490 more steps (501 to 990) ..." in lines
+    assert any(ln.startswith("  500. MulBackward0(step 499, constant)")
+               and ln.endswith("[highlight]") for ln in lines)
+    src = p.source
+    assert src.count("<B>MulBackward0</B>") == 21
+    for edge in ("step10 -> more10 ", "more10 -> step500 ", "step500 -> more11 ",
+                 "more11 -> step991 "):
+        assert edge in src, edge
+
+
+@needs_dot
+def test_collapsed_picture_renders_fast():
+    x = mg.tensor(1.0, requires_grad=True)
+    v = x
+    for _ in range(1000):
+        v = v * 1.001
+    t0 = time.perf_counter()
+    assert viz.draw(v).png().startswith(PNG_MAGIC)
+    assert time.perf_counter() - t0 < 10.0
+
+
+def test_100000_deep_graph_draws_without_recursion():
+    x = mg.tensor(1.0, requires_grad=True)
+    v = x
+    for _ in range(100_000):
+        v = v + 1.0
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        p = viz.draw(v, names={"x": x})
+    finally:
+        sys.setrecursionlimit(limit)
+    assert p.text.splitlines()[0] == (
+        "recorded graph of output: 100000 steps, 1 leaf, 100000 constant inputs")
+    assert "  ... 99980 more steps (11 to 99990) ..." in p.text
+    assert p.source.count("<B>AddBackward0</B>") == 20
+
+
+# ---------------------------------------------------------- missing Graphviz
+
+def test_missing_dot_gives_one_clear_error(monkeypatch, tmp_path):
+    pytest.importorskip("graphviz")
+    x, _y, z = seed()
+    p = viz.draw(z, names={"x": x, "z": z})
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no dot
+    with pytest.raises(viz.GraphvizMissingError) as info:
+        p.svg()
+    err = info.value
+    assert isinstance(err, RuntimeError)
+    msg = str(err)
+    assert "`dot`" in msg
+    for how in ("conda install -c conda-forge graphviz", "apt-get install graphviz",
+                "brew install graphviz", "winget install graphviz"):
+        assert how in msg
+    assert err.__cause__ is None and err.__suppress_context__  # no deep traceback chain
+    with pytest.raises(viz.GraphvizMissingError):
+        p.png()
+    # the text still works, and Jupyter gets the text plus the message
+    assert p.text == SEED_TEXT
+    data, metadata = p._repr_mimebundle_()
+    assert set(data) == {"text/plain"}
+    assert data["text/plain"].startswith(SEED_TEXT + "\n\n(no picture: ")
+    assert "brew install graphviz" in data["text/plain"]
+    assert metadata == {}
+
+
+def test_executable_not_found_from_pipe(monkeypatch):
+    graphviz = pytest.importorskip("graphviz")
+
+    def no_dot(self, *args, **kwargs):
+        raise graphviz.ExecutableNotFound(("dot",))
+
+    monkeypatch.setattr(graphviz.Source, "pipe", no_dot)
+    _x, _y, z = seed()
+    with pytest.raises(viz.GraphvizMissingError, match="dot"):
+        viz.draw(z).png()
+
+
+def test_missing_python_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "graphviz", None)  # import graphviz now raises ImportError
+    _x, _y, z = seed()
+    p = viz.draw(z)
+    with pytest.raises(viz.GraphvizMissingError, match="`graphviz` Python package") as info:
+        p.svg()
+    assert "pip install graphviz" in str(info.value)
+    assert set(p._repr_mimebundle_()[0]) == {"text/plain"}
+
+
+def test_import_minigrad_does_not_import_graphviz():
+    code = (
+        "import sys, minigrad, minigrad.viz\n"
+        "x = minigrad.tensor(3., requires_grad=True)\n"
+        "p = minigrad.viz.draw(x * x + 1.0)\n"
+        "assert p.text and p.source\n"
+        "assert 'graphviz' not in sys.modules, 'graphviz was imported'\n"
+        "print('ok')\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_public_api_has_docstrings():
+    for obj in (viz, viz.draw, viz.GraphPicture, viz.GraphPicture.svg, viz.GraphPicture.png,
+                viz.GraphPicture.save, viz.GraphvizMissingError):
+        doc = obj.__doc__ or ""
+        assert len(doc) > 40, obj
+    assert "Source:" in viz.draw.__doc__ and "Raises:" in viz.draw.__doc__
+    assert "Returns:" in viz.draw.__doc__ and "Args:" in viz.draw.__doc__
