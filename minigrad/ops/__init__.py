@@ -316,6 +316,9 @@ def _to(self, dtype=None, *args, **kwargs):
     d = as_dtype(dtype)
     if d is self.dtype:
         return self
+    if not d.is_floating_point:
+        # integers and bools carry no gradient: nothing is recorded
+        return Tensor._make(self._data.astype(d.np))
     return _sh.ToCopy.apply(self, d)
 
 
@@ -347,6 +350,81 @@ def _argext(self, dim, keepdim, name):
     return Tensor._make(np.asarray(fn(self._data, axis=d, keepdims=keepdim), dtype=np.int64))
 
 
+class _Methods:
+    """Tensor methods that are small conveniences over the functions above (attached below)."""
+
+    def float(self):
+        """Convert to float32 (``Tensor.float``); the same tensor if already float32."""
+        return _to(self, "float")
+
+    def double(self):
+        """Convert to float64 (``Tensor.double``)."""
+        return _to(self, "double")
+
+    def long(self):
+        """Convert to int64 (``Tensor.long``); the result does not require grad."""
+        return _to(self, "long")
+
+    def bool(self):
+        """Convert to bool (``Tensor.bool``)."""
+        return _to(self, "bool")
+
+    def type_as(self, other):
+        """Convert to ``other``'s dtype (``Tensor.type_as``)."""
+        return _to(self, other.dtype)
+
+    def view_as(self, other):
+        """``view`` to ``other``'s shape (``Tensor.view_as``)."""
+        return view(self, other.shape)
+
+    def reshape_as(self, other):
+        """``reshape`` to ``other``'s shape (``Tensor.reshape_as``)."""
+        return reshape(self, other.shape)
+
+    def expand_as(self, other):
+        """``expand`` to ``other``'s shape (``Tensor.expand_as``)."""
+        return expand(self, other.shape)
+
+    def is_contiguous(self):
+        """True if the elements lie in memory in row-major order (``Tensor.is_contiguous``)."""
+        return bool(self._data.flags.c_contiguous)
+
+    def clamp_min(self, min):
+        """``clamp(self, min=min)`` (``Tensor.clamp_min``)."""
+        return clamp(self, min=min)
+
+    def clamp_max(self, max):
+        """``clamp(self, max=max)`` (``Tensor.clamp_max``)."""
+        return clamp(self, max=max)
+
+    def square(self):
+        """``self ** 2`` (``Tensor.square``); node PowBackward0."""
+        return pow(self, 2)
+
+    def argmax(self, dim=None, keepdim=False):
+        """Index of the largest element, overall or along ``dim``, as int64 (``Tensor.argmax``)."""
+        return _argext(self, dim, keepdim, "argmax")
+
+    def argmin(self, dim=None, keepdim=False):
+        """Index of the smallest element, overall or along ``dim``, as int64 (``Tensor.argmin``)."""
+        return _argext(self, dim, keepdim, "argmin")
+
+    def __matmul__(self, other):
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return NotImplemented
+
+    def __pos__(self):
+        return self
+
+    def __hash__(self):
+        # __eq__ is elementwise (it returns a tensor), so hash by identity
+        return id(self)
+
+
 def _install():
     T = Tensor
     T.__add__ = _binary(add)
@@ -360,7 +438,6 @@ def _install():
     T.__pow__ = _binary(pow)
     T.__rpow__ = _rpow
     T.__neg__ = neg
-    T.__pos__ = lambda self: self
     T.__abs__ = abs
     T.__getitem__ = getitem
     T.__eq__ = _binary(eq)
@@ -373,28 +450,17 @@ def _install():
     T.__or__ = T.__ror__ = _binary(_cmp.bitwise_or)
     T.__xor__ = T.__rxor__ = _binary(_cmp.bitwise_xor)
     T.__invert__ = _cmp.bitwise_not
-    T.__matmul__ = lambda self, other: matmul(self, other) if isinstance(other, Tensor) else NotImplemented
-    T.__rmatmul__ = lambda self, other: NotImplemented
     for name in __all__:
         if name not in ("cat", "stack"):  # functions only, as in PyTorch
             setattr(T, name, globals()[name])
-    T.__hash__ = lambda self: id(self)  # __eq__ is elementwise, so hash by identity
+    for name, fn in vars(_Methods).items():
+        if callable(fn) and (not name.startswith("_") or name.startswith("__")) and name not in (
+            "__dict__", "__weakref__", "__module__", "__doc__", "__qualname__"
+        ):
+            setattr(T, name, fn)
     T.to = _to
     T.T = property(_T, doc="The tensor with its dims reversed (PermuteBackward0 for 2-d).")
     T.mT = property(lambda self: transpose(self, -2, -1), doc="Transpose of the last two dims.")
-    T.float = lambda self: _to(self, "float")
-    T.double = lambda self: _to(self, "double")
-    T.long = lambda self: _to(self, "long")
-    T.type_as = lambda self, other: _to(self, other.dtype)
-    T.view_as = lambda self, other: view(self, other.shape)
-    T.is_contiguous = lambda self: bool(self._data.flags.c_contiguous)
-    T.clamp_min = lambda self, min: clamp(self, min=min)
-    T.clamp_max = lambda self, max: clamp(self, max=max)
-    T.square = lambda self: pow(self, 2)
-    T.argmax = lambda self, dim=None, keepdim=False: _argext(self, dim, keepdim, "argmax")
-    T.argmin = lambda self, dim=None, keepdim=False: _argext(self, dim, keepdim, "argmin")
-    T.reshape_as = lambda self, other: reshape(self, other.shape)
-    T.expand_as = lambda self, other: expand(self, other.shape)
 
 
 _install()
