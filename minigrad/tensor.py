@@ -148,6 +148,20 @@ class Tensor:
         """Number of elements."""
         return self._data.size
 
+    def element_size(self):
+        """Bytes per element (``Tensor.element_size``): 4 for float32, 8 for float64."""
+        return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        """Bytes per element (``Tensor.itemsize``)."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        """Bytes the elements take (``Tensor.nbytes``): ``numel() * element_size()``."""
+        return self._data.nbytes
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
