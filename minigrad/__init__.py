@@ -17,6 +17,8 @@ from . import (
     autograd,
     nn,
     ops,
+    optim,
+    utils,
 )
 from ._dtype import bool, dtype, float32, float64, get_default_dtype, int64
 from .autograd.grad_mode import (
@@ -59,5 +61,5 @@ __all__ = [
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
     "get_default_dtype",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-    "is_inference_mode_enabled", "autograd", "nn",
+    "is_inference_mode_enabled", "autograd", "nn", "optim", "utils",
 ] + list(_ops_all)

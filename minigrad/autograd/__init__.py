@@ -17,11 +17,15 @@ from . import graph  # noqa: F401
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
-from .gradcheck import GradcheckError, gradcheck
 from .grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
     set_grad_enabled,
 )
+from .gradcheck import GradcheckError, gradcheck
 
 __all__ = [
     "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck",

@@ -234,7 +234,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             anomaly._state.current = None
 
     if inputs is not None and not accumulate_grad:
-        for k, t in enumerate(inputs):
+        for k in range(len(inputs)):
             if results[k] is None and not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {k} appears to not have been used in "

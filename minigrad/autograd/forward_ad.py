@@ -667,7 +667,9 @@ def _build_rules():
         pow_scalar, pow_tensor, pow_scalar_base)
 
     def where_rule(args, out, t):
-        cond = args[0]
+        cond = args[0]  # a bool Tensor or array: not differentiable
+        if not isinstance(cond, Tensor):
+            cond = Tensor._make(np.asarray(cond))
         like = t[1] if t[1] is not None else t[2]
         zero = _const(0, like)
         return where(cond, t[1] if t[1] is not None else zero, t[2] if t[2] is not None else zero)
@@ -797,7 +799,53 @@ def _build_rules():
         r[cls] = _bilinear(cls)
 
     _build_loss_rules(r)
+    _build_inplace_rules(r)
     r["_built"] = True
+
+
+def _build_inplace_rules(r):
+    """JVPs of the out-of-place primitives behind minigrad's in-place operations, if present."""
+    try:
+        from ..ops import inplace as P
+    except ImportError:  # pragma: no cover
+        return
+    from ..tensor import zeros_like
+
+    def fill(args, out, t):
+        # every element becomes ``value``: its tangent (a 0-d tensor value), else 0
+        tv = t[1] if len(t) > 1 else None
+        return tv.expand(out.shape) if tv is not None else zeros_like(out)
+
+    def copy(args, out, t):
+        # every element becomes src's (broadcast, cast): its tangent, else 0
+        ts = t[1]
+        if ts is None:
+            return zeros_like(out)
+        return ts.to(out.dtype) if ts.dtype is not out.dtype else ts
+
+    for name, rule in (("_Fill", fill), ("_Zero", lambda args, out, t: zeros_like(out)),
+                       ("_Copy", copy)):
+        cls = getattr(P, name, None)
+        if cls is not None:
+            r[cls] = rule
+    cls = getattr(P, "_CopySlices", None)
+    if cls is not None:
+        r[cls] = _linear(cls)  # linear in (self, value)
+
+
+def _copy_tangent(src, dst):
+    """Give ``dst`` the tangent of ``src`` (or none): for in-place operations.
+
+    ``x.mul_(2)`` computes ``y = x * 2`` out of place and writes y's values
+    into x; x must then carry y's tangent too.  A no-op outside a level.
+    """
+    if _state.level is None:
+        return
+    tangent = _tangent_of(src)
+    if tangent is not None:
+        _set_tangent(dst, tangent)
+    else:
+        dst.__dict__.pop("_fw_grad", None)
 
 
 def _build_loss_rules(r):

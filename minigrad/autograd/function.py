@@ -29,7 +29,7 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 import numpy as np
 
 from . import anomaly, grad_mode
-from .graph import ERR_BACKWARD_TWICE, Node, SavedTensor, _sequence
+from .graph import Node, SavedTensor, _sequence
 
 __all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
 
@@ -120,7 +120,7 @@ class BackwardNode(FunctionCtx, Node):
     def _num_outputs(self):
         return 1 if self._out_meta is None else len(self._out_meta)
 
-    def _saved_anything(self):
+    def _has_saved(self):
         return bool(self._saved)
 
     def _release_saved(self):
@@ -328,6 +328,7 @@ def _record(ctx, args, out):
         t._requires_grad = True
     to_save = ctx._to_save
     if to_save:
+        ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
         saved = []
         for t in to_save:
             if t is None:
@@ -336,7 +337,6 @@ def _record(ctx, args, out):
                 is_output = t is out if len(outs) == 1 else any(t is o for o in outs)
                 saved.append(SavedTensor(t, is_output))
         ctx._saved = tuple(saved)
-        ctx._to_save = ()
 
 
 _Tensor = None  # minigrad.tensor sets this once it is imported

@@ -20,6 +20,7 @@ Source: PyTorch's ``torch.autograd.graph.Node`` and the C++ classes
 """
 
 import itertools
+import weakref
 
 __all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "saved_tensors_hooks"]
 
@@ -98,7 +99,7 @@ class Node:
     def _release_saved(self):
         """Free the saved values once the walk has used them (no-op by default)."""
 
-    def _saved_anything(self):
+    def _has_saved(self):
         return False
 
     # --- hooks --------------------------------------------------------------
@@ -176,7 +177,7 @@ class SavedTensor:
             if the tensor changed since it was saved.
     """
 
-    __slots__ = ("_is_output", "_packed", "_tensor", "_unpack_hook", "_version")
+    __slots__ = ("_is_output", "_packed", "_tensor", "_unpack_hook", "_version", "_origin")
 
     def __init__(self, tensor, is_output=False):
         if tensor._inference:
@@ -192,8 +193,14 @@ class SavedTensor:
         if is_output:
             tensor = _Tensor._alias_of(tensor)
         self._unpack_hook = None
-        if _saved_hooks_stack:
+        if _saved_hooks_stack and not tensor._wrapped:  # Python numbers skip the hooks
             pack, self._unpack_hook = _saved_hooks_stack[-1]
+            # What unpack must re-attach to whatever the hook gives back: the
+            # node that produced the tensor, or the leaf it is.
+            if not is_output and tensor._requires_grad:
+                self._origin = (tensor._grad_fn, tensor._output_nr) if tensor._grad_fn else tensor
+            else:
+                self._origin = None
             self._packed = pack(tensor)
             self._tensor = None
         else:
@@ -209,7 +216,23 @@ class SavedTensor:
                     f"Output of saved tensor unpack_hook expected to be a Tensor but got result "
                     f"of type {type(t).__name__}"
                 )
-        elif t is None:
+            # As PyTorch: no version check through hooks, and the value gets the
+            # saved tensor's place in the graph back (for create_graph).
+            origin = self._origin
+            if self._is_output:
+                return _Tensor._make(t._data, grad_fn=node)
+            if type(origin) is tuple:
+                out = _Tensor._make(t._data, grad_fn=origin[0])
+                out._output_nr = origin[1]
+                return out
+            if origin is not None:
+                if t is origin:
+                    return t
+                out = _Tensor._make(t._data, requires_grad=True)
+                out._accum = weakref.ref(origin._accumulator())  # gradients reach the leaf
+                return out
+            return t
+        if t is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         vc = t._vc
         if vc is not None and vc[0] != self._version:
@@ -222,6 +245,7 @@ class SavedTensor:
         self._tensor = None
         self._packed = None
         self._unpack_hook = None
+        self._origin = None
 
 
 def _raise_modified(t, node, saved_version, is_output):

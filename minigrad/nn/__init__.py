@@ -7,11 +7,18 @@
 * ``functional``: activations and losses as functions.
 """
 
-from . import functional  # noqa: F401
-from . import init  # noqa: F401
-from .modules import (CrossEntropyLoss, Linear, Module, MSELoss, ReLU, Sequential,  # noqa: F401
-                      Sigmoid, Tanh)
-from .parameter import Parameter  # noqa: F401
+from . import functional, init
+from .modules import (
+    CrossEntropyLoss,
+    Linear,
+    Module,
+    MSELoss,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Tanh,
+)
+from .parameter import Parameter
 
 __all__ = ["functional", "init", "Parameter", "Module", "Linear", "Sequential", "ReLU", "Tanh",
            "Sigmoid", "MSELoss", "CrossEntropyLoss"]

@@ -12,7 +12,8 @@ Source: torch/nn/functional.py and derivatives.yaml (``mse_loss``,
 import numpy as np
 
 from ..autograd.function import Function
-from ..ops import log_softmax, relu, sigmoid, softmax, tanh
+from ..ops import log_softmax, matmul, relu, sigmoid, softmax, tanh
+from ..ops.linalg import Addmm
 from ..tensor import Tensor
 
 __all__ = [
@@ -28,6 +29,45 @@ __all__ = [
 ]
 
 _make = Tensor._make
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.t() + bias`` with PyTorch's recording (``torch.nn.functional.linear``).
+
+    Args:
+        input (Tensor): (*, in_features), at least 1-d.
+        weight (Tensor): (out_features, in_features).
+        bias (Tensor | None): (out_features,).
+
+    Returns:
+        Tensor (*, out_features).  Nodes: AddmmBackward0 for a 2-d input with
+        a bias; ViewBackward0 ← AddmmBackward0 ← ViewBackward0 for another
+        contiguous input with a bias; the ``matmul`` nodes otherwise.
+
+    Raises:
+        RuntimeError: "both arguments to linear need to be at least 1D, but
+            they are 0D and 2D"; "mat1 and mat2 shapes cannot be multiplied
+            (4x5 and 3x2)" for a wrong ``in_features``.
+    """
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {input.ndim}D "
+            f"and {weight.ndim}D"
+        )
+    if bias is not None and input.ndim == 2:
+        return Addmm.apply(bias, input, weight.t(), 1, 1)
+    if bias is not None and input.is_contiguous():
+        # at::native::_flatten_nd_linear: (*, in) -> (prod(*), in) -> addmm -> (*, out)
+        lead = input.shape[:-1]
+        flat = input.reshape(int(np.prod(lead)) if lead else 1, input.shape[-1])
+        out = Addmm.apply(bias, flat, weight.t(), 1, 1)
+        return out.view(*lead, out.shape[1])
+    out = matmul(input, weight.t())
+    if bias is not None:
+        out = out + bias
+    return out
+
+
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 

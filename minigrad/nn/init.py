@@ -28,15 +28,16 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones
 
 
 def _fill(tensor, values):
-    """Write ``values`` into the tensor's own array.
+    """Write ``values`` into the tensor's own array and count the write.
 
     Written directly (``tensor._data[...] = values``), not with a recorded
     in-place operation: initialisation is not part of any graph, and it must
     keep the Parameter object (and any view of its memory) the same.  This is
-    PyTorch's ``with torch.no_grad(): tensor.uniform_(a, b)``; minigrad's
-    in-place operations with version counters are not relied on here.
+    PyTorch's ``with torch.no_grad(): tensor.uniform_(a, b)``, which also
+    bumps the tensor's version counter once.
     """
     tensor._data[...] = values
+    tensor._shared_vc()[0] += 1
     return tensor
 
 

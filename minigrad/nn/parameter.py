@@ -12,7 +12,7 @@ Source: ``torch.nn.Parameter`` (torch/nn/parameter.py).
 
 import numpy as np
 
-from ..tensor import Tensor, _INT_GRAD_ERROR
+from ..tensor import _INT_GRAD_ERROR, Tensor
 
 __all__ = ["Parameter"]
 

@@ -38,7 +38,7 @@ from .comparison import (
 )
 from .elementwise import where
 from .indexing import gather, getitem, narrow, select
-from .linalg import bmm, dot, matmul, mm, mv
+from .linalg import addmm, bmm, dot, matmul, mm, mv
 from .reductions import (
     amax,
     amin,
@@ -69,6 +69,7 @@ from .shape import (
 __all__ = [
     "abs",
     "add",
+    "addmm",
     "amax",
     "amin",
     "bmm",

@@ -18,6 +18,9 @@ __all__ = ["Bmm", "Dot", "Mm", "Mv", "bmm", "dot", "matmul", "mm", "mv"]
 _make = Tensor._make
 
 
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+
+
 def _dtype_name(d):
     return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[d.name]
 
@@ -144,6 +147,92 @@ class Bmm(Function):
         ga = grad.bmm(b.transpose(1, 2)) if need[0] else None
         gb = a.transpose(1, 2).bmm(grad) if need[1] else None
         return ga, gb
+
+
+class Addmm(Function):
+    """``beta * input + alpha * (mat1 @ mat2)`` for 2-d mat1, mat2 (AddmmBackward0).
+
+    Saves, as PyTorch does: ``mat1`` if mat2 needs a gradient, ``mat2`` if mat1
+    does; both sizes always; each operand's strides only if it needs a
+    gradient (``()`` otherwise); ``alpha`` and ``beta``.
+    """
+
+    node_name = "AddmmBackward0"
+    saved_names = ("mat1", "mat2")
+    saved_attrs = ("alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes",
+                   "mat2_sym_strides")
+
+    @staticmethod
+    def forward(ctx, input, mat1, mat2, beta=1, alpha=1):
+        A, B, C = mat1._data, mat2._data, input._data
+        if A.ndim != 2:
+            raise RuntimeError(f"mat1 must be a matrix, got {A.ndim}-D tensor")
+        if B.ndim != 2:
+            raise RuntimeError(f"mat2 must be a matrix, got {B.ndim}-D tensor")
+        if A.shape[1] != B.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({A.shape[0]}x{A.shape[1]} and "
+                f"{B.shape[0]}x{B.shape[1]})"
+            )
+        if A.dtype != B.dtype:
+            raise RuntimeError(
+                f"mat1 and mat2 must have the same dtype, but got {_TYPE_NAMES[mat1.dtype.name]} and "
+                f"{_TYPE_NAMES[mat2.dtype.name]}"
+            )
+        if C.dtype != A.dtype:
+            raise RuntimeError(
+                f"self and mat2 must have the same dtype, but got {_TYPE_NAMES[input.dtype.name]} and "
+                f"{_TYPE_NAMES[mat2.dtype.name]}"
+            )
+        out_shape = (A.shape[0], B.shape[1])
+        try:
+            np.broadcast_to(C, out_shape)
+        except ValueError:
+            target = ", ".join(map(str, out_shape))
+            sizes = ", ".join(map(str, C.shape))
+            raise RuntimeError(
+                f"The expanded size of the tensor ({out_shape[-1]}) must match the existing "
+                f"size ({C.shape[-1] if C.ndim else 1}) at non-singleton dimension "
+                f"{len(out_shape) - 1}.  Target sizes: [{target}].  Tensor sizes: [{sizes}]"
+            ) from None
+        need = ctx.needs_input_grad
+        ctx.alpha, ctx.beta = alpha, beta
+        ctx.mat1_sym_sizes, ctx.mat2_sym_sizes = A.shape, B.shape
+        ctx.mat1_sym_strides = tuple(s // A.itemsize for s in A.strides) if need[1] else ()
+        ctx.mat2_sym_strides = tuple(s // B.itemsize for s in B.strides) if need[2] else ()
+        ctx.save_for_backward(mat1 if need[2] else None, mat2 if need[1] else None)
+        prod = A @ B
+        if alpha != 1:
+            prod = prod * A.dtype.type(alpha)
+        bias = C if beta == 1 else C * C.dtype.type(beta)
+        return _make(np.add(prod, bias) if beta != 0 else prod)
+
+    @staticmethod
+    def backward(ctx, grad):
+        mat1, mat2 = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        alpha, beta = ctx.alpha, ctx.beta
+        g_input = (grad if beta == 1 else grad * beta) if need[0] else None
+        g_mat1 = g_mat2 = None
+        if need[1]:
+            g_mat1 = grad.mm(mat2.t())
+            if alpha != 1:
+                g_mat1 = g_mat1 * alpha
+        if need[2]:
+            g_mat2 = mat1.t().mm(grad)
+            if alpha != 1:
+                g_mat2 = g_mat2 * alpha
+        return g_input, g_mat1, g_mat2, None, None
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``); node AddmmBackward0.
+
+    Raises:
+        RuntimeError: "mat1 and mat2 shapes cannot be multiplied (4x5 and 3x2)";
+            "mat1 and mat2 must have the same dtype, but got Double and Float".
+    """
+    return Addmm.apply(input, mat1, mat2, beta, alpha)
 
 
 def _same_dtype(a, b, name):

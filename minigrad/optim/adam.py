@@ -22,7 +22,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from .optimizer import Optimizer, _check_plain
+from .optimizer import Optimizer, _bump_version, _check_plain
 
 __all__ = ["Adam"]
 
@@ -108,6 +108,7 @@ class Adam(Optimizer):
             if weight_decay != 0:
                 if group["decoupled_weight_decay"]:
                     data *= f(1 - lr * weight_decay)           # param.mul_(1 - lr*wd)
+                    _bump_version(p)
                 else:
                     grad = grad + f(weight_decay) * data       # grad.add(param, alpha=wd)
             w = f(1 - beta1)                                   # exp_avg.lerp_(grad, 1 - beta1)
@@ -129,3 +130,4 @@ class Adam(Optimizer):
             else:
                 denom = np.sqrt(v) / f(bias_correction2_sqrt) + f(eps)
             data += f(-step_size) * m / denom                  # param.addcdiv_(m, denom, -step_size)
+            _bump_version(p)

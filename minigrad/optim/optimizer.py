@@ -13,8 +13,9 @@ starts from nothing instead of accumulating.
 Updates write into each parameter's own numpy array (``p._data``), with
 recording off: the Parameter objects stay the ones the model and the graph
 know, and ``state_dict()`` tensors (which share the arrays) see the new
-values, as in PyTorch.  They do not bump the tensors' version counters
-(PyTorch's in-place ``add_`` does).
+values, as in PyTorch.  Each write bumps the parameter's version counter, as
+PyTorch's in-place ``add_`` does, so backward through a graph recorded
+before ``step()`` fails with PyTorch's "modified by an inplace operation".
 
 Source: ``torch.optim.Optimizer`` (torch/optim/optimizer.py).
 """
@@ -157,6 +158,7 @@ class Optimizer:
                     else:
                         g.requires_grad_(False)
                     g._data[...] = 0  # PyTorch: p.grad.zero_()
+                    _bump_version(g)
 
     def _run_closure(self, closure):
         if closure is None:
@@ -182,6 +184,11 @@ class Optimizer:
                 if key != "params":
                     s += f"    {key}: {group[key]}\n"
         return s + ")"
+
+
+def _bump_version(t):
+    """Count an in-place write into ``t``'s array, as PyTorch's in-place ops do."""
+    t._shared_vc()[0] += 1
 
 
 def _check_plain(differentiable):

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from .optimizer import Optimizer, _check_plain
+from .optimizer import Optimizer, _bump_version, _check_plain
 
 __all__ = ["SGD"]
 
@@ -104,3 +104,4 @@ class SGD(Optimizer):
                 else:
                     grad = buf._data
             data += f(-lr) * grad                              # param.add_(grad, alpha=-lr)
+            _bump_version(p)

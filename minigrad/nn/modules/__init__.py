@@ -1,7 +1,7 @@
 """The layers: one idea per file.
 
 * ``module.py``: ``Module``, the registration, traversal, state and printing every layer shares;
-* ``linear.py``: ``Linear`` and the ``Addmm`` primitive it records;
+* ``linear.py``: ``Linear`` (its forward is ``F.linear``, which records ``Addmm``);
 * ``activation.py``: ``ReLU``, ``Tanh``, ``Sigmoid``;
 * ``container.py``: ``Sequential``;
 * ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``.

@@ -32,22 +32,34 @@ class Sequential(Module):
             for idx, module in enumerate(args):
                 self.add_module(str(idx), module)
 
-    def _get_item_by_idx(self, idx):
-        size = len(self)
+    @staticmethod
+    def _get_item_by_idx(iterator, idx):
+        """The idx-th item of ``iterator`` (negative counts from the end)."""
+        items = list(iterator)
+        size = len(items)
         idx = int(idx)
         if not -size <= idx < size:
             raise IndexError(f"index {idx} is out of range")
-        return list(self._modules.values())[idx % size]
+        return items[idx % size]
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return type(self)(OrderedDict(list(self._modules.items())[idx]))
-        return self._get_item_by_idx(idx)
+        return self._get_item_by_idx(self._modules.values(), idx)
 
     def __setitem__(self, idx, module):
-        key = list(self._modules.keys())[list(self._modules.values()).index(
-            self._get_item_by_idx(idx))] if not isinstance(idx, str) else idx
+        key = self._get_item_by_idx(self._modules.keys(), idx)
         setattr(self, key, module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for key in list(self._modules.keys())[idx]:
+                delattr(self, key)
+        else:
+            delattr(self, self._get_item_by_idx(self._modules.keys(), idx))
+        # renumber, as PyTorch does, so the names stay "0", "1", ...
+        str_indices = [str(i) for i in range(len(self._modules))]
+        self._modules = OrderedDict(zip(str_indices, self._modules.values()))
 
     def __len__(self):
         return len(self._modules)

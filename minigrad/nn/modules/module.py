@@ -445,6 +445,7 @@ class Module:
                     g.requires_grad_(False)
                 # In place on the array (PyTorch: p.grad.zero_()).
                 g._data[...] = 0
+                g._shared_vc()[0] += 1
 
     def _apply_dtype(self, dtype):
         from ..._dtype import as_dtype
@@ -530,8 +531,9 @@ class Module:
             with no_grad():
                 # PyTorch: param.copy_(value) under no_grad.  Written into the
                 # parameter's own array so the Parameter object (held by
-                # optimizers) keeps its identity.
+                # optimizers) keeps its identity; the write is counted.
                 param._data[...] = value._data
+                param._shared_vc()[0] += 1
         for key in state_dict:
             if key.startswith(prefix):
                 parts = key[len(prefix):].split(".", 1)

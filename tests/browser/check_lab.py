@@ -1,0 +1,701 @@
+"""Run every lesson in JupyterLab in a real (headless) Chromium and check what a student sees.
+
+Usage: python tests/browser/check_lab.py [--chromium PATH] [--screenshots DIR] [NOTEBOOK ...]
+
+What `make lab-check` runs, with the project's own Python (the one that has
+JupyterLab and playwright).  It
+
+* starts `jupyter lab` on a free 127.0.0.1 port with a random token, serving
+  notebooks/, with throw-away settings, workspace and runtime directories and
+  autosave off (the check never writes a notebook; the news prompt is off);
+* opens each notebook (or the ones named) at /lab/tree/..., untrusted, as a
+  fresh clone is, and checks that every stored picture already shows as a
+  picture (a PNG beside the SVG is what makes that work);
+* deletes stale sessions, waits for the kernel, runs all cells through the
+  Run menu, waits until nothing is queued and the kernel is idle, and checks
+  that every code cell ran, that no cell shows an error except cells tagged
+  `raises-exception` (tags read from the .ipynb file, matched by cell order),
+  and that every picture is an <img> that loaded (non-zero naturalWidth);
+* for every ipywidgets slider: finds the picture that belongs to it (in its
+  own cell's output, or else any widget picture in the notebook), presses
+  ArrowRight on the focused slider handle (ArrowLeft when at the maximum),
+  and checks that the slider's value and the picture both changed;
+* saves a screenshot per notebook (and one per slider moved), printing paths;
+* stops JupyterLab and its kernels at the end, also on failure or Ctrl-C.
+
+Everything has a timeout; the run as a whole is bounded by --total-timeout.
+Exit status 0 when every check passed, 1 when a check failed, 2 when the check
+itself could not run (no Chromium, JupyterLab did not start, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+# JupyterLab user settings for the check only (a throw-away settings directory).
+LAB_SETTINGS = {
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+}
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+SLIDER_HANDLE = ".widget-slider .noUi-handle[role='slider']"  # ipywidgets 8 (noUiSlider)
+
+
+class CheckFailed(Exception):
+    """A check failed: the lesson is not what a student should see."""
+
+
+class CannotRun(Exception):
+    """The check itself could not run (environment, server, browser)."""
+
+
+def log(message):
+    print(message, flush=True)
+
+
+# --------------------------------------------------------------------------- the server
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def descendants(pid):
+    """Process ids below `pid` (read from /proc; empty where there is no /proc)."""
+    children = {}
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+class Lab:
+    """A JupyterLab server of our own: started, queried through its REST API, stopped."""
+
+    def __init__(self, notebook_dir, workdir, python=sys.executable, start_timeout=90):
+        self.notebook_dir = notebook_dir
+        self.workdir = workdir
+        self.python = python
+        self.start_timeout = start_timeout
+        self.port = free_port()
+        self.token = secrets.token_hex(24)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc = None
+        self.log_path = workdir / "jupyterlab.log"
+        self._kernel_pids = set()
+
+    def start(self):
+        settings = self.workdir / "lab-settings"
+        for name, values in LAB_SETTINGS.items():
+            path = settings / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(values))
+        env = dict(os.environ)
+        env.update(
+            JUPYTERLAB_SETTINGS_DIR=str(settings),
+            JUPYTERLAB_WORKSPACES_DIR=str(self.workdir / "lab-workspaces"),
+            JUPYTER_RUNTIME_DIR=str(self.workdir / "runtime"),
+            JUPYTER_CONFIG_DIR=str(self.workdir / "config"),  # ignore ~/.jupyter (passwords, ...)
+            PYTHONUNBUFFERED="1",
+        )
+        cmd = [
+            self.python, "-m", "jupyterlab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={self.port}",
+            "--port-retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.notebook_dir}",
+            "--NotebookNotary.db_file=:memory:",  # opened untrusted, as from a fresh clone
+            "--expose-app-in-browser",  # window.jupyterapp: read cell outputs from the model
+        ]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-root")
+        log(f"starting JupyterLab on {self.base} (log: {self.log_path})")
+        self.logfile = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            cmd, cwd=self.notebook_dir, env=env, stdout=self.logfile, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise CannotRun(f"JupyterLab exited with status {self.proc.returncode}:\n"
+                                + self.log_tail())
+            try:
+                status = self.api("GET", "/api/status", timeout=2)
+                log(f"JupyterLab is up (started {status.get('started', '?')})")
+                return
+            except (OSError, urllib.error.URLError, json.JSONDecodeError):
+                time.sleep(0.3)
+        raise CannotRun(f"JupyterLab did not answer within {self.start_timeout} s:\n"
+                        + self.log_tail())
+
+    def log_tail(self, lines=30):
+        try:
+            text = self.log_path.read_text(errors="replace").splitlines()
+        except OSError:
+            return "(no log)"
+        return "\n".join("    " + line for line in text[-lines:])
+
+    def api(self, method, path, timeout=10):
+        request = urllib.request.Request(
+            self.base + path, method=method, headers={"Authorization": f"token {self.token}"},
+            data=b"" if method == "POST" else None,
+        )
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def sessions(self):
+        return self.api("GET", "/api/sessions")
+
+    def delete_sessions(self):
+        """Shut down every kernel session (kernels outlive the page that started them)."""
+        deleted = 0
+        for session in self.sessions():
+            self._remember_kernel_pids()
+            try:
+                self.api("DELETE", f"/api/sessions/{session['id']}", timeout=20)
+                deleted += 1
+            except urllib.error.HTTPError as error:
+                if error.code != 404:
+                    raise
+        return deleted
+
+    def _remember_kernel_pids(self):
+        if self.proc is not None:
+            self._kernel_pids.update(descendants(self.proc.pid))
+
+    def stop(self):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                n = self.delete_sessions()
+                if n:
+                    log(f"deleted {n} kernel session(s)")
+            except Exception as error:  # the server may be wedged: fall through to signals
+                log(f"could not delete the sessions through the API: {error}")
+            self._remember_kernel_pids()
+            try:
+                self.api("POST", "/api/shutdown", timeout=5)
+            except Exception:
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                try:
+                    self.proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                    self.proc.wait(timeout=5)
+        # Kernels run in sessions of their own: make sure none outlives the server.
+        for pid in self._kernel_pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        self.logfile.close()
+        log("JupyterLab stopped")
+        self.proc = None
+
+
+# --------------------------------------------------------------------------- in the page
+
+# JavaScript run in the page.  `window.jupyterapp` is there because of
+# --expose-app-in-browser; the notebook is the current main-area widget.
+JS_STATE = """() => {
+  const app = window.jupyterapp;
+  const panel = app && app.shell.currentWidget;
+  if (!panel || !panel.content || !panel.content.model) return null;
+  const ctx = panel.sessionContext;
+  const kernel = ctx && ctx.session && ctx.session.kernel;
+  const cells = panel.content.widgets.map((cell, i) => {
+    const model = cell.model;
+    const out = {index: i, type: model.type, prompt: null, count: null, errors: []};
+    if (model.type === 'code') {
+      const p = cell.node.querySelector('.jp-InputArea-prompt');
+      out.prompt = p ? p.textContent.trim() : null;
+      out.count = model.executionCount;
+      for (let j = 0; j < model.outputs.length; j++) {
+        const o = model.outputs.get(j).toJSON();
+        if (o.output_type === 'error') out.errors.push(o.ename + ': ' + o.evalue);
+      }
+    }
+    return out;
+  });
+  return {
+    path: ctx ? ctx.path : null,
+    ready: !!(ctx && ctx.isReady),
+    kernel: kernel ? kernel.status : null,
+    busy: cells.some(c => c.prompt === '[*]:'),
+    cells,
+  };
+}"""
+
+# Every picture in the notebook: stored/displayed outputs and widget images.
+JS_PICTURES = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const out = [];
+  panel.content.widgets.forEach((cell, i) => {
+    cell.node.querySelectorAll('.jp-RenderedSVG img, .jp-RenderedImage img, .widget-image').forEach(img => {
+      const inWidget = !!img.closest('.jupyter-widgets, .widget-output');
+      out.push({cell: i, widget: inWidget, kind: img.closest('.jp-RenderedSVG') ? 'svg' : 'img',
+                complete: img.complete, width: img.naturalWidth, height: img.naturalHeight});
+    });
+  });
+  return out;
+}"""
+
+JS_SCROLL_TO_PICTURE = """(k) => {
+  const imgs = document.querySelectorAll(
+    '.jp-Notebook .jp-RenderedSVG img, .jp-Notebook .jp-RenderedImage img, .jp-Notebook .widget-image');
+  if (imgs[k]) imgs[k].scrollIntoView({block: 'center'});
+  return imgs.length;
+}"""
+
+# The picture a slider drives, as a string that changes when the picture does:
+# pictures in the slider's own cell output (outside the slider), else every
+# picture inside a widget anywhere in the notebook.
+JS_SLIDER = """(k) => {
+  const handles = document.querySelectorAll(%r);
+  const handle = handles[k];
+  if (!handle) return null;
+  const slider = handle.closest('.widget-slider');
+  const cell = handle.closest('.jp-Cell');
+  const pick = (root, onlyWidgets) => Array.from(root.querySelectorAll(
+      'img, svg, canvas, .widget-html-content, .widget-htmlmath-content'))
+    .filter(el => !slider.contains(el) && !el.closest('.jp-icon, .jp-Toolbar, .jp-InputArea')
+                  && !(el.tagName === 'svg' && el.closest('img, .jp-RenderedSVG') === null
+                       && el.closest('.jp-OutputArea-output') === null)
+                  && (!onlyWidgets || el.closest('.jupyter-widgets, .widget-output')));
+  let where = 'its cell';
+  let els = cell ? pick(cell.querySelector('.jp-Cell-outputArea') || cell, false) : [];
+  if (!els.length) {
+    where = 'widgets elsewhere in the notebook';
+    els = pick(document.querySelector('.jp-Notebook'), true);
+  }
+  const text = els.map(el => {
+    if (el.tagName === 'IMG') return 'img:' + el.src;
+    if (el.tagName === 'CANVAS') { try { return 'canvas:' + el.toDataURL(); } catch (e) { return 'canvas'; } }
+    if (el.tagName.toLowerCase() === 'svg') return 'svg:' + el.outerHTML;
+    return 'html:' + el.innerHTML;
+  }).join('\\n');
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) hash = (hash * 31 + text.charCodeAt(i)) | 0;
+  const broken = els.filter(el => el.tagName === 'IMG' && el.complete && el.naturalWidth === 0).length;
+  const readout = slider.querySelector('.widget-readout');
+  const label = slider.querySelector('.widget-label');
+  return {
+    value: handle.getAttribute('aria-valuenow'),
+    min: handle.getAttribute('aria-valuemin'),
+    max: handle.getAttribute('aria-valuemax'),
+    readout: readout ? readout.textContent : null,
+    label: label ? label.textContent : '',
+    cellIndex: cell ? Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell')).indexOf(cell) : -1,
+    where, pictures: els.length, broken, signature: els.length + ':' + text.length + ':' + hash,
+  };
+}""" % SLIDER_HANDLE
+
+
+def page_state(page):
+    """JS_STATE, or None while the page is still loading."""
+    try:
+        return page.evaluate(JS_STATE)
+    except Exception as error:  # "Execution context was destroyed" during navigation
+        if "context" in str(error) or "navigat" in str(error):
+            return None
+        raise
+
+
+def wait_until(predicate, timeout, what, interval=0.25):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise CheckFailed(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+def dismiss_prompts(page):
+    """Close the news toast and answer any dialog (e.g. kernel choice) with its default."""
+    dismissed = []
+    for toast_button in page.query_selector_all(".jp-toast-button"):
+        text = (toast_button.text_content() or "").strip()
+        if text.lower() in ("no", "dismiss", "close"):
+            toast_button.click()
+            dismissed.append(f"toast [{text}]")
+    for dialog in page.query_selector_all(".jp-Dialog"):
+        body = (dialog.text_content() or "").strip().replace("\n", " ")[:120]
+        accept = dialog.query_selector(".jp-Dialog-button.jp-mod-accept")
+        if accept:
+            accept.click()
+            dismissed.append(f"dialog '{body}'")
+    for item in dismissed:
+        log(f"  dismissed {item}")
+    return dismissed
+
+
+def file_cells(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cells = []
+    for cell in nb["cells"]:
+        pictures = widget_pictures = 0
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "image/png" in data or "image/svg+xml" in data or "image/jpeg" in data:
+                if WIDGET_VIEW in data:  # a widget that leaves a static picture of itself
+                    widget_pictures += 1
+                else:
+                    pictures += 1
+        cells.append({
+            "type": cell["cell_type"],
+            "tags": set(cell.get("metadata", {}).get("tags", [])),
+            "pictures": pictures,
+            "widget_pictures": widget_pictures,
+            "first_line": "".join(cell.get("source", "")).strip().splitlines()[:1],
+        })
+    return cells
+
+
+def describe(cells, i):
+    first = cells[i]["first_line"]
+    return f"cell {i + 1}" + (f" ({first[0][:60]!r})" if first else "")
+
+
+def check_notebook(page, lab, rel, path, shots, timeout):
+    """All checks for one notebook; raises CheckFailed with every problem found."""
+    t0 = time.monotonic()
+    expected = file_cells(path)
+    problems = []
+    deleted = lab.delete_sessions()
+    if deleted:
+        log(f"  deleted {deleted} stale session(s)")
+    url = f"{lab.base}/lab/tree/{urllib.parse.quote(rel)}?reset&token={lab.token}"
+    page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+
+    def opened():
+        dismiss_prompts(page)
+        s = page_state(page)
+        return s is not None and len(s["cells"]) == len(expected)
+
+    def kernel_idle():
+        dismiss_prompts(page)
+        s = page_state(page)
+        return s["ready"] and s["kernel"] == "idle"
+
+    wait_until(opened, 60, "the notebook to open")
+    wait_until(kernel_idle, 60, "the kernel to start")
+    wait_until(lambda: any(s["path"] == rel and s["kernel"]["execution_state"] == "idle"
+                           for s in lab.sessions()), 30, "the kernel session in /api/sessions")
+    log(f"  opened, kernel idle ({time.monotonic() - t0:.1f} s)")
+
+    # Untrusted, as after a git clone: every stored picture must already show as one
+    # (a widget's stored picture too: the widget itself cannot show before the kernel runs).
+    stored = sum(c["pictures"] for c in expected)
+    stored_widget = sum(c["widget_pictures"] for c in expected)
+    shown = [p for p in wait_pictures(page, stored + stored_widget, 20) if not p["widget"]]
+    if len(shown) < stored + stored_widget:
+        problems.append(f"before running: {stored + stored_widget} stored picture(s) but "
+                        f"{len(shown)} shown as pictures (an SVG-only output shows as text in an "
+                        "untrusted notebook: also store a PNG)")
+
+    # Run all through the menu, as a student does.
+    page.click(".lm-MenuBar-item:has-text('Run')", timeout=10_000)
+    page.click("li.lm-Menu-item[data-command='runmenu:run-all']", timeout=10_000)
+    ncode = sum(c["type"] == "code" for c in expected)
+    if ncode:
+        wait_until(lambda: (s := page_state(page))["busy"] or s["kernel"] != "idle",
+                   10, "the run to start", interval=0.05)
+    stable = [0]
+
+    def finished():
+        dismiss_prompts(page)
+        s = page_state(page)
+        done = not s["busy"] and s["kernel"] == "idle"
+        stable[0] = stable[0] + 1 if done else 0
+        return s if stable[0] >= 4 else None
+
+    state = wait_until(finished, timeout, "all cells to finish running")
+    log(f"  ran all cells ({time.monotonic() - t0:.1f} s)")
+
+    if len(state["cells"]) != len(expected):
+        problems.append(f"JupyterLab shows {len(state['cells'])} cells, the file has {len(expected)}")
+    counts = []
+    for cell in state["cells"]:
+        i = cell["index"]
+        if cell["type"] != "code" or i >= len(expected):
+            continue
+        allowed = "raises-exception" in expected[i]["tags"]
+        for error in cell["errors"]:
+            if not allowed:
+                problems.append(f"{describe(expected, i)} shows an error: {error[:300]}")
+        if cell["count"] is None:
+            problems.append(f"{describe(expected, i)} did not run (prompt {cell['prompt']})")
+        else:
+            counts.append(cell["count"])
+        if allowed and not cell["errors"]:
+            problems.append(f"{describe(expected, i)} is tagged raises-exception but raised nothing")
+    if counts != sorted(counts) or len(set(counts)) != len(counts):
+        problems.append(f"cells ran out of order: execution counts {counts}")
+
+    pictures = wait_pictures(page, stored, 20)
+    static = [p for p in pictures if not p["widget"]]
+    if stored and not pictures:
+        problems.append("no picture rendered after running")
+    if len(static) != stored:
+        problems.append(f"after running: {len(static)} picture(s) shown outside widgets, "
+                        f"{stored} stored in the file")
+    if len(pictures) - len(static) < stored_widget:
+        problems.append(f"after running: {len(pictures) - len(static)} picture(s) in widgets, but "
+                        f"{stored_widget} widget(s) stored a picture of themselves")
+    for p in pictures:
+        if not p["width"]:
+            problems.append(f"a picture in {describe(expected, p['cell'])} did not load (naturalWidth 0)")
+    log(f"  {len(pictures)} picture(s) rendered"
+        + (f", {len(pictures) - len(static)} of them in widgets" if len(pictures) != len(static) else ""))
+
+    # Screenshot: at the first picture, after running.
+    page.evaluate(JS_SCROLL_TO_PICTURE, 0)
+    time.sleep(0.3)
+    shot = shots / (rel.replace("/", "__").removesuffix(".ipynb") + ".png")
+    page.screenshot(path=str(shot))
+    log(f"  screenshot: {shot}")
+
+    problems += check_sliders(page, expected, shot, timeout=60)
+    if problems:
+        raise CheckFailed("\n".join(f"  - {p}" for p in problems))
+    log(f"  OK ({time.monotonic() - t0:.1f} s)")
+
+
+def wait_pictures(page, want, timeout):
+    """The pictures, once `want` of them are outside widgets and every <img> has finished
+    loading (outputs render a little after the cells appear), or after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pictures = page.evaluate(JS_PICTURES)
+        static = sum(not p["widget"] for p in pictures)
+        if (static >= want and all(p["complete"] for p in pictures)) or time.monotonic() > deadline:
+            return pictures
+        time.sleep(0.2)
+
+
+def check_sliders(page, expected, shot, timeout):
+    problems = []
+    n = page.locator(SLIDER_HANDLE).count()
+    log(f"  {n} slider handle(s)")
+    for k in range(n):
+        before = page.evaluate(JS_SLIDER, k)
+        name = f"slider {k + 1} {before['label'].strip()!r}".replace(" ''", "")
+        where = (describe(expected, before["cellIndex"]) if 0 <= before["cellIndex"] < len(expected)
+                 else "?")
+        name += f" in {where}"
+        if not before["pictures"]:
+            problems.append(f"{name}: no picture near it (its cell output has no image or HTML, "
+                            "nor does any widget in the notebook)")
+            continue
+        handle = page.locator(SLIDER_HANDLE).nth(k)
+        handle.scroll_into_view_if_needed(timeout=5_000)
+        handle.focus(timeout=5_000)
+        key = "ArrowLeft" if before["value"] is not None and before["value"] == before["max"] else "ArrowRight"
+        handle.press(key, timeout=5_000)
+        t0 = time.monotonic()
+        after = None
+        while time.monotonic() - t0 < timeout:
+            after = page.evaluate(JS_SLIDER, k)
+            state = page_state(page)
+            if (after["signature"] != before["signature"] and state["kernel"] == "idle"
+                    and not after["broken"]):
+                break
+            time.sleep(0.1)
+        elapsed = time.monotonic() - t0
+        moved = f"{before['readout'] or before['value']} -> {after['readout'] or after['value']}"
+        if after["value"] == before["value"] and after["readout"] == before["readout"]:
+            problems.append(f"{name}: {key} on the focused handle did not move it ({moved})")
+        elif after["signature"] == before["signature"]:
+            problems.append(f"{name}: moved {moved}, but the picture near it ({before['where']}) "
+                            f"did not change within {timeout} s")
+        elif after["broken"]:
+            problems.append(f"{name}: moved {moved}, the new picture did not load")
+        else:
+            log(f"  {name}: {key} moved it {moved}; the picture in {before['where']} changed "
+                f"after {elapsed:.1f} s")
+        path = shot.with_name(f"{shot.stem}-slider{k + 1}.png")
+        page.screenshot(path=str(path))
+        log(f"  screenshot: {path}")
+    return problems
+
+
+# --------------------------------------------------------------------------- main
+
+
+def find_chromium(given):
+    candidates = [given] if given else [os.environ.get("CHROMIUM"), "/usr/bin/chromium",
+                                        shutil.which("chromium"), shutil.which("chromium-browser"),
+                                        shutil.which("google-chrome")]
+    for candidate in candidates:
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise CannotRun("no Chromium found (looked for /usr/bin/chromium, chromium, chromium-browser, "
+                    "google-chrome; or pass --chromium PATH / set CHROMIUM). On Debian or Ubuntu: "
+                    "apt-get install chromium; `make lab-check` does that for you as root.")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=pathlib.Path,
+                        help="notebooks to check (default: every .ipynb under notebooks/)")
+    parser.add_argument("--root", type=pathlib.Path, default=ROOT,
+                        help="the repository (default: the one this script is in)")
+    parser.add_argument("--chromium", help="the browser (default: /usr/bin/chromium or on PATH)")
+    parser.add_argument("--screenshots", type=pathlib.Path,
+                        help="where to save screenshots (default: a new temporary directory)")
+    parser.add_argument("--notebook-timeout", type=float, default=180,
+                        help="seconds for one notebook's run-all (default 180)")
+    parser.add_argument("--total-timeout", type=float, default=600,
+                        help="seconds for the whole check, after which everything is stopped "
+                        "(default 600)")
+    parser.add_argument("--headed", action="store_true", help="show the browser window")
+    args = parser.parse_args(argv)
+
+    root = args.root.resolve()
+    notebook_dir = root / "notebooks"
+    if args.notebooks:
+        paths = [p.resolve() for p in args.notebooks]
+    else:
+        paths = sorted(p for p in notebook_dir.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    for p in paths:
+        if not p.is_file() or notebook_dir not in p.parents:
+            log(f"lab-check: {p} is not a notebook under {notebook_dir}")
+            return 2
+    if not paths:
+        log(f"lab-check: no notebooks under {notebook_dir}")
+        return 2
+
+    try:
+        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        log(f"lab-check: playwright is missing from {sys.executable}; install the extra: "
+            f"{sys.executable} -m pip install -e '.[browser]' (or run `make lab-check`)")
+        return 2
+
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="lab-check-"))
+    shots = args.screenshots or workdir / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    lab = Lab(notebook_dir, workdir)
+    before = {p: p.read_bytes() for p in paths}
+
+    # Last resort against a hang anywhere (the browser, the server): stop everything.
+    def watchdog():
+        log(f"lab-check: FAILED: the whole check took longer than {args.total_timeout:.0f} s; "
+            "stopping JupyterLab")
+        try:
+            lab.stop()
+        finally:
+            os._exit(1)
+
+    timer = threading.Timer(args.total_timeout, watchdog)
+    timer.daemon = True
+    timer.start()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
+
+    failed, started = [], time.monotonic()
+    try:
+        chromium = find_chromium(args.chromium)
+        lab.start()
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, headless=not args.headed,
+                                         args=CHROMIUM_ARGS, timeout=60_000)
+            try:
+                context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                context.set_default_timeout(30_000)
+                for path in paths:
+                    rel = path.relative_to(notebook_dir).as_posix()
+                    log(f"{rel}:")
+                    page = context.new_page()
+                    console_errors = []
+                    page.on("pageerror", lambda e, errs=console_errors: errs.append(str(e)))
+                    try:
+                        check_notebook(page, lab, rel, path, shots, args.notebook_timeout)
+                    except (CheckFailed, PlaywrightError) as error:
+                        failed.append(rel)
+                        log(f"  FAILED:\n{error}")
+                        try:
+                            shot = shots / (rel.replace("/", "__").removesuffix(".ipynb") + "-failed.png")
+                            page.screenshot(path=str(shot), timeout=10_000)
+                            log(f"  screenshot: {shot}")
+                        except PlaywrightError:
+                            pass
+                    for e in console_errors:
+                        log(f"  (page error: {e[:200]})")
+                    page.close()
+                    lab.delete_sessions()
+            finally:
+                browser.close()
+    except CannotRun as error:
+        log(f"lab-check: could not run: {error}")
+        return 2
+    except KeyboardInterrupt:
+        log("lab-check: interrupted")
+        return 130
+    finally:
+        timer.cancel()
+        lab.stop()
+        for p, data in before.items():
+            if p.exists() and p.read_bytes() != data:
+                log(f"lab-check: warning: {p.relative_to(root)} changed on disk during the check "
+                    "(the check never saves; was it edited meanwhile?)")
+
+    log(f"screenshots in {shots}")
+    took = time.monotonic() - started
+    if failed:
+        log(f"lab-check: FAILED in {took:.0f} s: {', '.join(failed)}")
+        return 1
+    log(f"lab-check: {len(paths)} notebook(s) OK in {took:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

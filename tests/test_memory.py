@@ -1,0 +1,166 @@
+"""minigrad.memory: bytes saved for backward, watched as graphs are built, walked and dropped."""
+
+import gc
+
+import pytest
+
+import minigrad as mg
+from minigrad import memory, viz
+from minigrad.memory import SavedTensorsMeter, plot_saved_bytes, saved_bytes
+
+N = 1000  # elements per activation: 4000 bytes in float32
+PER_GRAPH = 2 * 4 * N  # what one make_step graph saves
+
+
+def make_step(w):
+    """One iteration of a toy training loop: a fresh batch, a tanh layer, a loss.
+
+    Saves 8000 bytes: ``x`` for ``x * w`` (only ``w`` needs a gradient, and it is ``x`` times
+    the incoming one: 4000 bytes) and the tanh result (4000 bytes).
+    """
+    x = mg.randn(N)
+    return (x * w).tanh().sum()
+
+
+@pytest.fixture
+def w():
+    mg.manual_seed(0)
+    return mg.randn(N, requires_grad=True)
+
+
+def test_saved_bytes_of_a_graph_then_zero_after_backward(w):
+    loss = make_step(w)
+    assert saved_bytes(loss) == PER_GRAPH
+    assert saved_bytes(loss.grad_fn) == PER_GRAPH
+    assert saved_bytes([loss, loss]) == PER_GRAPH  # each buffer once
+    loss.backward()
+    assert saved_bytes(loss) == 0
+    assert saved_bytes(mg.tensor(1.0)) == 0
+    with pytest.raises(TypeError, match="expects Tensors"):
+        saved_bytes(3)
+
+
+def test_one_array_saved_twice_counts_once():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    assert saved_bytes(x * x) == 8  # self and other are the same array
+    v = mg.arange(10.0, requires_grad=True)  # 40 bytes
+    part = v[2:4]  # a view keeps the whole buffer alive
+    assert saved_bytes(part * part) == 40
+
+
+def test_meter_climbs_when_losses_are_kept(w):
+    with SavedTensorsMeter() as meter:
+        losses = []
+        for i in range(5):
+            losses.append(make_step(w))
+            meter.record(i)
+    assert [b for _i, b in meter.history] == [PER_GRAPH * (i + 1) for i in range(5)]
+    assert meter.peak == meter.bytes_alive == 5 * PER_GRAPH
+    del losses  # the graphs go, and with them what they saved
+    assert meter.bytes_alive == 0 and meter.values_alive == 0
+    assert meter.peak == 5 * PER_GRAPH
+
+
+def test_meter_stays_flat_when_only_numbers_are_kept(w):
+    with SavedTensorsMeter() as meter:
+        losses = []
+        for i in range(5):
+            loss = make_step(w)
+            losses.append(loss.item())
+            meter.record(i)
+    # one graph alive at a time: the one `loss` still refers to
+    assert [b for _i, b in meter.history] == [PER_GRAPH] * 5
+    del loss
+    assert meter.bytes_alive == 0
+
+
+def test_meter_drops_to_zero_after_backward(w):
+    with SavedTensorsMeter() as meter:
+        loss = make_step(w)
+        assert meter.record("forward") == PER_GRAPH
+        loss.backward()
+        assert meter.record("backward") == 0
+    assert meter.history == [("forward", PER_GRAPH), ("backward", 0)]
+    assert meter.peak == PER_GRAPH
+
+
+def test_meter_with_retain_graph_keeps_until_del(w):
+    with SavedTensorsMeter() as meter:
+        loss = make_step(w)
+    loss.backward(retain_graph=True)
+    assert meter.bytes_alive == PER_GRAPH  # kept for a second walk
+    loss.backward()
+    assert meter.bytes_alive == 0
+    loss = make_step(w)  # outside the block: not counted
+    assert meter.bytes_alive == 0
+    del loss
+    gc.collect()
+
+
+def test_meter_is_transparent(w):
+    """Under the meter, gradients, errors and pictures are what they are without it."""
+    x = mg.tensor(3.0, requires_grad=True)
+    with SavedTensorsMeter() as meter:
+        y = x * x
+        z = y + 1.0
+    assert "saved: self = leaf 1 (alive), other = leaf 1 (alive)" in viz.draw(z).text
+    z.backward()
+    assert x.grad.item() == 6.0
+    assert "saved: self (freed), other (freed)" in viz.draw(z).text
+    with pytest.raises(RuntimeError, match="second time"):
+        z.backward()
+    assert meter.bytes_alive == 0
+    assert repr(meter).startswith("SavedTensorsMeter(bytes_alive=0, peak=4,")
+
+
+def test_backward_recording_sees_meter_values_as_alive(w):
+    with SavedTensorsMeter() as meter:
+        loss = make_step(w)
+    steps = viz.record_backward(loss)
+    assert steps.names == ["SumBackward0", "TanhBackward0", "MulBackward0", "AccumulateGrad"]
+    assert steps.saved_bytes == [PER_GRAPH, PER_GRAPH, 4 * N, 0, 0]
+    assert meter.bytes_alive == 0
+    assert steps[1].freed == ("result",)
+
+
+def test_plot_saved_bytes(w):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with SavedTensorsMeter() as meter:
+        losses = []
+        for i in range(4):
+            losses.append(make_step(w))
+            meter.record(i)
+    fig = plot_saved_bytes(meter, title="a list of losses")
+    ax = fig.axes[0]
+    assert ax.get_title() == "a list of losses"
+    assert ax.get_ylabel() == "saved for backward (kB)"
+    ys = list(ax.lines[1].get_ydata())
+    assert ys == pytest.approx([b / 1024 for _i, b in meter.history])
+    assert ys == sorted(ys) and ys[-1] > ys[0]  # climbing
+    assert not plt.get_fignums()  # closed in pyplot: a notebook shows it once, as the value
+
+    # over the steps of a backward walk, labelled by node
+    steps = viz.record_backward(losses[0])
+    fig = plot_saved_bytes(steps)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["start"] + steps.names
+    assert list(ax.lines[1].get_ydata())[-1] == 0
+
+    # plain numbers and (label, bytes) pairs, into a given Axes
+    fig2, ax2 = plt.subplots()
+    assert plot_saved_bytes([0, 100, 50], ax=ax2) is fig2
+    assert ax2.get_ylabel() == "saved for backward (bytes)"
+    plt.close(fig2)
+    fig3 = plot_saved_bytes([("a", 0), ("b", 30 << 20)])
+    assert fig3.axes[0].get_ylabel() == "saved for backward (MB)"
+
+
+def test_module_docstring_and_public_api():
+    assert set(memory.__all__) == {"SavedTensorsMeter", "plot_saved_bytes", "saved_bytes"}
+    for obj in (memory, saved_bytes, SavedTensorsMeter, SavedTensorsMeter.record, plot_saved_bytes):
+        assert len(obj.__doc__ or "") > 40, obj

@@ -1,0 +1,289 @@
+"""minigrad.widgets: the callbacks behind the sliders, called without a browser.
+
+What a widget shows is asserted through its plain callbacks (``render_step``,
+``run_explore``) and through the widget's own ``show`` / ``update``, which set
+the values of its Image and HTML children (no ``display()``), as a slider
+move in JupyterLab does.
+"""
+
+import shutil
+
+import pytest
+
+import minigrad as mg
+from minigrad import viz, widgets
+
+pytest.importorskip("ipywidgets")
+
+HAVE_DOT = shutil.which("dot") is not None
+try:
+    import graphviz  # noqa: F401
+
+    HAVE_GRAPHVIZ = True
+except ImportError:  # pragma: no cover
+    HAVE_GRAPHVIZ = False
+needs_dot = pytest.mark.skipif(not (HAVE_DOT and HAVE_GRAPHVIZ),
+                               reason="needs Graphviz's dot and the graphviz package")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def seed_steps():
+    x = mg.tensor(3.0, requires_grad=True)
+    y = x * x
+    z = y + 1.0
+    return viz.record_backward(z, names={"x": x, "y": y, "z": z})
+
+
+def fan_in_steps():
+    x = mg.tensor(3.0, requires_grad=True)
+    a = x * 2
+    b = a * a + a
+    return viz.record_backward(b, names={"x": x, "a": a, "b": b})
+
+
+SEED_CAPTIONS = [
+    "before the walk: backward() starts at z with gradient 1.",
+    "backward 1 of 3: AddBackward0 received 1., sent 1. and None",
+    "backward 2 of 3: MulBackward0 received 1., sent 3. and 3., freed self and other",
+    "backward 3 of 3: AccumulateGrad received 3. + 3. = 6., set x.grad to 6.",
+]
+
+
+# ---------------------------------------------------------------- step_through
+
+def test_render_step_seed():
+    steps = seed_steps()
+    for i, caption in enumerate(SEED_CAPTIONS):
+        picture, text = widgets.render_step(steps, i)
+        assert text == caption
+        assert picture.text.splitlines()[0] == caption
+        assert picture.text == steps.draw(i).text
+    # the freed values and the marks, at the step that frees them
+    picture, _ = widgets.render_step(steps, 2)
+    assert ("  1. MulBackward0(x, x)         received 1., sent 3. and 3.  saved: self (freed just "
+            "now), other (freed just now)  -> y  [current]") in picture.text.splitlines()
+    with pytest.raises(IndexError, match="out of range"):
+        widgets.render_step(steps, 4)
+
+
+def test_render_step_fan_in():
+    steps = fan_in_steps()
+    texts = [widgets.render_step(steps, i)[1] for i in range(len(steps) + 1)]
+    assert texts == [
+        "before the walk: backward() starts at b with gradient 1.",
+        "backward 1 of 4: AddBackward0 received 1., sent 1. and 1.",
+        "backward 2 of 4: MulBackward0 (step 2) received 1., sent 6. and 6., freed self and other",
+        "backward 3 of 4: MulBackward0 (step 1) received 1. + 6. + 6. = 13., sent 26. and None, "
+        "freed other",
+        "backward 4 of 4: AccumulateGrad received 26., set x.grad to 26.",
+    ]
+    # at the last step every node is done and the leaf has its .grad
+    last = widgets.render_step(steps, 4)[0].text.splitlines()
+    assert last[2] == "  x: leaf, shape (), .grad = 26.  [current]"
+    assert all(ln.endswith("[walked]") for ln in last[3:])
+
+
+def test_render_step_forward_recording():
+    def f(x):
+        y = x * x
+        z = y + 1
+        return z
+
+    steps = viz.record_forward(f, 3.0)
+    assert [widgets.render_step(steps, k)[1] for k in range(3)] == [
+        "step 0: nothing recorded yet; inputs x",
+        "step 1: MulBackward0(x, x) recorded, saves self and other  (1 of 2)",
+        "step 2: AddBackward0(y, constant) recorded, saves nothing  (2 of 2)",
+    ]
+
+
+def test_step_through_widget_moves_and_redraws():
+    import ipywidgets
+
+    steps = seed_steps()
+    w = widgets.step_through(steps)
+    assert isinstance(w, ipywidgets.VBox)
+    assert isinstance(w, widgets.StepThrough)
+    assert (w.slider.min, w.slider.max, w.slider.value) == (0, 3, 0)
+    assert (w.play.min, w.play.max) == (0, 3)
+    assert SEED_CAPTIONS[0] in w.caption.value
+    # moving the slider (what the browser does) redraws through the observer
+    w.slider.value = 2
+    assert "MulBackward0 received 1., sent 3. and 3., freed self and other" in w.caption.value
+    # show() is the same move, and returns what it drew (the picture without its caption:
+    # the caption is the HTML line above it)
+    picture, caption = w.show(3)
+    assert w.slider.value == 3 and caption == SEED_CAPTIONS[3]
+    assert picture.text == steps.draw(3, caption=False).text
+    assert picture.text.splitlines()[0].startswith("recorded graph of z")
+    # render() draws without moving
+    assert w.render(1)[1] == SEED_CAPTIONS[1] and w.slider.value == 3
+
+
+@needs_dot
+def test_step_through_image_changes_with_the_slider():
+    w = widgets.step_through(seed_steps())
+    first = bytes(w.image.value)
+    assert first.startswith(PNG_MAGIC) and int(w.image.width) > 100
+    w.slider.value = 1
+    assert bytes(w.image.value).startswith(PNG_MAGIC) and bytes(w.image.value) != first
+    w.slider.value = 0
+    assert bytes(w.image.value) == first  # cached and deterministic
+
+
+@needs_dot
+def test_step_through_leaves_a_static_picture():
+    steps = seed_steps()
+    w = widgets.step_through(steps, value=2)
+    data, metadata = w._repr_mimebundle_()
+    assert set(data) == {"text/plain", "image/png", "image/svg+xml", WIDGET_VIEW}
+    assert data[WIDGET_VIEW]["model_id"] == w.model_id
+    # text/plain: the picture of the initial position, deterministic (nbval compares it)
+    assert data["text/plain"] == steps.draw(2).text
+    assert data["text/plain"].splitlines()[0] == SEED_CAPTIONS[2]
+    assert "0x" not in data["text/plain"]
+    assert set(metadata) == {"image/png"}
+    # the static picture stays the initial one when the slider moves
+    w.slider.value = 3
+    assert w._repr_mimebundle_()[0]["text/plain"] == steps.draw(2).text
+    data, _ = w._repr_mimebundle_(include={"text/plain"})
+    assert set(data) == {"text/plain"}
+
+
+def test_step_through_without_graphviz_shows_the_text(monkeypatch, tmp_path):
+    pytest.importorskip("graphviz")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no dot
+    steps = seed_steps()
+    w = widgets.step_through(steps)
+    assert w.image.layout.display == "none" and w.fallback.layout.display is None
+    assert "recorded graph of z" in w.fallback.value and "no picture" in w.fallback.value
+    data, _ = w._repr_mimebundle_()
+    assert set(data) == {"text/plain", WIDGET_VIEW}
+    assert data["text/plain"].startswith(steps.draw(0).text + "\n\n(no picture: ")
+
+
+# ---------------------------------------------------------------------- explore
+
+def branchy(x):
+    if x > 0:
+        return x * x
+    return x * 3
+
+
+def test_run_explore_follows_the_branch():
+    pos = widgets.run_explore(branchy, x=2.0)
+    assert pos.tape == ["MulBackward0"]
+    assert pos.forward.texts == ["step 1: MulBackward0(x, x) recorded, saves self and other"]
+    assert pos.grads["x"].item() == 4.0
+    assert pos.backward.texts == ["MulBackward0 received 1., sent 2. and 2., freed self and other",
+                                  "AccumulateGrad received 2. + 2. = 4., set x.grad to 4."]
+    assert pos.text == (
+        "inputs: x = 2.\n"
+        "tape (1 step, in the order recorded):\n"
+        "  step 1: MulBackward0(x, x) recorded, saves self and other\n"
+        "output: 4.\n"
+        "after backward(): x.grad = 4."
+    )
+    assert pos.picture.text == (
+        "x = 2.: recorded MulBackward0; backward() gave x.grad = 4.\n"
+        "recorded so far: 1 step, 1 leaf\n"
+        "  x: leaf, shape (), .grad = 4.\n"
+        "  1. MulBackward0(x, x)  saved: self = x (alive), other = x (alive)  -> output, shape ()"
+    )
+    neg = widgets.run_explore(branchy, x=-1.0)
+    assert neg.tape == ["MulBackward0"]  # same name, different recording:
+    assert neg.forward.texts == ["step 1: MulBackward0(x, constant) recorded, saves other"]
+    assert neg.grads["x"].item() == 3.0
+    assert neg.picture.text.splitlines()[3] == (
+        "  1. MulBackward0(x, constant)  saved: other = 3 (alive)  -> output, shape ()")
+
+
+def test_explorer_widget_rerecords_across_the_branch_point():
+    import ipywidgets
+
+    w = widgets.explore(branchy, x=(-3.0, 3.0, 0.5, 2.0))
+    assert isinstance(w, ipywidgets.VBox) and isinstance(w, widgets.Explorer)
+    slider = w.sliders["x"]
+    assert isinstance(slider, ipywidgets.FloatSlider)
+    assert (slider.min, slider.max, slider.step, slider.value) == (-3.0, 3.0, 0.5, 2.0)
+    assert slider.description == "x"
+    assert "MulBackward0(x, x) recorded, saves self and other" in w.text.value
+    first = w.result
+    # the slider crosses 0: a different recording, drawn and listed
+    slider.value = -1.0
+    assert w.result is not first
+    assert "MulBackward0(x, constant) recorded, saves other" in w.text.value
+    assert w.result.grads["x"].item() == 3.0
+    assert "other = 3 (alive)" in w.result.picture.text
+    # update() is the same move, from code
+    r = w.update(x=0.5)
+    assert r is w.result and r.forward.texts[0].startswith("step 1: MulBackward0(x, x)")
+    assert r.grads["x"].item() == 1.0
+    # render() runs without moving the widget
+    assert w.render(x=-2.0).grads["x"].item() == 3.0 and slider.value == 0.5
+    # each run uses fresh leaves
+    assert w.result.inputs["x"] is not first.inputs["x"]
+    assert first.grads["x"].item() == 4.0  # the first run's leaf kept its own .grad
+
+
+@needs_dot
+def test_explorer_image_changes_and_static_picture_stays():
+    w = widgets.explore(branchy, x=(-3.0, 3.0, 0.5, 2.0))
+    before = bytes(w.image.value)
+    assert before.startswith(PNG_MAGIC)
+    w.update(x=-1.0)
+    assert bytes(w.image.value).startswith(PNG_MAGIC) and bytes(w.image.value) != before
+    data, _ = w._repr_mimebundle_()
+    assert set(data) == {"text/plain", "image/png", "image/svg+xml", WIDGET_VIEW}
+    initial = widgets.run_explore(branchy, x=2.0)
+    assert data["text/plain"] == initial.text + "\n\n" + initial.picture.text
+
+
+def test_explore_slider_abbreviations():
+    import ipywidgets
+
+    w = widgets.explore(lambda a, b: a * b + b, a=1.5, b=(0, 4))
+    assert isinstance(w.sliders["a"], ipywidgets.FloatSlider) and w.sliders["a"].value == 1.5
+    assert isinstance(w.sliders["b"], ipywidgets.FloatSlider)  # inputs are float leaves
+    assert w.result.grads["a"].item() == w.sliders["b"].value
+    given = ipywidgets.FloatSlider(value=1.0, min=0.0, max=2.0, description="t")
+    w = widgets.explore(lambda t: t.exp(), t=given)
+    assert w.sliders["t"] is given and w.result.tape == ["ExpBackward0"]
+    with pytest.raises(TypeError, match="at least one slider"):
+        widgets.explore(branchy)
+
+
+def test_explore_of_functions_that_raise_or_record_nothing():
+    def picky(x):
+        if x < 0:
+            raise ValueError("x must be positive")
+        return x.sqrt()
+
+    r = widgets.run_explore(picky, x=-1.0)
+    assert r.error == "ValueError: x must be positive"
+    assert r.text == "inputs: x = -1.\nthe function raised ValueError: x must be positive"
+    assert r.picture.text.splitlines()[0] == (
+        "inputs: x = -1.: the function raised ValueError: x must be positive")
+    r = widgets.run_explore(lambda x: mg.tensor(2.0), x=1.0)
+    assert r.backward is None and r.tape == [] and r.grads["x"] is None
+    assert r.text.splitlines()[1:] == [
+        "tape: nothing recorded", "output: 2.",
+        "no backward(): the output does not depend on any input"]
+    r = widgets.run_explore(lambda x: x * mg.tensor([1.0, 2.0]), x=3.0)  # seeded with ones
+    assert r.grads["x"].item() == 3.0
+
+
+def test_import_does_not_import_ipywidgets():
+    import subprocess
+    import sys
+
+    code = ("import sys, minigrad.widgets\n"
+            "r = minigrad.widgets.run_explore(lambda x: x * x, x=2.0)\n"
+            "assert r.grads['x'].item() == 4.0 and r.picture.text\n"
+            "assert 'ipywidgets' not in sys.modules\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
