@@ -5,6 +5,7 @@
 #   make execute   re-run every notebook in a fresh kernel and store its outputs
 #   make bench     speed and memory benchmarks, as ratios to a baseline run alongside
 #   make clean     remove the environment and caches
+#   make lab-check run every notebook in JupyterLab in headless Chromium (tests/browser/README.md)
 #
 # Setup makes .venv with pip.  With conda or mamba on PATH, `make ENV=conda ...`
 # builds .conda-env from environment.yml instead.
@@ -28,7 +29,7 @@ NOTEBOOKS := $(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpo
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 TIMEOUT ?= 600
 
-.PHONY: setup lab test execute bench clean dot
+.PHONY: setup lab test execute bench clean dot lab-check
 
 setup: $(STAMP) dot
 
@@ -55,6 +56,11 @@ test: setup
 
 execute: setup
 	$(BIN)/python tests/tools/execute_notebooks.py --timeout $(TIMEOUT) $(NOTEBOOKS)
+
+lab-check: setup
+	@bash tests/browser/ensure_chromium.sh
+	@$(BIN)/python -c 'import playwright' 2>/dev/null || { echo "installing playwright (the browser extra) ..."; $(BIN)/python -m pip install --quiet -e '.[browser]'; }
+	$(BIN)/python tests/browser/check_lab.py $(if $(CHROMIUM),--chromium $(CHROMIUM)) $(CHECK_ARGS)
 
 bench: setup
 	$(BIN)/python tests/bench/run.py

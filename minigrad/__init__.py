@@ -46,7 +46,7 @@ from .creation import (
 )
 from .ops import *
 from .ops import __all__ as _ops_all
-from .tensor import Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
+from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
 
 float = float32
 double = float64
@@ -55,7 +55,7 @@ long = int64
 __version__ = "0.1.0"
 
 __all__ = [
-    "Tensor", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "full",
+    "Tensor", "Size", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "full",
     "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
     "rand_like", "manual_seed", "Generator",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",

@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 
+from .autograd import forward_ad
+
 PRECISION = 4
 THRESHOLD = 1000
 EDGEITEMS = 3
@@ -164,4 +166,7 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = forward_ad._repr_suffix(t)
+    if tangent is not None:
+        suffixes.append(tangent)
     return _add_suffixes(prefix + body, suffixes, indent)

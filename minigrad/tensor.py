@@ -27,7 +27,7 @@ from ._tensor_str import tensor_repr
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad
 
-__all__ = ["Tensor", "is_tensor", "ones", "ones_like", "tensor", "zeros", "zeros_like"]
+__all__ = ["Size", "Tensor", "is_tensor", "ones", "ones_like", "tensor", "zeros", "zeros_like"]
 
 _state = grad_mode._state
 
@@ -39,6 +39,28 @@ _NONLEAF_GRAD_WARNING = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
 )
 _INT_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints that prints as ``minigrad.Size([2, 3])`` (``torch.Size``)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "minigrad.Size([" + ", ".join(str(s) for s in self) + "])"
+
+    __str__ = __repr__
+
+    def __getitem__(self, key):
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def numel(self):
+        """The number of elements a tensor of this shape has."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
 
 
 class Tensor:
@@ -115,8 +137,8 @@ class Tensor:
 
     @property
     def shape(self):
-        """The size of each dimension, as a tuple of ints."""
-        return self._data.shape
+        """The size of each dimension: a ``Size`` (a tuple of ints)."""
+        return Size(self._data.shape)
 
     def size(self, dim=None):
         """``shape``, or the size of one dimension (``Tensor.size``).
@@ -125,7 +147,7 @@ class Tensor:
             IndexError: PyTorch's "Dimension out of range" for a bad ``dim``.
         """
         if dim is None:
-            return self._data.shape
+            return Size(self._data.shape)
         from .ops._util import canonical_dim
 
         return self._data.shape[canonical_dim(dim, self._data.ndim)]

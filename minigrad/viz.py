@@ -59,10 +59,36 @@ raise ``GraphvizMissingError`` (a ``RuntimeError``) saying what is missing and
 how to install it, and a notebook cell shows the text form followed by that
 message (its ``text/plain``), never a traceback.
 
+**The walk itself.**  ``record_backward(z)`` runs ``z.backward()`` for real
+and records each step the engine takes: which node ran, the gradient that
+arrived at it (already summed over its consumers), what it sent along each of
+its ``next_functions``, how a leaf's ``.grad`` changed, and which saved values
+were freed right after it.  Each step has a one-line text and draws the graph
+as it was then (``draw(steps[1])``)::
+
+    >>> steps = record_backward(z, names={"x": x, "y": y, "z": z})
+    >>> steps
+    backward walk from z (seeded with 1.): 3 steps
+      1. AddBackward0 received 1., sent 1. and None
+      2. MulBackward0 received 1., sent 3. and 3., freed self and other
+      3. AccumulateGrad received 3. + 3. = 6., set x.grad to 6.
+
+In a step's picture the node running is yellow with a thick black border
+("running now"), the nodes already run have a thick blue border ("done"), the
+gradients sent so far are vermillion edges labelled with their values, the
+values freed by this step have a thick vermillion dashed border ("freed just
+now") and those freed before it a grey dashed one, and each leaf shows its
+``.grad``; the step's sentence is the caption on top (and the first line of
+the text form).  ``record_forward(fn, x)`` does the same for the forward pass:
+step ``k`` draws the graph after ``k`` operations, the newest one yellow ("just
+recorded").  ``minigrad.widgets.step_through`` puts a slider over the steps.
+
 Source: torchviz's ``make_dot`` (github.com/szagoruyko/pytorchviz,
 torchviz/dot.py: grey function nodes, light-blue leaves, green output, orange
 saved tensors joined by a dashed edge) over PyTorch's ``grad_fn`` /
-``next_functions`` graph (``torch.autograd.graph.Node``).
+``next_functions`` graph (``torch.autograd.graph.Node``); the walk is
+observed through the hooks PyTorch offers on that graph
+(``Node.register_prehook`` and ``Node.register_hook``).
 """
 
 import bisect
@@ -1167,7 +1193,10 @@ def draw(tensor_or_node, show_saved=True, show_values=False, highlight=None, *, 
     Args:
         tensor_or_node: a Tensor (its ``grad_fn`` and everything behind it; a
             leaf gives a one-box picture), a graph Node (e.g. ``z.grad_fn``),
-            or a list or tuple of them (several outputs in one picture).
+            or a list or tuple of them (several outputs in one picture).  Also
+            a step of a recorded walk (``record_backward(z)[1]``,
+            ``record_forward(f, x)[0]``, ``steps.start``): the graph as it was
+            at that step (see ``record_backward``); or a recording: its last step.
         show_saved (bool): draw the saved values (orange boxes) and list them
             in the text.
         show_values (bool): add the values (``tensor(3.)``) to the leaves and

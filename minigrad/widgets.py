@@ -89,6 +89,7 @@ class ExploreResult:
         self.error = error
         self.picture = picture
         self.text = text
+        self._leaf_grads = {}
 
     @property
     def tape(self):
@@ -174,8 +175,10 @@ def run_explore(fn, **values):
     leaf_grads = {id(t): _fmt(t.grad) for t in inputs.values()}
     picture = forward._data.draw(len(forward), caption=caption, mark_new=False,
                                  leaf_grads=leaf_grads)
-    return ExploreResult(values, inputs, forward, backward, output, None, picture,
-                         "\n".join(lines))
+    result = ExploreResult(values, inputs, forward, backward, output, None, picture,
+                           "\n".join(lines))
+    result._leaf_grads = leaf_grads
+    return result
 
 
 def _error_picture(inputs, caption):
@@ -366,10 +369,16 @@ def _classes():
             self._refresh()
 
         def _refresh(self):
-            self.result = self.render()
+            self.result = r = self.render()
             self.text.value = (f'<pre style="margin: 4px 0; line-height: 1.3">'
-                               f"{html.escape(self.result.text)}</pre>")
-            _set_picture(self.image, self.fallback, self.result.picture)
+                               f"{html.escape(r.text)}</pre>")
+            # the text above says what the caption says: the live picture goes without it
+            if r.forward is not None:
+                picture = r.forward._data.draw(len(r.forward), caption=False, mark_new=False,
+                                               leaf_grads=r._leaf_grads, **self._draw_kwargs)
+            else:
+                picture = r.picture
+            _set_picture(self.image, self.fallback, picture)
 
         def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
             return _static_bundle(super()._repr_mimebundle_(**kwargs), self.static,

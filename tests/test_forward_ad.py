@@ -521,6 +521,9 @@ CASES = {
     "vec_mat": (_fixed(lambda a, b: a @ b, (3,), (3, 2)), {"Mm", "Unsqueeze", "SqueezeDimMatmul"}),
     "batched_matmul": (_fixed(lambda a, b: a @ b, (2, 1, 2, 3), (3, 3, 2)),
                        {"Bmm", "Expand", "UnsafeView"}),
+    "addmm": (_fixed(lambda c, a, b: minigrad.addmm(c, a, b, beta=0.5, alpha=-2.0), (3,), (2, 4),
+                     (4, 3)), {"Addmm"}),
+    "linear": (_fixed(lambda x, w, b: NF.linear(x, w, b), (2, 2, 3), (4, 3), (4,)), {"Addmm"}),
     # the out-of-place primitives of in-place operations (x.fill_, x.zero_, x.copy_, x[k] = v)
     "fill": (_fixed(lambda a, b: IP._Fill.apply(a, b.sum()) + IP._Fill.apply(a, 2.0), (2, 3), (2,)),
              {"_Fill"}),

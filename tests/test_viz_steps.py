@@ -503,3 +503,14 @@ def test_float64_and_numpy_values_survive():
     np.testing.assert_allclose(steps[-1].grad_updates[0].after.numpy(), [1.0, 3.0])
     assert steps.texts[-1] == ("AccumulateGrad received [0.5000, 1.5000] + [0.5000, 1.5000] = "
                                "[1., 3.], set x.grad to [1., 3.]")
+
+
+def test_public_api_has_docstrings():
+    for obj in (viz.record_backward, viz.record_forward, viz.BackwardRecording, viz.BackwardStep,
+                viz.ForwardRecording, viz.ForwardStep, viz.BackwardStep.draw,
+                viz.BackwardRecording.state):
+        assert len(obj.__doc__ or "") > 40, obj
+    for name in ("record_backward", "record_forward", "BackwardRecording", "BackwardStep",
+                 "ForwardRecording", "ForwardStep", "draw", "GraphPicture"):
+        assert name in viz.__all__
+    assert "Returns:" in viz.record_backward.__doc__ and "Args:" in viz.record_backward.__doc__

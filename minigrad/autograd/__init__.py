@@ -13,7 +13,7 @@ operation records a node), ``engine.py`` (the walk), ``grad_mode.py`` (the
 switch), ``anomaly.py``.
 """
 
-from . import graph  # noqa: F401
+from . import forward_ad, functional, graph  # noqa: F401
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -26,10 +26,11 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck
+from .gradgradcheck import gradgradcheck
 
 __all__ = [
     "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck",
-    "GradcheckError",
+    "GradcheckError", "gradgradcheck", "functional", "forward_ad", "graph",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled",
     "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",

@@ -798,6 +798,23 @@ def _build_rules():
     for cls in (L.Mm, L.Mv, L.Dot, L.Bmm):
         r[cls] = _bilinear(cls)
 
+    def addmm(args, out, t):
+        # beta·input + alpha·(mat1 @ mat2): linear in input, bilinear in (mat1, mat2)
+        inp, m1, m2 = args[:3]
+        beta = args[3] if len(args) > 3 else 1
+        alpha = args[4] if len(args) > 4 else 1
+        prod = _plus(None if t[1] is None else L.Mm.apply(t[1], m2),
+                     None if t[2] is None else L.Mm.apply(m1, t[2]))
+        if prod is not None and alpha != 1:
+            prod = prod * alpha
+        ti = t[0]
+        if ti is not None and beta != 1:
+            ti = ti * beta
+        return _plus(ti, prod)
+
+    if hasattr(L, "Addmm"):
+        r[L.Addmm] = addmm
+
     _build_loss_rules(r)
     _build_inplace_rules(r)
     r["_built"] = True

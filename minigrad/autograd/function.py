@@ -28,12 +28,13 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 
 import numpy as np
 
-from . import anomaly, grad_mode
+from . import anomaly, forward_ad, grad_mode
 from .graph import Node, SavedTensor, _sequence
 
 __all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
 
 _state = grad_mode._state
+_fw_state = forward_ad._state
 _NO_EDGE = (None, 0)
 
 
@@ -265,6 +266,9 @@ class Function:
             # PyTorch: a view of a tensor that requires grad, taken under
             # no_grad, is a leaf that still requires grad.
             out._requires_grad = True
+        if _fw_state.level is not None:
+            # forward mode (autograd.forward_ad): push tangents through this op
+            forward_ad._propagate(cls, args, out, ctx)
         return out
 
 
@@ -334,8 +338,8 @@ def _record(ctx, args, out):
             if t is None:
                 saved.append(None)
             else:
-                is_output = t is out if len(outs) == 1 else any(t is o for o in outs)
-                saved.append(SavedTensor(t, is_output))
+                # one of this node's own (differentiable) outputs?
+                saved.append(SavedTensor(t, t._grad_fn is ctx))
         ctx._saved = tuple(saved)
 
 

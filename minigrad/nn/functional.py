@@ -13,6 +13,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..ops import log_softmax, matmul, relu, sigmoid, softmax, tanh
+from ..ops._util import as_saved_int
 from ..ops.linalg import Addmm
 from ..tensor import Tensor
 
@@ -102,11 +103,11 @@ class MseLoss(Function):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        g = grad * 2 * (x - y)
-        if ctx.reduction == 1:
-            g = g / x._data.size
         need = ctx.needs_input_grad
-        return (g if need[0] else None), (-g if need[1] else None), None
+        scale = 2 / x._data.size if ctx.reduction == 1 else 2
+        gx = grad * scale * (x - y) if need[0] else None
+        gy = grad * scale * (y - x) if need[1] else None  # not -gx: PyTorch's zero is +0.
+        return gx, gy, None
 
 
 def mse_loss(input, target, reduction="mean"):
@@ -122,11 +123,17 @@ def mse_loss(input, target, reduction="mean"):
     """
     code = _reduction(reduction)
     if input.shape != target.shape:
-        raise RuntimeError(
+        import warnings
+
+        warnings.warn(
             f"Using a target size ({_size(target.shape)}) that is different to the input size "
             f"({_size(input.shape)}). This will likely lead to incorrect results due to "
-            "broadcasting. Please ensure they have the same size."
+            "broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=2,
         )
+        shape = np.broadcast_shapes(input.shape, target.shape)
+        input, target = input.expand(*shape), target.expand(*shape)
     return MseLoss.apply(input, target, code)
 
 
@@ -142,12 +149,10 @@ class NllLoss(Function):
     saved_attrs = ("ignore_index", "reduction", "weight")
 
     @staticmethod
-    def forward(ctx, input, target, reduction, ignore_index):
-        x, t = input._data, target._data
-        if t.dtype != np.int64:
-            raise RuntimeError(
-                f"expected scalar type Long but found {_type_name(target)}"
-            )
+    def forward(ctx, input, t, reduction, ignore_index):
+        # `t`, the class indices, arrives as a plain array: like PyTorch, the
+        # target gets no entry in next_functions.
+        x = input._data
         if x.ndim not in (1, 2):
             raise ValueError(f"Expected 1 or 2 dimensions (got {x.ndim})")
         batched = x.ndim == 2
@@ -165,9 +170,9 @@ class NllLoss(Function):
         rows = np.arange(xb.shape[0])
         picked = np.where(valid, -xb[rows, np.where(valid, tb, 0)], 0).astype(x.dtype)
         total = np.asarray(valid.sum(), dtype=x.dtype)
-        ctx.reduction, ctx.ignore_index, ctx.weight = reduction, ignore_index, None
+        ctx.reduction, ctx.ignore_index, ctx.weight = reduction, as_saved_int(ignore_index), None
         ctx._batched, ctx._valid, ctx._tb = batched, valid, tb
-        ctx.save_for_backward(input, target, _make(total))
+        ctx.save_for_backward(input, _make(t), _make(total))
         if reduction == 1:
             with np.errstate(invalid="ignore", divide="ignore"):
                 return _make(np.asarray(picked.sum() / total, dtype=x.dtype))
@@ -207,7 +212,9 @@ def nll_loss(input, target, reduction="mean", ignore_index=-100):
         RuntimeError: "expected scalar type Long but found Float" for a float target.
         IndexError: "Target 5 is out of bounds." for a class index out of range.
     """
-    return NllLoss.apply(input, target, _reduction(reduction), ignore_index)
+    if target._data.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+    return NllLoss.apply(input, target._data, _reduction(reduction), ignore_index)
 
 
 def cross_entropy(input, target, reduction="mean", ignore_index=-100):
@@ -216,6 +223,10 @@ def cross_entropy(input, target, reduction="mean", ignore_index=-100):
     Computed as ``nll_loss(log_softmax(input, 1), target)``: stable for logits
     of magnitude 1e3 (the recording shows NllLossBackward0 ← LogSoftmaxBackward0).
     """
+    if target._data.dtype != np.int64:
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {_type_name(target)}"
+        )
     dim = 1 if input.ndim >= 2 else 0
     return nll_loss(log_softmax(input, dim), target, reduction=reduction, ignore_index=ignore_index)
 
@@ -243,11 +254,17 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def backward(ctx, grad):
         p, t = ctx.saved_tensors
-        eps = 1e-12  # PyTorch's EPSILON in binary_cross_entropy_backward
-        g = grad * (p - t) / ((1 - p) * p).clamp(min=eps)
+        need = ctx.needs_input_grad
         if ctx.reduction == 1:
-            g = g / p._data.size
-        return g, None, None
+            grad = grad / p._data.size
+        gp = gt = None
+        if need[0]:
+            eps = 1e-12  # PyTorch's EPSILON in binary_cross_entropy_backward
+            gp = grad * (p - t) / ((1 - p) * p).clamp(min=eps)
+        if need[1]:
+            # d/dt of -(t log p + (1-t) log(1-p)) = log(1-p) - log(p), logs clamped at -100
+            gt = grad * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100))
+        return gp, gt, None
 
 
 def binary_cross_entropy(input, target, reduction="mean"):

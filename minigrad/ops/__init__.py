@@ -398,6 +398,10 @@ class _Methods:
         """``clamp(self, max=max)`` (``Tensor.clamp_max``)."""
         return clamp(self, max=max)
 
+    def where(self, condition, other):
+        """``where(condition, self, other)`` (``Tensor.where``)."""
+        return where(condition, self, other)
+
     def square(self):
         """``self ** 2`` (``Tensor.square``); node PowBackward0."""
         return pow(self, 2)
@@ -452,7 +456,7 @@ def _install():
     T.__xor__ = T.__rxor__ = _binary(_cmp.bitwise_xor)
     T.__invert__ = _cmp.bitwise_not
     for name in __all__:
-        if name not in ("cat", "stack"):  # functions only, as in PyTorch
+        if name not in ("cat", "stack", "where"):  # functions only, or bound differently
             setattr(T, name, globals()[name])
     for name, fn in vars(_Methods).items():
         if callable(fn) and (not name.startswith("_") or name.startswith("__")) and name not in (

@@ -152,7 +152,17 @@ def canonical_dims(dim, ndim):
             if out.count(d) > 1:
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         return tuple(sorted(out)) if ndim else ()
-    return (canonical_dim(dim, ndim),) if ndim else ()
+    d = canonical_dim(dim, ndim)  # checked for a 0-d tensor too: its range is [-1, 0]
+    return (d,) if ndim else ()
+
+
+def as_saved_int(v):
+    """An int as PyTorch's saved attributes show it: a negative one read as unsigned 64-bit.
+
+    (``x.softmax(-1).grad_fn._saved_dim`` prints 18446744073709551615 in PyTorch.)
+    """
+    v = int(v)
+    return v if v >= 0 else v + 2**64
 
 
 def size_str(shape):

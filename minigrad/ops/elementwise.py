@@ -70,7 +70,8 @@ class Add(Function):
     @staticmethod
     def backward(ctx, grad):
         a = ctx.alpha
-        return grad, (grad if a == 1 else grad * a), None
+        need = ctx.needs_input_grad
+        return (grad if need[0] else None), ((grad if a == 1 else grad * a) if need[1] else None), None
 
 
 class Sub(Function):
@@ -91,7 +92,8 @@ class Sub(Function):
     @staticmethod
     def backward(ctx, grad):
         a = ctx.alpha
-        return grad, (-grad if a == 1 else grad * (-a)), None
+        need = ctx.needs_input_grad
+        return (grad if need[0] else None), ((-grad if a == 1 else grad * (-a)) if need[1] else None), None
 
 
 def _no_bool_subtraction(a, b):
@@ -349,8 +351,13 @@ def where(cond, a, b):
     """Elementwise ``a`` where ``cond`` is True, else ``b`` (``torch.where``)."""
     from ._util import as_operand
 
-    if not isinstance(cond, Tensor) or cond._data.dtype != np.bool_:
-        raise RuntimeError("where expected condition to be a boolean tensor")
+    if not isinstance(cond, Tensor):
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(cond).__name__}")
+    if cond._data.dtype != np.bool_:
+        kind = {"float32": "Float", "float64": "Double", "int64": "Long"}[str(cond._data.dtype)]
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype {kind}"
+        )
     return Where.apply(cond._data, as_operand(a, "where"), as_operand(b, "where"))
 
 
@@ -420,11 +427,9 @@ class Sigmoid(Function):
     @staticmethod
     def forward(ctx, a):
         data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
-        # the two-sided form never overflows exp
-        with np.errstate(over="ignore"):
-            pos = data >= 0
-            e = np.exp(np.where(pos, -data, data))
-            out = _make(np.where(pos, 1 / (1 + e), e / (1 + e)).astype(data.dtype, copy=False))
+        # PyTorch's formula: exp overflowing to inf gives exactly 0 (not a denormal)
+        one = data.dtype.type(1)
+        out = _make(one / (one + np.exp(-data)))
         ctx.save_for_backward(out)
         return out
 
@@ -444,7 +449,9 @@ class Relu(Function):
     def forward(ctx, a):
         if a._data.dtype == np.bool_:
             raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
-        out = _make(np.maximum(a._data, 0).astype(a._data.dtype, copy=False))
+        data = a._data
+        # PyTorch: x < 0 ? 0 : x, which keeps -0.0 and nan as they are
+        out = _make(np.where(data < 0, data.dtype.type(0), data))
         ctx.save_for_backward(out)
         return out
 

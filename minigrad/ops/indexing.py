@@ -17,11 +17,17 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import canonical_dim
+from ._util import as_saved_int, canonical_dim
 
 __all__ = ["Gather", "Index", "Select", "Slice", "gather", "getitem", "narrow", "select"]
 
 _make = Tensor._make
+
+
+_ZERO_DIM_INDEX = (
+    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+    "C++ to convert a 0-dim tensor to a number"
+)
 
 
 def _check_index(i, size, dim):
@@ -39,22 +45,20 @@ class Select(Function):
     saved_attrs = ("dim", "index", "self_sym_sizes")
 
     @staticmethod
-    def forward(ctx, a, dim, index):
+    def forward(ctx, a, dim, index, report_dim=None):
         data = a._data
         if data.ndim == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            raise IndexError(_ZERO_DIM_INDEX)
         d = canonical_dim(dim, data.ndim)
-        i = _check_index(int(index), data.shape[d], d)
-        ctx.dim, ctx.index, ctx.self_sym_sizes = d, int(index), data.shape
-        ctx._i = i
-        key = (slice(None),) * d + (i,)
-        return _make(np.asarray(data[key]), vc=a._shared_vc(), base=a)
+        # `report_dim`: the dim of the original tensor, for x[i, j]'s messages
+        i = _check_index(int(index), data.shape[d], d if report_dim is None else report_dim)
+        ctx.dim, ctx.index, ctx.self_sym_sizes = as_saved_int(dim), as_saved_int(index), data.shape
+        ctx._key = (slice(None),) * d + (i,)
+        return _make(np.asarray(data[ctx._key]), vc=a._shared_vc(), base=a)
 
     @staticmethod
     def backward(ctx, grad):
-        key = (slice(None),) * ctx.dim + (ctx._i,)
-        return _PutInZeros.apply(grad, key, ctx.self_sym_sizes), None, None
+        return _PutInZeros.apply(grad, ctx._key, ctx.self_sym_sizes), None, None, None
 
 
 class Slice(Function):
@@ -73,8 +77,11 @@ class Slice(Function):
             raise ValueError("step must be greater than zero")
         sl = slice(start, end, step)
         s0, e0, st = sl.indices(data.shape[d])
-        ctx.dim, ctx.start, ctx.step, ctx.self_sym_sizes = d, s0, st, data.shape
-        ctx.end = max(e0, s0)
+        # saved as given, as PyTorch shows them (an open end is INT64_MAX)
+        ctx.dim, ctx.self_sym_sizes = as_saved_int(dim), data.shape
+        ctx.start = as_saved_int(0 if start is None else start)
+        ctx.end = as_saved_int(2**63 - 1 if end is None else end)
+        ctx.step = as_saved_int(1 if step is None else step)
         ctx._key = (slice(None),) * d + (slice(s0, e0, st),)
         return _make(data[ctx._key], vc=a._shared_vc(), base=a)
 
@@ -94,10 +101,13 @@ class Index(Function):
     saved_attrs = ("indices", "self_sym_sizes")
 
     @staticmethod
-    def forward(ctx, a, key):
+    def forward(ctx, a, key, given=None):
         data = a._data
         ctx.self_sym_sizes = data.shape
-        ctx.indices = tuple(k for k in key if not (isinstance(k, slice) and k == slice(None)))
+        # PyTorch shows the indices as given: a tensor per indexed dim, None for `:`
+        ctx.indices = given if given is not None else tuple(
+            None if isinstance(k, slice) else Tensor._make(np.asarray(k)) for k in key
+        )
         ctx._key = key
         try:
             out = data[key]
@@ -107,7 +117,7 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _ScatterAdd.apply(grad, ctx._key, ctx.self_sym_sizes), None
+        return _ScatterAdd.apply(grad, ctx._key, ctx.self_sym_sizes), None, None
 
 
 def _numpy_index_message(err, shape, key):
@@ -190,52 +200,63 @@ def getitem(self, key):
 
     Raises:
         IndexError: PyTorch's "index 5 is out of bounds for dimension 0 with
-            size 2", "too many indices for tensor of dimension 2".
+            size 2", "too many indices for tensor of dimension 2", "invalid
+            index of a 0-dim tensor. ..."
+        TypeError: for a key that is not an index at all (a string, ...).
     """
     if not isinstance(key, tuple):
         key = (key,)
-    # how many dims the key consumes (None and Ellipsis consume none)
+    ndim = self._data.ndim
+    # how many dims the key consumes (None, Ellipsis and Python bools consume none)
     consumed = 0
     for k in key:
-        if k is None or k is Ellipsis:
+        if isinstance(k, str):
+            raise TypeError(f"new(): invalid data type '{type(k).__name__}'")
+        if k is None or k is Ellipsis or isinstance(k, bool):
             continue
-        if isinstance(k, (Tensor, np.ndarray)) and _as_index_array(k).dtype == np.bool_:
-            consumed += max(_as_index_array(k).ndim, 1) if _as_index_array(k).ndim else 0
-        elif isinstance(k, bool):
-            continue
+        if isinstance(k, (Tensor, np.ndarray, list)) and _as_index_array(k).dtype == np.bool_:
+            consumed += _as_index_array(k).ndim
         else:
             consumed += 1
-    ndim = self._data.ndim
+    if ndim == 0 and any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key):
+        raise IndexError(_ZERO_DIM_INDEX)
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     out = self
-    dim = 0
-    advanced = []  # (dim position in `out`, index array)
+    dim = 0        # position in `out`
+    orig = 0       # position in `self`, for error messages
+    advanced = []  # (dim in `out`, index array, the index as given, dims it covers)
     for k in key:
         if k is Ellipsis:
-            dim += ndim - consumed
+            skip = ndim - consumed
+            dim += skip
+            orig += skip
         elif k is None:
             out = unsqueeze_for_index(out, dim)
             dim += 1
         elif isinstance(k, bool):
             out = unsqueeze_for_index(out, dim)
-            advanced.append((dim, np.array([0] if k else [], dtype=np.int64)))
+            given = Tensor._make(np.array([k]))
+            advanced.append((dim, np.array([0] if k else [], dtype=np.int64), given, 1))
             dim += 1
         elif isinstance(k, (int, np.integer)):
-            out = Select.apply(out, dim, int(k))
+            out = Select.apply(out, dim, int(k), orig)
+            orig += 1
         elif isinstance(k, slice):
             if k != slice(None):
                 out = Slice.apply(out, dim, k.start, k.stop, k.step)
             dim += 1
+            orig += 1
         elif isinstance(k, (Tensor, list, tuple, np.ndarray)):
             arr = _as_index_array(k)
+            given = k if isinstance(k, Tensor) else Tensor._make(np.asarray(arr))
             if arr.dtype == np.bool_:
                 expected = out._data.shape[dim:dim + arr.ndim]
                 if arr.shape != expected:
-                    for j, (m, s) in enumerate(zip(arr.shape, expected)):
-                        if m != s:
+                    for j, (m, sz) in enumerate(zip(arr.shape, expected)):
+                        if m != sz:
                             raise IndexError(
                                 f"The shape of the mask {list(arr.shape)} at index {j} does not "
                                 f"match the shape of the indexed tensor {list(out._data.shape)} "
@@ -243,21 +264,24 @@ def getitem(self, key):
                             )
                 if arr.ndim == 0:
                     out = unsqueeze_for_index(out, dim)
-                    advanced.append((dim, np.nonzero(np.atleast_1d(arr))[0]))
+                    advanced.append((dim, np.nonzero(np.atleast_1d(arr))[0], given, 1))
                     dim += 1
                     continue
                 for j, idx in enumerate(np.nonzero(arr)):
-                    advanced.append((dim + j, idx))
+                    advanced.append((dim + j, idx, given if j == 0 else None, arr.ndim if j == 0 else 0))
                 dim += arr.ndim
+                orig += arr.ndim
             else:
                 size = out._data.shape[dim]
                 if arr.size and (arr.max() >= size or arr.min() < -size):
                     bad = int(arr.max()) if arr.max() >= size else int(arr.min())
+                    # PyTorch's index kernel counts dims among the advanced indices
                     raise IndexError(
-                        f"index {bad} is out of bounds for dimension {dim} with size {size}"
+                        f"index {bad} is out of bounds for dimension {len(advanced)} with size {size}"
                     )
-                advanced.append((dim, arr))
+                advanced.append((dim, arr, given, 1))
                 dim += 1
+                orig += 1
         else:
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
@@ -265,9 +289,14 @@ def getitem(self, key):
             )
     if advanced:
         full = [slice(None)] * out._data.ndim
-        for d, arr in advanced:
+        shown, pos = [], 0
+        for d, arr, given, covers in advanced:
             full[d] = arr
-        out = Index.apply(out, tuple(full))
+            if given is not None:
+                shown.extend([None] * (d - pos))
+                shown.append(given)
+                pos = d + covers
+        out = Index.apply(out, tuple(full), tuple(shown))
     elif out is self:
         # x[:] and x[...] are views of the whole tensor (AliasBackward0 in PyTorch)
         out = Slice.apply(self, 0, None, None, None) if ndim else _alias(self)
@@ -299,7 +328,7 @@ def narrow(input, dim, start, length):
         start += size
     if not 0 <= start <= size or start + length > size or length < 0:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return Slice.apply(input, d, start, start + length, 1)
+    return Slice.apply(input, dim, start, start + length, 1)
 
 
 class Gather(Function):

@@ -27,7 +27,7 @@ Source: PyTorch's ``VariableVersion`` and ``check_inplace``
 
 import numpy as np
 
-from ..autograd import grad_mode
+from ..autograd import forward_ad, grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import is_scalar, wrap_scalar
@@ -108,8 +108,10 @@ def inplace(t, outofplace, *args):
         old = _make(t._data.copy(), grad_fn=t._grad_fn, requires_grad=t._requires_grad)
         if t._grad_fn is not None:
             old._output_nr = t._output_nr
+        forward_ad._copy_tangent(t, old)
         result = outofplace(old, *args)
         _store(t, result)
+        forward_ad._copy_tangent(result, t)
         node = result._grad_fn
         if node is not None:
             t._grad_fn = node
@@ -125,6 +127,7 @@ def inplace(t, outofplace, *args):
     with grad_mode.no_grad():
         result = outofplace(t, *args)
     _store(t, result)
+    forward_ad._copy_tangent(result, t)
     return t
 
 

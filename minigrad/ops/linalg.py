@@ -79,7 +79,11 @@ class Dot(Function):
                 f"inconsistent tensor size, expected tensor [{a._data.shape[0]}] and src [{b._data.shape[0]}] to have the same "
                 f"number of elements, but got {a._data.shape[0]} and {b._data.shape[0]} elements respectively"
             )
-        _same_dtype(a, b, "dot")
+        if a._data.dtype != b._data.dtype:
+            raise RuntimeError(
+                "dot : expected both vectors to have same dtype, but found "
+                f"{_TYPE_NAMES[a.dtype.name]} and {_TYPE_NAMES[b.dtype.name]}"
+            )
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         return _make(np.asarray(np.dot(a._data, b._data)))
@@ -105,7 +109,11 @@ class Mv(Function):
                 f"size mismatch, got input ({A.shape[0]}), mat ({A.shape[0]}x{A.shape[1]}), "
                 f"vec ({V.shape[0]})"
             )
-        _same_dtype(a, v, "mv")
+        if A.dtype != V.dtype:
+            tv, ta = _TYPE_NAMES[v.dtype.name], _TYPE_NAMES[a.dtype.name]
+            raise RuntimeError(
+                f"addmv input tensors must have the same dtype, but got {tv}, {ta}, and {tv}"
+            )
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, v if need[0] else None)
         return _make(A @ V)
@@ -135,7 +143,11 @@ class Bmm(Function):
                 f"Expected size for first two dimensions of batch2 tensor to be: "
                 f"[{A.shape[0]}, {A.shape[2]}] but got: [{B.shape[0]}, {B.shape[1]}]."
             )
-        _same_dtype(a, b, "bmm")
+        if A.dtype != B.dtype:
+            raise RuntimeError(
+                f"expected scalar type {_TYPE_NAMES[a.dtype.name]} but found "
+                f"{_TYPE_NAMES[b.dtype.name]}"
+            )
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
         return _make(np.matmul(A, B))
@@ -235,14 +247,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return Addmm.apply(input, mat1, mat2, beta, alpha)
 
 
-def _same_dtype(a, b, name):
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_dtype_name(a.dtype)} != "
-            f"{_dtype_name(b.dtype)}"
-        )
-
-
 def mm(input, mat2):
     """Matrix product of two 2-d tensors (``torch.mm``).
 
@@ -286,17 +290,31 @@ def matmul(input, other):
     * 2-d @ 1-d: ``mv`` (MvBackward0);
     * 1-d @ 2-d: unsqueeze, ``mm``, squeeze (SqueezeBackward4 ← MmBackward0 ← UnsqueezeBackward0);
     * 2-d @ 2-d: ``mm`` (MmBackward0);
-    * batched (either operand 3-d or more): the batch dims broadcast; folded
-      into ``mm`` when the right operand is 1-d or 2-d, else ``expand`` both,
-      ``bmm``, and reshape back (UnsafeViewBackward0 ← BmmBackward0 ← ...).
+    * 3-d or more @ 1-d or 2-d: the left operand's batch dims folded into its
+      rows, one ``mm``/``mv``, reshaped back (UnsafeViewBackward0 ← MmBackward0 ← ViewBackward0);
+    * 1-d or 2-d @ 3-d or more: the same on the transposed problem, transposed
+      back and made contiguous (CloneBackward0 ← TransposeBackward0 ← UnsafeViewBackward0 ← ...);
+    * both 3-d or more: an operand whose batch dims are all 1 is squeezed
+      first (SqueezeBackward1); otherwise the batch dims broadcast, both
+      operands are expanded and reshaped, one ``bmm``, reshaped back.
 
     Raises:
         RuntimeError: PyTorch's messages for operands that cannot be
             multiplied, naming both shapes; "both arguments to matmul need to
             be at least 1D" for 0-d operands.
         TypeError: if ``other`` is not a Tensor.
+
+    Source: ``at::native::_matmul_impl`` (aten/src/ATen/native/LinearAlgebra.cpp).
     """
-    from .shape import SqueezeDimMatmul, UnsafeView, Unsqueeze, expand
+    from .shape import (
+        SqueezeDim,
+        SqueezeDimMatmul,
+        Transpose,
+        UnsafeView,
+        Unsqueeze,
+        contiguous,
+        expand,
+    )
 
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
@@ -313,40 +331,62 @@ def matmul(input, other):
         return SqueezeDimMatmul.apply(Mm.apply(Unsqueeze.apply(input, 0), other), 0)
     if da == 2 and db == 2:
         return Mm.apply(input, other)
+    if da >= 3 and db >= 3:
+        # an operand whose batch is a single matrix is treated as that matrix
+        if all(s == 1 for s in input._data.shape[:-2]):
+            while input._data.ndim > 2:
+                input = SqueezeDim.apply(input, 0)
+            return matmul(input, other)
+        if all(s == 1 for s in other._data.shape[:-2]):
+            while other._data.ndim > 2:
+                other = SqueezeDim.apply(other, 0)
+            return matmul(input, other)
     A, B = input._data.shape, other._data.shape
     if da >= 3 and db <= 2:
-        # fold the batch dims of `input` into its rows: one mm (or mv)
-        k = A[-1]
-        if (B[0] if db == 1 else B[-2]) != k:
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(A[:-1]))}x{k} and "
-                f"{B[0]}x{1 if db == 1 else B[1]})"
-            )
-        folded = input.reshape(-1, k)
+        # fold the left operand's batch dims into its rows: one mm (or mv)
+        folded = input.reshape(-1, A[-1])
         if db == 1:
             return UnsafeView.apply(Mv.apply(folded, other), A[:-1])
         return UnsafeView.apply(Mm.apply(folded, other), A[:-1] + (B[-1],))
-    # general batched case: broadcast batch dims, expand, bmm
-    a_mat = A[-2:] if da >= 2 else (1, A[0])
-    b_mat = B[-2:] if db >= 2 else (B[0], 1)
-    if a_mat[1] != b_mat[0]:
+    if db >= 3 and da <= 2:
+        if A[-1] != B[-2]:
+            n = int(np.prod(B[:-2]))
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {A[-1]}] "
+                f"but got: [{n}, {B[-2]}]."
+            )
+        # (A @ B) = (Bᵀ @ Aᵀ)ᵀ: fold the right operand instead
+        t1 = Transpose.apply(other, -1, -2)
+        folded = t1.reshape(-1, B[-2])
+        if da == 1:
+            return UnsafeView.apply(Mv.apply(folded, input), B[:-2] + (B[-1],))
+        out = UnsafeView.apply(Mm.apply(folded, input.t()), B[:-2] + (B[-1], A[0]))
+        return contiguous(Transpose.apply(out, -1, -2))
+    # both batched: broadcast the batch dims, expand, bmm
+    if A[-1] != B[-2]:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(B[:-2])) if db > 2 else 1}, {a_mat[1]}] but got: "
-            f"[{int(np.prod(B[:-2])) if db > 2 else 1}, {b_mat[0]}]."
+            f"[{int(np.prod(np.broadcast_shapes(A[:-2], B[:-2])))}, {A[-1]}] but got: "
+            f"[{int(np.prod(B[:-2]))}, {B[-2]}]."
         )
-    try:
-        batch = np.broadcast_shapes(A[:-2] if da > 2 else (), B[:-2] if db > 2 else ())
-    except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({A[0]}) must match the size of tensor b ({B[0]}) at "
-            "non-singleton dimension 0"
-        ) from None
-    a = input if da >= 2 else Unsqueeze.apply(input, 0)
-    b = other if db >= 2 else Unsqueeze.apply(other, 1)
-    n = int(np.prod(batch)) if batch else 1
-    a3 = expand(a, *(batch + a_mat)).reshape(n, *a_mat)
-    b3 = expand(b, *(batch + b_mat)).reshape(n, *b_mat)
-    out = Bmm.apply(a3, b3)
-    shape = batch + ((a_mat[0],) if da >= 2 else ()) + ((b_mat[1],) if db >= 2 else ())
-    return UnsafeView.apply(out, shape)
+    batch = _broadcast_batch(A[:-2], B[:-2])
+    n = int(np.prod(batch))
+    a3 = expand(input, *(batch + A[-2:])).reshape(n, *A[-2:])
+    b3 = expand(other, *(batch + B[-2:])).reshape(n, *B[-2:])
+    return UnsafeView.apply(Bmm.apply(a3, b3), batch + (A[-2], B[-1]))
+
+
+def _broadcast_batch(sa, sb):
+    """Broadcast two batch shapes, or PyTorch's error naming the mismatching dim."""
+    n = max(len(sa), len(sb))
+    pa = (1,) * (n - len(sa)) + tuple(sa)
+    pb = (1,) * (n - len(sb)) + tuple(sb)
+    out = []
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {i}"
+            )
+        out.append(max(x, y))
+    return tuple(out)

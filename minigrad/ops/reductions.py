@@ -11,7 +11,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import canonical_dims
+from ._util import as_saved_int, canonical_dim, canonical_dims
 
 __all__ = [
     "Amax",
@@ -46,7 +46,7 @@ _builtin_sum = sum
 def _raw_dims(dim):
     """The dims as PyTorch saves them: as given, a negative one read back as unsigned 64-bit."""
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    return tuple(int(d) if d >= 0 else int(d) + 2**64 for d in dims)
+    return tuple(as_saved_int(d) for d in dims)
 
 
 def _sum_dtype(data, dtype):
@@ -405,7 +405,7 @@ class Amin(Function):
 def _amax_forward(ctx, a, dim, keepdim, fn, name):
     dims = canonical_dims(dim if dim != () else None, a._data.ndim)
     _check_nonempty(a, name, dims)
-    ctx.dim, ctx.keepdim = (dim if isinstance(dim, tuple) else (dim,)) if dim is not None else (), keepdim
+    ctx.dim, ctx.keepdim = (_raw_dims(dim) if dim is not None else ()), keepdim
     ctx._dims = dims
     out = _make(np.asarray(fn(a._data, axis=dims, keepdims=keepdim)))
     ctx.save_for_backward(a, out)
@@ -436,7 +436,7 @@ class Logsumexp(Function):
     def forward(ctx, a, dim, keepdim=False):
         data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
         dims = canonical_dims(dim, data.ndim)
-        ctx.dim = dim if isinstance(dim, tuple) else (dim,)
+        ctx.dim = _raw_dims(dim)
         ctx.keepdim, ctx._dims = keepdim, dims
         if data.size == 0:
             out = np.log(np.sum(np.exp(data), axis=dims, keepdims=keepdim))
@@ -460,6 +460,17 @@ class Logsumexp(Function):
         return g * (a - rk).exp(), None, None
 
 
+def _float_only(a, d, name):
+    """softmax and log_softmax exist for floating dtypes only (PyTorch's kernel error otherwise)."""
+    data = a._data
+    if data.dtype.kind != "f":
+        last = data.ndim == 0 or d == data.ndim - 1
+        kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+        kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{kind}\'')
+    return data
+
+
 class Softmax(Function):
     """exp(x) / Σ exp(x) along ``dim``, shifted by the max so 1e3 logits stay finite (SoftmaxBackward0).
 
@@ -472,11 +483,9 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, a, dim):
-        from ._util import canonical_dim
-
-        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
-        d = canonical_dim(dim, data.ndim)
-        ctx.dim = d
+        d = canonical_dim(dim, a._data.ndim)
+        data = _float_only(a, d, "softmax")
+        ctx.dim, ctx._d = as_saved_int(dim), d
         if data.ndim == 0:
             out = _make(np.ones_like(data))
         else:
@@ -490,7 +499,7 @@ class Softmax(Function):
         (y,) = ctx.saved_tensors
         if y.ndim == 0:
             return grad * 0, None
-        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+        return y * (grad - (grad * y).sum(ctx._d, keepdim=True)), None
 
 
 class LogSoftmax(Function):
@@ -505,11 +514,9 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, a, dim):
-        from ._util import canonical_dim
-
-        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
-        d = canonical_dim(dim, data.ndim)
-        ctx.dim = d
+        d = canonical_dim(dim, a._data.ndim)
+        data = _float_only(a, d, "log_softmax")
+        ctx.dim, ctx._d = as_saved_int(dim), d
         if data.ndim == 0:
             out = _make(np.zeros_like(data))
         else:
@@ -523,7 +530,7 @@ class LogSoftmax(Function):
         (y,) = ctx.saved_tensors
         if y.ndim == 0:
             return grad * 0, None
-        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+        return grad - y.exp() * grad.sum(ctx._d, keepdim=True), None
 
 
 def _named_pair(name):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import canonical_dim
+from ._util import as_saved_int, canonical_dim
 
 __all__ = [
     "Cat",
@@ -122,14 +122,17 @@ class Transpose(Function):
     def forward(ctx, a, dim0, dim1):
         n = a._data.ndim
         d0, d1 = canonical_dim(dim0, n), canonical_dim(dim1, n)
-        ctx.dim0, ctx.dim1 = dim0, dim1
+        ctx.dim0, ctx.dim1 = as_saved_int(dim0), as_saved_int(dim1)
+        ctx._d0, ctx._d1 = d0, d1
         if n == 0:
             return _make(a._data.view(), vc=a._shared_vc(), base=a)
         return _make(np.swapaxes(a._data, d0, d1), vc=a._shared_vc(), base=a)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.transpose(ctx.dim0, ctx.dim1), None, None
+        if grad.ndim == 0:
+            return grad, None, None
+        return grad.transpose(ctx._d0, ctx._d1), None, None
 
 
 class Permute(Function):
@@ -152,7 +155,7 @@ class Permute(Function):
         dd = tuple(canonical_dim(d, n) for d in dims)
         if len(set(dd)) != n:
             raise RuntimeError("permute(): duplicate dims are not allowed.")
-        ctx.dims = tuple(dims)
+        ctx.dims = tuple(as_saved_int(d) for d in dims)
         ctx._perm = dd
         return _make(np.transpose(a._data, dd), vc=a._shared_vc(), base=a)
 
@@ -324,12 +327,12 @@ class Unsqueeze(Function):
     @staticmethod
     def forward(ctx, a, dim):
         d = canonical_dim(dim, a._data.ndim + 1)
-        ctx.dim = d
+        ctx.dim, ctx._d = as_saved_int(dim), d
         return _make(np.expand_dims(a._data, d), vc=a._shared_vc(), base=a)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.squeeze(ctx.dim), None
+        return grad.squeeze(ctx._d), None
 
 
 class SqueezeAll(Function):
@@ -361,7 +364,7 @@ class SqueezeDim(Function):
     @staticmethod
     def forward(ctx, a, dim):
         d = canonical_dim(dim, a._data.ndim)
-        ctx.dim, ctx.self_sym_sizes = d, a._data.shape
+        ctx.dim, ctx.self_sym_sizes = as_saved_int(dim), a._data.shape
         data = a._data
         out = np.squeeze(data, d) if data.ndim and data.shape[d] == 1 else data.view()
         return _make(out, vc=a._shared_vc(), base=a)
@@ -386,7 +389,7 @@ class Cat(Function):
     @staticmethod
     def forward(ctx, dim, *tensors):
         if not tensors:
-            raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
         ref = next((t for t in tensors if t._data.ndim), None)
         if ref is None:
             raise RuntimeError(
@@ -408,7 +411,7 @@ class Cat(Function):
                         f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number "
                         f"{i} in the list."
                     )
-        ctx.dim = dim
+        ctx.dim = as_saved_int(dim)
         ctx._d = d
         ctx._sizes = [t._data.shape[d] for t in tensors]
         from .._dtype import result_type
@@ -447,7 +450,7 @@ class Stack(Function):
                     f"and {list(t._data.shape)} at entry {i}"
                 )
         d = canonical_dim(dim, len(shape) + 1)
-        ctx.dim, ctx._d, ctx._n = dim, d, len(tensors)
+        ctx.dim, ctx._d, ctx._n = as_saved_int(dim), d, len(tensors)
         from .._dtype import result_type
 
         dt = tensors[0].dtype

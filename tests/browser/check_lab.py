@@ -297,7 +297,7 @@ JS_SCROLL_TO_PICTURE = """(k) => {
 # pictures in the slider's own cell output (outside the slider), else every
 # picture inside a widget anywhere in the notebook.
 JS_SLIDER = """(k) => {
-  const handles = document.querySelectorAll(%r);
+  const handles = document.querySelectorAll(__HANDLE__);
   const handle = handles[k];
   if (!handle) return null;
   const slider = handle.closest('.widget-slider');
@@ -334,7 +334,7 @@ JS_SLIDER = """(k) => {
     cellIndex: cell ? Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell')).indexOf(cell) : -1,
     where, pictures: els.length, broken, signature: els.length + ':' + text.length + ':' + hash,
   };
-}""" % SLIDER_HANDLE
+}""".replace("__HANDLE__", json.dumps(SLIDER_HANDLE))
 
 
 def page_state(page):
@@ -435,7 +435,7 @@ def check_notebook(page, lab, rel, path, shots, timeout):
     # (a widget's stored picture too: the widget itself cannot show before the kernel runs).
     stored = sum(c["pictures"] for c in expected)
     stored_widget = sum(c["widget_pictures"] for c in expected)
-    shown = [p for p in wait_pictures(page, stored + stored_widget, 20) if not p["widget"]]
+    shown = [p for p in wait_pictures(page, stored + stored_widget, 15) if not p["widget"]]
     if len(shown) < stored + stored_widget:
         problems.append(f"before running: {stored + stored_widget} stored picture(s) but "
                         f"{len(shown)} shown as pictures (an SVG-only output shows as text in an "
@@ -503,7 +503,7 @@ def check_notebook(page, lab, rel, path, shots, timeout):
     page.screenshot(path=str(shot))
     log(f"  screenshot: {shot}")
 
-    problems += check_sliders(page, expected, shot, timeout=60)
+    problems += check_sliders(page, expected, shot)
     if problems:
         raise CheckFailed("\n".join(f"  - {p}" for p in problems))
     log(f"  OK ({time.monotonic() - t0:.1f} s)")
@@ -521,7 +521,7 @@ def wait_pictures(page, want, timeout):
         time.sleep(0.2)
 
 
-def check_sliders(page, expected, shot, timeout):
+def check_sliders(page, expected, shot, timeout=30, settle=3):
     problems = []
     n = page.locator(SLIDER_HANDLE).count()
     log(f"  {n} slider handle(s)")
@@ -536,17 +536,25 @@ def check_sliders(page, expected, shot, timeout):
                             "nor does any widget in the notebook)")
             continue
         handle = page.locator(SLIDER_HANDLE).nth(k)
+        if not handle.is_visible():
+            log(f"  {name}: hidden, not moved")
+            continue
         handle.scroll_into_view_if_needed(timeout=5_000)
         handle.focus(timeout=5_000)
         key = "ArrowLeft" if before["value"] is not None and before["value"] == before["max"] else "ArrowRight"
         handle.press(key, timeout=5_000)
+        # Wait for the new picture; give up `settle` seconds after the kernel went idle
+        # again with the picture unchanged, or after `timeout` seconds in any case.
         t0 = time.monotonic()
-        after = None
-        while time.monotonic() - t0 < timeout:
+        idle_since = None
+        while True:
             after = page.evaluate(JS_SLIDER, k)
-            state = page_state(page)
-            if (after["signature"] != before["signature"] and state["kernel"] == "idle"
-                    and not after["broken"]):
+            idle = page_state(page)["kernel"] == "idle"
+            now = time.monotonic()
+            if after["signature"] != before["signature"] and idle and not after["broken"]:
+                break
+            idle_since = (idle_since or now) if idle else None
+            if now - t0 > timeout or (idle_since and now - idle_since > settle and now - t0 > settle):
                 break
             time.sleep(0.1)
         elapsed = time.monotonic() - t0
@@ -555,7 +563,7 @@ def check_sliders(page, expected, shot, timeout):
             problems.append(f"{name}: {key} on the focused handle did not move it ({moved})")
         elif after["signature"] == before["signature"]:
             problems.append(f"{name}: moved {moved}, but the picture near it ({before['where']}) "
-                            f"did not change within {timeout} s")
+                            f"did not change ({elapsed:.0f} s)")
         elif after["broken"]:
             problems.append(f"{name}: moved {moved}, the new picture did not load")
         else:
@@ -639,7 +647,7 @@ def main(argv=None):
     timer = threading.Timer(args.total_timeout, watchdog)
     timer.daemon = True
     timer.start()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     failed, started = [], time.monotonic()
     try:
