@@ -27,6 +27,8 @@ number, ``InputBuffer`` accumulation and ``validate_outputs``.
 import heapq
 import itertools
 
+import numpy as np
+
 from . import anomaly, grad_mode
 from .graph import AccumulateGrad, Node
 
@@ -169,6 +171,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     prev_mode = state.enabled
     state.enabled = bool(create_graph)
     check_nan = anomaly._state.enabled
+    quiet = np.errstate(all="ignore")  # backward formulas meet inf * 0 too; PyTorch is silent
+    quiet.__enter__()
     try:
         while ready:
             node = heapq.heappop(ready)[2]
@@ -229,6 +233,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                         buffers[nxt] = [None] * nxt._num_outputs()
                     heapq.heappush(ready, (-nxt._priority(), next(counter), nxt))
     finally:
+        quiet.__exit__(None, None, None)
         state.enabled = prev_mode
         if check_nan:
             anomaly._state.current = None

@@ -205,6 +205,10 @@ class Function:
     saved_attrs = ()
     _backward_cls = BackwardNode
     _is_view = False  # True for ops whose output shares the input's memory
+    # Run forward under np.errstate(all="ignore") (PyTorch never warns about
+    # inf or nan in arithmetic).  Ops that cannot produce one (shape ops,
+    # neg) opt out: entering errstate costs about a microsecond.
+    _quiet_numpy = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -255,8 +259,11 @@ class Function:
             ctx.needs_input_grad = (False,) * len(args)
         state.enabled = False
         try:
-            # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
-            with np.errstate(all="ignore"):
+            if cls._quiet_numpy:
+                # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
+                with np.errstate(all="ignore"):
+                    out = cls.forward(ctx, *args)
+            else:
                 out = cls.forward(ctx, *args)
         finally:
             state.enabled = enabled

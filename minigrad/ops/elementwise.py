@@ -185,6 +185,7 @@ class Neg(Function):
     """``-self`` (NegBackward0); saves nothing."""
 
     node_name = "NegBackward0"
+    _quiet_numpy = False
 
     @staticmethod
     def forward(ctx, a):

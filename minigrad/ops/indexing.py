@@ -40,6 +40,7 @@ class Select(Function):
     """One position along ``dim`` (SelectBackward0); saves dim, index and the input's sizes."""
 
     _is_view = True
+    _quiet_numpy = False
 
     node_name = "SelectBackward0"
     saved_attrs = ("dim", "index", "self_sym_sizes")
@@ -65,6 +66,7 @@ class Slice(Function):
     """A strided range along ``dim`` (SliceBackward0); saves dim, start, end, step, sizes."""
 
     _is_view = True
+    _quiet_numpy = False
 
     node_name = "SliceBackward0"
     saved_attrs = ("dim", "start", "end", "step", "self_sym_sizes")

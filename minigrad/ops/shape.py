@@ -82,6 +82,7 @@ class View(Function):
     """
 
     _is_view = True
+    _quiet_numpy = False
 
     node_name = "ViewBackward0"
     saved_attrs = ("self_sym_sizes",)
@@ -114,6 +115,7 @@ class Transpose(Function):
     """Swap two dims (TransposeBackward0); saves ``dim0`` and ``dim1``."""
 
     _is_view = True
+    _quiet_numpy = False
 
     node_name = "TransposeBackward0"
     saved_attrs = ("dim0", "dim1")
@@ -139,6 +141,7 @@ class Permute(Function):
     """Reorder all dims (PermuteBackward0); saves ``dims``. ``x.T`` of a 2-d x is this."""
 
     _is_view = True
+    _quiet_numpy = False
 
     node_name = "PermuteBackward0"
     saved_attrs = ("dims",)
@@ -169,6 +172,7 @@ class T(Function):
     """Transpose of a tensor of at most 2 dims (TBackward0): ``x.t()``."""
 
     _is_view = True
+    _quiet_numpy = False
 
     node_name = "TBackward0"
 
@@ -187,6 +191,7 @@ class Expand(Function):
     """Broadcast to a larger shape without copying (ExpandBackward0); saves the input's sizes."""
 
     _is_view = True
+    _quiet_numpy = False
 
     node_name = "ExpandBackward0"
     saved_attrs = ("self_sym_sizes",)
@@ -320,6 +325,7 @@ class Unsqueeze(Function):
     """Insert a dim of size 1 (UnsqueezeBackward0); saves ``dim``."""
 
     _is_view = True
+    _quiet_numpy = False
 
     node_name = "UnsqueezeBackward0"
     saved_attrs = ("dim",)
@@ -339,6 +345,7 @@ class SqueezeAll(Function):
     """Remove every dim of size 1 (SqueezeBackward0); saves the input's sizes."""
 
     _is_view = True
+    _quiet_numpy = False
 
     node_name = "SqueezeBackward0"
     saved_attrs = ("self_sym_sizes",)
@@ -357,6 +364,7 @@ class SqueezeDim(Function):
     """Remove ``dim`` if its size is 1 (SqueezeBackward1); saves dim and sizes."""
 
     _is_view = True
+    _quiet_numpy = False
 
     node_name = "SqueezeBackward1"
     saved_attrs = ("dim", "self_sym_sizes")
