@@ -22,6 +22,7 @@ Exit status 1 if any notebook failed.
 
 import argparse
 import copy
+import json
 import pathlib
 import re
 import sys
@@ -31,7 +32,6 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
 KERNEL = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-_MODEL_ID = re.compile(r"\b[0-9a-f]{32}\b")
 
 
 SANITIZE = pathlib.Path(__file__).resolve().parents[1] / "nbval_sanitize.cfg"
@@ -80,19 +80,53 @@ def _normalise(nb):
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             _merge_streams(cell)
-    # Widget model ids are random per run: renumber them in order of appearance.
+    # Widget model ids are random per run: renumber them in a canonical order.
+    return _renumber_widgets(nb)
+
+
+_WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_REF = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
+
+
+def _renumber_widgets(nb):
+    """Replace the random widget model ids by 1, 2, 3, ... in an order that does not depend on them.
+
+    Order: the models displayed by the cells (in cell order), each followed by the models it
+    refers to (depth first, in the order they appear in its sorted-key JSON); then the models
+    nothing displayed refers to (links, ...), sorted by their content with known ids renumbered.
+    Ids appear bare (state keys, ``model_id``) and as ``IPY_MODEL_<id>`` references; both are
+    replaced (a ``\\b`` regex misses the second form: ``_`` and a hex digit are both word characters).
+    """
+    state = nb.metadata.get("widgets", {}).get(_WIDGET_STATE, {}).get("state")
+    if not state:
+        return nbformat.reads(nbformat.writes(nb), as_version=4)
+    order, seen = [], set()
+    stack = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get(_WIDGET_VIEW)
+            if view and view.get("model_id") in state:
+                stack.append(view["model_id"])
+            while stack:
+                mid = stack.pop()
+                if mid in seen or mid not in state:
+                    continue
+                seen.add(mid)
+                order.append(mid)
+                refs = _REF.findall(json.dumps(state[mid], sort_keys=True))
+                stack.extend(reversed(refs))
+    mapping = {old: f"{i:032x}" for i, old in enumerate(order, 1)}
+    rest = [m for m in state if m not in seen]
+    while rest:
+        def key(m):
+            text = json.dumps(state[m], sort_keys=True)
+            return _REF.sub(lambda r: "IPY_MODEL_" + mapping.get(r.group(1), "?"), text)
+        rest.sort(key=key)
+        mapping[rest.pop(0)] = f"{len(mapping) + 1:032x}"
     text = nbformat.writes(nb)
-    ids = {}
-
-    def renumber(m):
-        key = m.group(0)
-        if key not in ids:
-            ids[key] = f"{len(ids) + 1:032x}"
-        return ids[key]
-
-    widgets = nb.metadata.get("widgets")
-    if widgets:
-        text = _MODEL_ID.sub(renumber, text)
+    text = re.sub(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])",
+                  lambda m: mapping.get(m.group(0), m.group(0)), text)
     return nbformat.reads(text, as_version=4)
 
 
