@@ -29,6 +29,7 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
 from .creation import (
     Generator,
     arange,
@@ -61,5 +62,6 @@ __all__ = [
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
     "get_default_dtype",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-    "is_inference_mode_enabled", "autograd", "nn", "optim", "utils",
+    "is_inference_mode_enabled", "is_anomaly_enabled", "set_detect_anomaly", "autograd", "nn",
+    "optim", "utils",
 ] + list(_ops_all)

@@ -75,10 +75,18 @@ class _MeterPacked:
     tells the meter, through a weak reference, that the bytes are free.
     """
 
-    __slots__ = ("__weakref__", "tensor")
+    __slots__ = ("__weakref__", "tensor", "origin")
 
     def __init__(self, tensor):
-        self.tensor = tensor
+        if tensor._grad_fn is not None:
+            # Possibly the saving node's own output (it arrives here as itself):
+            # holding it would make a node -> packed -> output -> node cycle, so
+            # keep an alias without history and only a weak link to the original.
+            self.tensor = type(tensor)._alias_of(tensor)
+            self.origin = weakref.ref(tensor)
+        else:
+            self.tensor = tensor
+            self.origin = None
 
 
 def _unpack(packed):

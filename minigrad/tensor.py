@@ -120,7 +120,10 @@ class Tensor:
         t._vc = vc
         if base is not None:
             t._base = base
-        if _state.inference:
+            # a view is an inference tensor exactly when its base is one
+            if base._inference:
+                t._inference = True
+        elif _state.inference:
             t._inference = True
         return t
 
@@ -308,6 +311,11 @@ class Tensor:
         if requires_grad and self._data.dtype.kind != "f":
             # PyTorch's wording differs here from the factories' (lowercase, no "complex")
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not _state.inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
         self._requires_grad = requires_grad
         return self
 
@@ -363,6 +371,8 @@ class Tensor:
     @property
     def _version(self):
         """How many times this tensor (or a view of its memory) was modified in place."""
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         vc = self._vc
         return 0 if vc is None else vc[0]
 
@@ -412,8 +422,17 @@ class Tensor:
                     t._grad = t._grad + g
 
         retain._runs_last = True  # after the tensor's own hooks, as in PyTorch
-        self._grad_fn.register_prehook(retain)
+        self._add_tensor_hook(retain)
         self._retains_grad = True
+
+    def _add_tensor_hook(self, fn):
+        """Register ``fn(grads) -> grads | None`` on this non-leaf's grad_fn, as a tensor hook."""
+        from .autograd.graph import _add_hook
+
+        node = self._grad_fn
+        if node._tensor_pre_hooks is None:
+            node._tensor_pre_hooks = {}
+        return _add_hook(node._tensor_pre_hooks, fn)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when the gradient of this tensor is computed; it may return a replacement.
@@ -453,7 +472,8 @@ class Tensor:
             grads[nr] = new
             return tuple(grads)
 
-        return self._grad_fn.register_prehook(pre)
+        pre.__name__ = getattr(hook, "__name__", "hook")
+        return self._add_tensor_hook(pre)
 
     def _run_leaf_hooks(self, grad):
         """Apply the hooks registered on this leaf (called by its AccumulateGrad)."""
@@ -470,6 +490,8 @@ class Tensor:
         Raises:
             RuntimeError: on a non-leaf, as in PyTorch.
         """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         from .autograd.graph import _add_hook
@@ -486,7 +508,19 @@ class Tensor:
         return Tensor._make(self._data, vc=self._shared_vc(), base=self)
 
     def detach_(self):
-        """Cut this tensor from the graph in place, making it a leaf (``Tensor.detach_``)."""
+        """Cut this tensor from the graph in place, making it a leaf (``Tensor.detach_``).
+
+        Raises:
+            RuntimeError: PyTorch's "Can't detach views in-place. ..." for a view.
+        """
+        if self._base is not None and self._grad_fn is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
@@ -543,11 +577,19 @@ _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dt
 def _check_hook_result(hook, grad, new):
     name = getattr(hook, "__name__", repr(hook))
     if not isinstance(new, Tensor):
-        raise TypeError(f"expected Tensor or None from hook '{name}', got {type(new).__name__}")
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if new._data.shape != grad._data.shape:
         raise RuntimeError(f"hook '{name}' has changed the size of value")
     if new._data.dtype != grad._data.dtype:
-        raise RuntimeError(f"hook '{name}' has changed the type of value")
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {_legacy_type(grad)} got "
+            f"{_legacy_type(new)})"
+        )
+
+
+def _legacy_type(t):
+    return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor",
+                       "int64": "LongTensor", "bool": "BoolTensor"}[t.dtype.name]
 
 
 def is_tensor(obj):

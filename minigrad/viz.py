@@ -396,7 +396,11 @@ def _saved_entries(node):
             continue  # nothing was saved under this name (PyTorch's _saved_x is None)
         t = s._tensor
         if t is None and type(s._packed) is _MeterPacked:
-            t = s._packed.tensor  # a SavedTensorsMeter only counts: draw the value as it is
+            # a SavedTensorsMeter only counts: draw the value as it is
+            packed = s._packed
+            t = packed.origin() if packed.origin is not None else None
+            if t is None:
+                t = packed.tensor
         if t is None:
             state = "packed" if s._packed is not None else "freed"
         else:

@@ -170,7 +170,7 @@ def test_broadcast_add_and_matmul():
         "  A: leaf, shape (2, 3), receives .grad\n"
         "  B: leaf, shape (3, 4), receives .grad\n"
         "  bias: leaf, shape (4,), receives .grad\n"
-        "  1. MmBackward0(A, B)           saved: self = A (alive), mat2 = B (alive)\n"
+        "  1. MmBackward0(A, B)           saved: mat2 = B (alive), self = A (alive)\n"
         "  2. AddBackward0(step 1, bias)  -> output out, shape (2, 4)"
     )
     for label in ("MmBackward0", "AddBackward0", "shape (4,)", "shape (2, 4)", "mat2 = A"[:4]):

@@ -185,7 +185,7 @@ def test_vectors_and_big_tensors_print_compactly():
     assert steps.texts == [
         "SumBackward0 received 1., sent a (4, 3) tensor",
         "MmBackward0 received a (4, 3) tensor, sent a (4, 5) tensor and a (5, 3) tensor, "
-        "freed self and mat2",
+        "freed mat2 and self",
         "AccumulateGrad received a (4, 5) tensor, set m.grad to a (4, 5) tensor",
         "AccumulateGrad received a (5, 3) tensor, set b.grad to a (5, 3) tensor",
     ]

@@ -48,7 +48,7 @@ def check_gradient(node, index, grad):
         trace = node._anomaly_trace or "(no forward traceback: the node was recorded outside detect_anomaly)\n"
         warnings.warn(
             f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}",
-            RuntimeWarning,
+            UserWarning,
             stacklevel=2,
         )
         err = RuntimeError(f"Function '{node.name()}' returned nan values in its {index}th output.")

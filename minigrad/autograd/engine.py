@@ -177,8 +177,12 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         while ready:
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node)
-            if node._pre_hooks:
-                grads = _run_pre_hooks(node, grads)
+            # Hooks on the tensor this node produced (register_hook, retain_grad)
+            # see the summed gradient first, as in PyTorch; a leaf's run here too.
+            if node._tensor_pre_hooks:
+                grads = _run_pre_hooks(node, grads, node._tensor_pre_hooks)
+            elif type(node) is AccumulateGrad and node.variable._hooks and grads[0] is not None:
+                grads = [node.variable._run_leaf_hooks(grads[0])]
             if captures is not None:
                 cap = captures.get(node)
                 if cap:
@@ -190,6 +194,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     cap and accumulate_grad and isinstance(node, AccumulateGrad)
                 ):
                     continue  # nothing wanted lies behind this node
+            if node._pre_hooks:
+                grads = _run_pre_hooks(node, grads, node._pre_hooks)
             if grads[0] is not None or node is root or grads.count(None) != len(grads):
                 if check_nan:
                     anomaly._state.current = node
@@ -257,12 +263,21 @@ def _accumulate_nonleaf(t, g):
     t._grad = g.detach()._copy() if t._grad is None else t._grad + g
 
 
-def _run_pre_hooks(node, grads):
+def _hook_name(hook):
+    return getattr(hook, "__name__", repr(hook))
+
+
+def _run_pre_hooks(node, grads, hooks):
     grads = list(grads)
-    hooks = sorted(node._pre_hooks.values(), key=lambda h: getattr(h, "_runs_last", False))
-    for hook in hooks:
+    # retain_grad's hook runs after the tensor's own hooks (PyTorch's order)
+    for hook in sorted(hooks.values(), key=lambda h: getattr(h, "_runs_last", False)):
         res = hook(tuple(grads))
         if res is not None:
+            if len(res) != len(grads):
+                raise RuntimeError(
+                    f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+                    f"(got {len(res)}, but expected {len(grads)})"
+                )
             grads = list(res)
     return grads
 
@@ -271,5 +286,13 @@ def _run_post_hooks(node, out, grads):
     for hook in tuple(node._post_hooks.values()):
         res = hook(tuple(out), tuple(grads))
         if res is not None:
+            if len(res) != len(out):
+                raise RuntimeError(
+                    f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+                    f"(got {len(res)}, but expected {len(out)})"
+                )
+            for old, new in zip(out, res):
+                if old is None and new is not None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
             out = tuple(res)
     return out

@@ -60,11 +60,11 @@ class FunctionCtx:
         Raises:
             TypeError: if an argument is neither a Tensor nor None.
         """
-        for t in tensors:
+        for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, _Tensor):
                 raise TypeError(
-                    "save_for_backward can only save variables, but argument "
-                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                    f"save_for_backward can only save variables, but argument {i} is of type "
+                    f"{type(t).__name__}"
                 )
         self._to_save = tensors
 
@@ -116,7 +116,10 @@ class BackwardNode(FunctionCtx, Node):
         return custom() if custom is not None else type(self).__name__
 
     def __repr__(self):
-        return f"<{type(self).__name__} object at {hex(id(self))}>"
+        if "node_name" in self._forward_cls.__dict__:  # a built-in primitive
+            return f"<{type(self).__name__} object at {hex(id(self))}>"
+        # a user-defined Function, shown as PyTorch shows its Python-defined nodes
+        return f"<minigrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
     def _num_outputs(self):
         return 1 if self._out_meta is None else len(self._out_meta)
@@ -222,9 +225,14 @@ class Function:
         cls._backward_cls = type(name, (BackwardNode,), ns)
 
     def __init__(self, *args, **kwargs):
-        raise RuntimeError(
-            "Function objects are not meant to be instantiated: call the class's "
-            "static apply method instead (MyFunction.apply(x))"
+        import warnings
+
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
         )
 
     @staticmethod
@@ -247,7 +255,7 @@ class Function:
         state = _state
         enabled = state.enabled
         record = False
-        if enabled:
+        if enabled and not state.inference:  # inference mode records nothing, even under enable_grad
             flags = tuple([isinstance(a, _Tensor) and a._requires_grad for a in args])
             record = True in flags
         if record:
@@ -268,7 +276,7 @@ class Function:
         finally:
             state.enabled = enabled
         if record:
-            _record(ctx, args, out)
+            out = _record(ctx, args, out)
         elif cls._is_view and not enabled and args[0]._requires_grad:
             # PyTorch: a view of a tensor that requires grad, taken under
             # no_grad, is a leaf that still requires grad.
@@ -320,6 +328,13 @@ def _record(ctx, args, out):
         ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
     else:
         outs = (out,)
+    for o in outs:
+        for a in args:
+            if o is a:
+                # forward returned an input as it is: the output is a new alias of it
+                outs = tuple(_alias_if_input(t, args) for t in outs)
+                out = outs if type(out) is tuple else outs[0]
+                break
     nondiff = ctx._non_differentiable
     for k, t in enumerate(outs):
         if not isinstance(t, _Tensor):
@@ -328,11 +343,6 @@ def _record(ctx, args, out):
             )
         if nondiff and id(t) in nondiff:
             continue
-        if t._grad_fn is not None or t._requires_grad:
-            raise RuntimeError(
-                f"{ctx._forward_cls.__name__}.forward returned a tensor that already has a history; "
-                "return a new tensor (for example x.clone() or x.view_as(x))"
-            )
         t._grad_fn = ctx
         if k:
             t._output_nr = k
@@ -348,6 +358,14 @@ def _record(ctx, args, out):
                 # one of this node's own (differentiable) outputs?
                 saved.append(SavedTensor(t, t._grad_fn is ctx))
         ctx._saved = tuple(saved)
+    return out
+
+
+def _alias_if_input(t, args):
+    for a in args:
+        if t is a:
+            return _Tensor._make(t._data, vc=t._shared_vc(), base=t)
+    return t
 
 
 _Tensor = None  # minigrad.tensor sets this once it is imported

@@ -197,9 +197,9 @@ class inference_mode(_GradModeBase):
 
     def __enter__(self):
         self._prev = (_state.enabled, _state.inference)
-        if self.mode:
-            _state.enabled = False
-            _state.inference = True
+        # PyTorch: inference_mode(False) switches inference off and recording on
+        _state.enabled = not self.mode
+        _state.inference = self.mode
 
     def __exit__(self, *exc):
         _state.enabled, _state.inference = self._prev

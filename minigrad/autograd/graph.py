@@ -60,7 +60,8 @@ class Node:
     # Set on every node: slots.  Rarely set: class defaults, overridden in
     # the instance dict only when used (keeps node creation cheap).
     __slots__ = ("__dict__", "__weakref__", "_seq", "next_functions")
-    _pre_hooks = None
+    _pre_hooks = None         # node pre-hooks: register_prehook
+    _tensor_pre_hooks = None  # hooks of the tensor this node produced: register_hook, retain_grad
     _post_hooks = None
     _metadata = None
     _anomaly_trace = None
@@ -190,8 +191,6 @@ class SavedTensor:
         vc = tensor._vc
         self._version = 0 if vc is None else vc[0]
         self._is_output = is_output
-        if is_output:
-            tensor = _Tensor._alias_of(tensor)
         self._unpack_hook = None
         if _saved_hooks_stack and not tensor._wrapped:  # Python numbers skip the hooks
             pack, self._unpack_hook = _saved_hooks_stack[-1]
@@ -201,10 +200,11 @@ class SavedTensor:
                 self._origin = (tensor._grad_fn, tensor._output_nr) if tensor._grad_fn else tensor
             else:
                 self._origin = None
-            self._packed = pack(tensor)
+            self._packed = pack(tensor)  # an output is passed as itself, as in PyTorch
             self._tensor = None
         else:
-            self._tensor = tensor
+            # an output is kept as an alias without history: no node <-> output cycle
+            self._tensor = _Tensor._alias_of(tensor) if is_output else tensor
 
     def unpack(self, node):
         """Return the saved tensor (an output is re-attached to ``node``)."""
@@ -226,8 +226,6 @@ class SavedTensor:
                 out._output_nr = origin[1]
                 return out
             if origin is not None:
-                if t is origin:
-                    return t
                 out = _Tensor._make(t._data, requires_grad=True)
                 out._accum = weakref.ref(origin._accumulator())  # gradients reach the leaf
                 return out
@@ -314,8 +312,6 @@ class AccumulateGrad(Node):
         if grad is None:
             return ()
         var = self.variable
-        if var._hooks:
-            grad = var._run_leaf_hooks(grad)
         old = var._grad
         if old is None:
             # Own the array: the incoming gradient may be shared (AddBackward0
@@ -331,7 +327,8 @@ class AccumulateGrad(Node):
         else:
             old._add_inplace_raw(grad._data)
         for hook in var._post_accumulate_hooks():
-            hook(var)
+            if hook(var) is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 
 

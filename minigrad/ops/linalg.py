@@ -29,7 +29,7 @@ class Mm(Function):
     """2-d matrix product (MmBackward0); saves each operand if the other needs a gradient."""
 
     node_name = "MmBackward0"
-    saved_names = ("self", "mat2")
+    saved_names = ("mat2", "self")  # PyTorch's order (saved_tensors_hooks see mat2 first)
     saved_attrs = ("self_sym_sizes", "self_sym_strides", "mat2_sym_sizes", "mat2_sym_strides")
 
     @staticmethod
@@ -50,7 +50,7 @@ class Mm(Function):
                 f"{_dtype_name(b.dtype)}"
             )
         need = ctx.needs_input_grad
-        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
         ctx.self_sym_sizes, ctx.mat2_sym_sizes = A.shape, B.shape
         # each operand's strides are kept only if that operand needs a gradient
         ctx.self_sym_strides = tuple(s // A.itemsize for s in A.strides) if need[0] else ()
@@ -59,7 +59,7 @@ class Mm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = grad.mm(b.t()) if need[0] else None
         gb = a.t().mm(grad) if need[1] else None

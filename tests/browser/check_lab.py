@@ -144,6 +144,8 @@ class Lab:
             f"--IdentityProvider.token={self.token}",
             f"--ServerApp.root_dir={self.notebook_dir}",
             "--NotebookNotary.db_file=:memory:",  # opened untrusted, as from a fresh clone
+            # JupyterLab makes a checkpoint of every notebook it opens: not in the repository
+            f"--FileCheckpoints.checkpoint_dir={self.workdir / 'checkpoints'}",
             "--expose-app-in-browser",  # window.jupyterapp: read cell outputs from the model
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -251,11 +253,12 @@ JS_STATE = """() => {
   const kernel = ctx && ctx.session && ctx.session.kernel;
   const cells = panel.content.widgets.map((cell, i) => {
     const model = cell.model;
-    const out = {index: i, type: model.type, prompt: null, count: null, errors: []};
+    const out = {index: i, type: model.type, prompt: null, count: null, running: false, errors: []};
     if (model.type === 'code') {
       const p = cell.node.querySelector('.jp-InputArea-prompt');
       out.prompt = p ? p.textContent.trim() : null;
       out.count = model.executionCount;
+      out.running = model.executionState === 'running' || out.prompt === '[*]:';
       for (let j = 0; j < model.outputs.length; j++) {
         const o = model.outputs.get(j).toJSON();
         if (o.output_type === 'error') out.errors.push(o.ename + ': ' + o.evalue);
@@ -267,7 +270,7 @@ JS_STATE = """() => {
     path: ctx ? ctx.path : null,
     ready: !!(ctx && ctx.isReady),
     kernel: kernel ? kernel.status : null,
-    busy: cells.some(c => c.prompt === '[*]:'),
+    busy: cells.some(c => c.running),
     cells,
   };
 }"""
@@ -451,9 +454,17 @@ def check_notebook(page, lab, rel, path, shots, timeout):
     stable = [0]
 
     def finished():
+        # JupyterLab runs the cells one after the other, and the kernel is idle for a moment
+        # between two of them (longer after a `raises-exception` cell): done means every code
+        # cell has its new execution count, or the run stopped at an error, and nothing is
+        # queued, for a full second.
         dismiss_prompts(page)
         s = page_state(page)
-        done = not s["busy"] and s["kernel"] == "idle"
+        code = [c for c in s["cells"] if c["type"] == "code"]
+        stopped = any(c["errors"] and c["index"] < len(expected)
+                      and "raises-exception" not in expected[c["index"]]["tags"] for c in code)
+        done = (not s["busy"] and s["kernel"] == "idle"
+                and (stopped or all(c["count"] is not None for c in code)))
         stable[0] = stable[0] + 1 if done else 0
         return s if stable[0] >= 4 else None
 
@@ -691,6 +702,7 @@ def main(argv=None):
     finally:
         timer.cancel()
         lab.stop()
+        shutil.rmtree(workdir / "checkpoints", ignore_errors=True)
         for p, data in before.items():
             if p.exists() and p.read_bytes() != data:
                 log(f"lab-check: warning: {p.relative_to(root)} changed on disk during the check "
