@@ -21,6 +21,7 @@ from . import (
     utils,
 )
 from ._dtype import bool, dtype, float32, float64, get_default_dtype, int64
+from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -29,7 +30,6 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
 from .creation import (
     Generator,
     arange,

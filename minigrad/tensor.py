@@ -93,7 +93,8 @@ class Tensor:
     _retains_grad = False
     _hooks = None
     _post_acc_hooks = None
-    _base = None
+    _base = None       # the tensor whose memory this one shares (views, detach)
+    _view_of = None    # the input of the view op that made this tensor (differentiable views)
     _inference = False
 
     # numpy must defer to Tensor's reflected operators (ndarray * Tensor)
@@ -417,7 +418,8 @@ class Tensor:
             g = grads[nr]
             if t is not None and g is not None:
                 if t._grad is None:
-                    t._grad = Tensor._make(g._data.copy()) if not _state.enabled else g
+                    # under create_graph a recorded clone (CloneBackward0), as in PyTorch
+                    t._grad = g.clone() if _state.enabled else Tensor._make(g._data.copy())
                 else:
                     t._grad = t._grad + g
 
@@ -513,7 +515,7 @@ class Tensor:
         Raises:
             RuntimeError: PyTorch's "Can't detach views in-place. ..." for a view.
         """
-        if self._base is not None and self._grad_fn is not None:
+        if self._view_of is not None and self._grad_fn is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
@@ -524,6 +526,7 @@ class Tensor:
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
+        self._view_of = None
         return self
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -27,6 +27,7 @@ from minigrad.autograd import forward_ad as fwAD
 from minigrad.autograd import function as _function
 from minigrad.autograd.functional import hessian, jacobian
 from minigrad.nn import functional as NF
+from minigrad.ops import elementwise as E
 from minigrad.ops import inplace as IP
 
 F64 = minigrad.float64
@@ -525,8 +526,17 @@ CASES = {
                      (4, 3)), {"Addmm"}),
     "linear": (_fixed(lambda x, w, b: NF.linear(x, w, b), (2, 2, 3), (4, 3), (4,)), {"Addmm"}),
     # the out-of-place primitives of in-place operations (x.fill_, x.zero_, x.copy_, x[k] = v)
-    "fill": (_fixed(lambda a, b: IP._Fill.apply(a, b.sum()) + IP._Fill.apply(a, 2.0), (2, 3), (2,)),
-             {"_Fill"}),
+    "fill": (_fixed(lambda a, b: IP._FillTensor.apply(a, b.sum()) + IP._Fill.apply(a, 2.0),
+                    (2, 3), (2,)),
+             {"_Fill", "_FillTensor"}),
+    "mul_scalar": (_unary(lambda a: E.MulScalar.apply(a, 2.5)), {"MulScalar"}),
+    "index_put": (_fixed(lambda a, b: IP._IndexPut.apply(a, (np.array([0, 2]),), b), (3, 2), (2, 2)),
+                  {"_IndexPut"}),
+    "view_write": (_fixed(lambda a, b: IP._CopyIntoView.apply(a, np.array([[0, 1], [4, 5]]), b)
+                          + IP._ScatterIntoBase.apply(IP._AsStrided.apply(a, np.array([1, 1, 3])),
+                                                      np.array([1, 1, 3]), (2, 3)),
+                          (2, 3), (2, 2)),
+                   {"_CopyIntoView", "_AsStrided", "_ScatterIntoBase"}),
     "zero": (_unary(lambda a: IP._Zero.apply(a) + a), {"_Zero"}),
     "copy": (_fixed(lambda a, b: IP._Copy.apply(a, b), (2, 3), (3,)), {"_Copy"}),
     "copy_slices": (_fixed(lambda a, b: IP._CopySlices.apply(a, (slice(0, 1),), b), (3, 2), (1, 2)),

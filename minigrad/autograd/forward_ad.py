@@ -629,6 +629,7 @@ def _build_rules():
                      None if t[1] is None else -t[1] * out / b)
 
     r[E.Add], r[E.Sub], r[E.Rsub], r[E.Mul], r[E.Div] = add, sub, rsub, mul, div
+    r[E.MulScalar] = lambda args, out, t: E.MulScalar.apply(t[0], args[1])
     r[E.Neg] = _unary(lambda a, out, ta: -ta)
     r[E.Reciprocal] = _unary(lambda a, out, ta: -ta * out * out)
 
@@ -840,14 +841,16 @@ def _build_inplace_rules(r):
             return zeros_like(out)
         return ts.to(out.dtype) if ts.dtype is not out.dtype else ts
 
-    for name, rule in (("_Fill", fill), ("_Zero", lambda args, out, t: zeros_like(out)),
-                       ("_Copy", copy)):
+    for name, rule in (("_Fill", lambda args, out, t: zeros_like(out)), ("_FillTensor", fill),
+                       ("_Zero", lambda args, out, t: zeros_like(out)), ("_Copy", copy)):
         cls = getattr(P, name, None)
         if cls is not None:
             r[cls] = rule
-    cls = getattr(P, "_CopySlices", None)
-    if cls is not None:
-        r[cls] = _linear(cls)  # linear in (self, value)
+    # linear in their tensor arguments: writing values into (views of) a base
+    for name in ("_CopySlices", "_IndexPut", "_CopyIntoView", "_AsStrided", "_ScatterIntoBase"):
+        cls = getattr(P, name, None)
+        if cls is not None:
+            r[cls] = _linear(cls)
 
 
 def _copy_tangent(src, dst):

@@ -275,6 +275,8 @@ class Function:
                 out = cls.forward(ctx, *args)
         finally:
             state.enabled = enabled
+        if cls._is_view:
+            out._view_of = args[0]  # what an in-place write into `out` must rebase
         if record:
             out = _record(ctx, args, out)
         elif cls._is_view and not enabled and args[0]._requires_grad:

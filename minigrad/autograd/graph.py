@@ -22,6 +22,8 @@ Source: PyTorch's ``torch.autograd.graph.Node`` and the C++ classes
 import itertools
 import weakref
 
+import numpy as np
+
 __all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "saved_tensors_hooks"]
 
 ERR_BACKWARD_TWICE = (
@@ -314,17 +316,23 @@ class AccumulateGrad(Node):
         var = self.variable
         old = var._grad
         if old is None:
-            # Own the array: the incoming gradient may be shared (AddBackward0
-            # sends the same tensor to both inputs).
-            var._grad = _Tensor._make(grad._data.copy()) if not grad_mode._state.enabled else grad
+            if grad_mode._state.enabled:
+                # create_graph=True: a recorded copy (PyTorch's CopyBackwards), so
+                # .grad can be differentiated again
+                from ..ops.inplace import _Copy
+
+                var._grad = _Copy.apply(_Tensor._make(np.empty_like(grad._data)), grad)
+            else:
+                # Own the array: the incoming gradient may be shared (AddBackward0
+                # sends the same tensor to both inputs).
+                var._grad = _Tensor._make(grad._data.copy())
         elif grad_mode._state.enabled:
             # create_graph=True: out of place, so the sum is itself recorded.
             var._grad = old + grad
-        elif old._grad_fn is not None or not old._data.flags.writeable:
-            # .grad came from a create_graph walk (it has a history, or is a
-            # broadcast view): replace it rather than write into it.
+        elif not old._data.flags.writeable:
             var._grad = _Tensor._make(old._data + grad._data)
         else:
+            # in place, as PyTorch; a .grad recorded by create_graph keeps its grad_fn
             old._add_inplace_raw(grad._data)
         for hook in var._post_accumulate_hooks():
             if hook(var) is not None:

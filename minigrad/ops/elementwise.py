@@ -152,6 +152,27 @@ class Mul(Function):
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
 
 
+class MulScalar(Function):
+    """``self * other`` for a number ``other`` inside backward formulas (MulBackward1).
+
+    PyTorch records this (the ``mul(Tensor, Scalar)`` overload) when a gradient
+    formula multiplies by a number, as ``pow``'s does; Python code's ``x * 2``
+    records MulBackward0 with a wrapped number instead.
+    """
+
+    node_name = "MulBackward1"
+    saved_attrs = ("other",)
+
+    @staticmethod
+    def forward(ctx, a, other):
+        ctx.other = other
+        return _make(np.multiply(a._data, other).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MulScalar.apply(grad, ctx.other), None
+
+
 class Div(Function):
     """``self / other``, true division (DivBackward0); integers divide to float32."""
 
@@ -249,7 +270,8 @@ class PowTensorScalar(Function):
         e = ctx.exponent
         if e == 0:
             return grad * 0, None
-        return grad * e * a ** (e - 1), None
+        # PyTorch's pow_backward: grad * (exponent * self ** (exponent - 1))
+        return grad * MulScalar.apply(a ** (e - 1), e), None
 
 
 class PowTensorTensor(Function):

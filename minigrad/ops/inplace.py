@@ -40,7 +40,15 @@ __all__ = ["inplace", "setitem"]
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
 
-def _check_writable(t):
+def _view_root(t):
+    """The tensor whose memory a differentiable view ``t`` looks into (``t`` if not a view)."""
+    while t._view_of is not None:
+        t = t._view_of
+    return t
+
+
+def _check_writable(t, via_view=False):
+    """Raise PyTorch's errors for writing into ``t``; return True if the write must be recorded."""
     if t._inference and not _state.inference:
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
@@ -49,21 +57,23 @@ def _check_writable(t):
         )
     if not _state.enabled:
         return False
-    if t._grad_fn is None and t._requires_grad:
+    root = _view_root(t)
+    if root._grad_fn is None and root._requires_grad:
+        if root is not t or via_view:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
+            )
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     return True
 
 
-def _store(t, result):
+def _store(t, result, reads_self=True):
     """Write ``result``'s values into ``t``'s memory and bump the version."""
     data = t._data
     rdt = result._data.dtype
-    if rdt != data.dtype and not np.can_cast(rdt, data.dtype, casting="same_kind"):
-        raise RuntimeError(
-            f"result type {_TYPE_NAMES[str(rdt)]} can't be cast to the desired output type "
-            f"{_TYPE_NAMES[str(data.dtype)]}"
-        )
-    if rdt.kind == "f" and data.dtype.kind in "biu":
+    if rdt != data.dtype and (not np.can_cast(rdt, data.dtype, casting="same_kind")
+                              or (rdt.kind == "f" and data.dtype.kind in "biu")):
         raise RuntimeError(
             f"result type {_TYPE_NAMES[str(rdt)]} can't be cast to the desired output type "
             f"{_TYPE_NAMES[str(data.dtype)]}"
@@ -76,7 +86,9 @@ def _store(t, result):
                 f"output with shape {list(data.shape)} doesn't match the broadcast shape "
                 f"{list(np.broadcast_shapes(data.shape, result._data.shape))}"
             ) from None
-    if not data.flags.writeable:
+    overlapping = any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
+    if not data.flags.writeable or (overlapping and reads_self):
+        # an expanded tensor: one memory location stands for several elements
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
@@ -85,61 +97,197 @@ def _store(t, result):
     t._shared_vc()[0] += 1
 
 
-def inplace(t, outofplace, *args):
+def _snapshot(t):
+    """A copy of ``t``'s current values that stands where ``t`` stands in the graph."""
+    old = _make(t._data.copy(), grad_fn=t._grad_fn, requires_grad=t._requires_grad)
+    if t._grad_fn is not None:
+        old._output_nr = t._output_nr
+    forward_ad._copy_tangent(t, old)
+    return old
+
+
+def _adopt(t, result):
+    """Make ``t`` (whose memory now holds ``result``'s values) the output of ``result``'s node."""
+    node = result._grad_fn
+    if node is None:
+        return
+    t._grad_fn = node
+    t._output_nr = result._output_nr
+    t._requires_grad = True
+    # A node that saved its output saved what is now `t` itself, so a later
+    # write into `t` must be caught, as in PyTorch.
+    for saved in node._saved or ():
+        if saved is not None and saved._is_output:
+            saved._tensor = Tensor._alias_of(t)
+            saved._version = t._vc[0]
+
+
+def inplace(t, outofplace, *args, reads_self=True, via_view=False):
     """Apply ``outofplace(t, *args)`` and write its result into ``t`` (``x.op_(...)``).
 
     With recording on and anything requiring grad, the out-of-place op is
     recorded on a snapshot of ``t``'s old values (so a node that saves its
     input keeps the value it saw), then ``t`` adopts the new node as its
-    ``grad_fn``.
+    ``grad_fn``.  When ``t`` is a view, the tensor it views (its *base*) is
+    rebased as PyTorch does: the base's new ``grad_fn`` is a ``CopySlices``
+    node (the old base with the view's elements replaced by the result), and
+    the view's is an ``AsStridedBackward0`` of the new base.
+
+    Args:
+        reads_self: the result depends on ``t``'s old values (``add_`` does,
+            ``zero_`` and ``fill_`` do not): an expanded ``t`` is refused then.
+        via_view: the write goes through a view of ``t`` (``t[0] = v``), for
+            PyTorch's choice of leaf error message.
 
     Raises:
         RuntimeError: PyTorch's leaf, cast and shape errors (see the module docstring).
     """
-    recording = _check_writable(t)
+    recording = _check_writable(t, via_view)
     others_need = any(isinstance(a, Tensor) and a._requires_grad for a in args)
-    if recording and (t._requires_grad or others_need):
-        if t._base is not None and (t._base._requires_grad or t._requires_grad):
-            raise RuntimeError(
-                "minigrad does not record in-place operations on views of tensors that require "
-                "grad (PyTorch rebases the view's base with CopySlices/AsStridedBackward0). "
-                "Use an out-of-place operation (y = y + 1) or clone() the view first."
-            )
-        old = _make(t._data.copy(), grad_fn=t._grad_fn, requires_grad=t._requires_grad)
-        if t._grad_fn is not None:
-            old._output_nr = t._output_nr
-        forward_ad._copy_tangent(t, old)
+    root = _view_root(t)
+    if recording and (t._requires_grad or others_need or root._requires_grad):
+        old = _snapshot(t)
         result = outofplace(old, *args)
-        _store(t, result)
+        if root is t:
+            _store(t, result, reads_self)
+            forward_ad._copy_tangent(result, t)
+            _adopt(t, result)
+            return t
+        positions = _positions(root._data, t._data)
+        old_root = _snapshot(root)
+        _store(t, result, reads_self)
         forward_ad._copy_tangent(result, t)
-        node = result._grad_fn
-        if node is not None:
-            t._grad_fn = node
-            t._output_nr = result._output_nr
-            t._requires_grad = True
-            # A node that saved its output saved what is now `t` itself, so a
-            # later write into `t` must be caught, as in PyTorch.
-            for saved in node._saved or ():
-                if saved is not None and saved._is_output:
-                    saved._tensor = Tensor._alias_of(t)
-                    saved._version = t._vc[0]
+        new_root = _CopyIntoView.apply(old_root, positions, result)
+        _adopt(root, new_root)
+        alias = _make(root._data, grad_fn=root._grad_fn)
+        _adopt(t, _AsStrided.apply(alias, positions))
         return t
     with grad_mode.no_grad():
         result = outofplace(t, *args)
-    _store(t, result)
+    _store(t, result, reads_self)
     forward_ad._copy_tangent(result, t)
     return t
 
 
+def _positions(root, view):
+    """For each element of ``view`` (an array looking into ``root``'s memory), its flat index in ``root``.
+
+    Computed from the two arrays' memory addresses and strides, as PyTorch's
+    as_strided does; works for any view (slices, transposes, expands, ...).
+    """
+    item = root.itemsize
+    base_ptr = root.__array_interface__["data"][0]
+    view_ptr = view.__array_interface__["data"][0]
+    # memory offset (in elements) of every element of root, and of view
+    root_off = np.zeros(root.shape, dtype=np.int64)
+    for d, (n, st) in enumerate(zip(root.shape, root.strides)):
+        shape = [1] * root.ndim
+        shape[d] = n
+        root_off = root_off + (np.arange(n) * (st // item)).reshape(shape)
+    view_off = np.full(view.shape, (view_ptr - base_ptr) // item, dtype=np.int64)
+    for d, (n, st) in enumerate(zip(view.shape, view.strides)):
+        shape = [1] * view.ndim
+        shape[d] = n
+        view_off = view_off + (np.arange(n) * (st // item)).reshape(shape)
+    lookup = np.full(int(root_off.max()) + 1 if root_off.size else 1, -1, dtype=np.int64)
+    lookup[root_off.reshape(-1)] = np.arange(root.size)
+    return lookup[view_off]
+
+
+class _CopyIntoView(Function):
+    """The base of a view written in place: its old values with the view's elements replaced.
+
+    PyTorch's node for this is ``CopySlices``.  Backward: the old base gets the
+    gradient except at the view's elements; the written values get the
+    gradient at those elements.
+    """
+
+    node_name = "CopySlices"
+
+    @staticmethod
+    def _name():
+        return "torch::autograd::CopySlices"
+
+    @staticmethod
+    def forward(ctx, old, positions, values):
+        ctx.positions = positions
+        out = old._data.copy()
+        out.reshape(-1)[positions.reshape(-1)] = np.broadcast_to(values._data, positions.shape).reshape(-1)
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        pos = ctx.positions
+        mask = np.ones(grad._data.size, dtype=grad._data.dtype)
+        mask[pos.reshape(-1)] = 0
+        g_old = grad * _make(mask.reshape(grad._data.shape))
+        g_values = _AsStrided.apply(grad, pos) if ctx.needs_input_grad[2] else None
+        return g_old, None, g_values
+
+
+class _AsStrided(Function):
+    """The elements of a base at given flat positions (AsStridedBackward0): a view, rebuilt.
+
+    Backward scatter-adds into zeros of the base's shape (positions may repeat
+    for an expanded view).
+    """
+
+    node_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx, base, positions):
+        ctx.positions, ctx.sizes = positions, base._data.shape
+        return _make(base._data.reshape(-1)[positions])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _ScatterIntoBase.apply(grad, ctx.positions, ctx.sizes), None
+
+
+class _ScatterIntoBase(Function):
+    """Zeros of ``sizes`` with ``grad`` added at flat ``positions`` (the backward of _AsStrided)."""
+
+    node_name = "AsStridedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, positions, sizes):
+        ctx.positions = positions
+        out = np.zeros(int(np.prod(sizes)), dtype=grad._data.dtype)
+        np.add.at(out, positions.reshape(-1), np.broadcast_to(grad._data, positions.shape).reshape(-1))
+        return _make(out.reshape(sizes))
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _AsStrided.apply(gg, ctx.positions), None, None
+
+
 class _Fill(Function):
-    """Overwrite every element with a value (FillBackward2): no gradient reaches the old values."""
+    """Overwrite every element with a number (FillBackward2): no gradient reaches the old values."""
 
     node_name = "FillBackward2"
 
     @staticmethod
     def forward(ctx, a, value):
-        v = value._data if isinstance(value, Tensor) else value
-        return _make(np.full(a._data.shape, v, dtype=a._data.dtype))
+        return _make(np.full(a._data.shape, value, dtype=a._data.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None
+
+
+class _FillTensor(Function):
+    """Overwrite every element with a 0-d tensor's value (FillBackward3): it gets the summed gradient."""
+
+    node_name = "FillBackward3"
+
+    @staticmethod
+    def forward(ctx, a, value):
+        if value._data.ndim:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions."
+            )
+        return _make(np.full(a._data.shape, value._data, dtype=a._data.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -172,7 +320,19 @@ class _Copy(Function):
     @staticmethod
     def forward(ctx, a, src):
         ctx.src_dtype = src.dtype
-        return _make(np.broadcast_to(src._data, a._data.shape).astype(a._data.dtype))
+        dst, s = a._data.shape, src._data.shape
+        if s != dst:
+            try:
+                full = np.broadcast_shapes(dst, s)
+            except ValueError:
+                from ._util import broadcast_shape
+
+                broadcast_shape(a, src)  # raises PyTorch's "The size of tensor a ..."
+            if full != dst:
+                raise RuntimeError(
+                    f"output with shape {list(dst)} doesn't match the broadcast shape {list(full)}"
+                )
+        return _make(np.broadcast_to(src._data, dst).astype(a._data.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -198,7 +358,7 @@ class _CopySlices(Function):
     def forward(ctx, a, key, value):
         ctx.key = key
         out = a._data.copy()
-        out[key] = value._data
+        out[key] = np.broadcast_to(value._data, out[key].shape)
         return _make(out)
 
     @staticmethod
@@ -210,6 +370,18 @@ class _CopySlices(Function):
         ga = grad * _make(mask)
         gv = _Pick.apply(grad, ctx.key) if ctx.needs_input_grad[2] else None
         return ga, None, gv
+
+
+class _IndexPut(_CopySlices):
+    """``self[mask_or_indices] = value`` (IndexPutBackward0: PyTorch's ``index_put_``)."""
+
+    node_name = "IndexPutBackward0"
+    _name = None
+
+
+def _is_advanced(key):
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, (Tensor, list, np.ndarray)) for k in keys)
 
 
 def _key_array(key):
@@ -242,7 +414,16 @@ def setitem(t, key, value):
             value = Tensor._make(np.asarray(value, dtype=t._data.dtype))
         else:
             value = wrap_scalar(value)
-    return inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value)
+    target = t._data[np_key].shape
+    if value._data.shape != target and not value._wrapped:
+        from .shape import Expand
+
+        with grad_mode.no_grad():  # only to raise expand's errors for a value that does not fit
+            Expand.apply(Tensor._make(value._data), tuple(target))
+    if _is_advanced(key):
+        return inplace(t, lambda a, v: _IndexPut.apply(a, np_key, v), value, reads_self=False)
+    return inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value, reads_self=False,
+                   via_view=True)
 
 
 def install():
@@ -269,11 +450,13 @@ def install():
 
     def zero_(self):
         """Fill with zeros in place (``Tensor.zero_``); records ZeroBackward0."""
-        return inplace(self, _Zero.apply)
+        return inplace(self, _Zero.apply, reads_self=False)
 
     def fill_(self, value):
-        """Fill with ``value`` in place (``Tensor.fill_``); records FillBackward2."""
-        return inplace(self, _Fill.apply, value)
+        """Fill with ``value`` in place (``Tensor.fill_``); FillBackward2 (a number) or 3 (a tensor)."""
+        if isinstance(value, Tensor):
+            return inplace(self, _FillTensor.apply, value, reads_self=False)
+        return inplace(self, _Fill.apply, value, reads_self=False)
 
     def copy_(self, src):
         """Copy ``src``'s values in place, broadcasting and casting (``Tensor.copy_``)."""

@@ -220,7 +220,15 @@ class Expand(Function):
                     f"[{', '.join(map(str, shape))}].  Tensor sizes: [{', '.join(map(str, data.shape))}]"
                 )
         ctx.self_sym_sizes = data.shape
-        return _make(np.broadcast_to(data, tuple(target)), vc=a._shared_vc(), base=a)
+        # writable, as PyTorch's expand (x.expand(...).zero_() is allowed); in-place
+        # ops that read the overlapping elements are refused in ops/inplace.py
+        out = np.lib.stride_tricks.as_strided(
+            data, shape=tuple(target),
+            strides=(0,) * lead + tuple(0 if data.shape[i] == 1 and target[lead + i] != 1
+                                        else data.strides[i] for i in range(data.ndim)),
+            writeable=data.flags.writeable,
+        )
+        return _make(out, vc=a._shared_vc(), base=a)
 
     @staticmethod
     def backward(ctx, grad):
