@@ -38,11 +38,15 @@ ifeq ($(ENV),conda)
 	@test -n "$(CONDA)" || { echo "ENV=conda needs conda or mamba on PATH (or use the default: make setup)"; exit 1; }
 	$(CONDA) env create --yes -p $(PREFIX) -f environment.yml
 else
-	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10 or newer is needed (found " + sys.version.split()[0] + "); set PYTHON=python3.x")'
+	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: install Python 3.10 or newer, or name one, e.g. make test PYTHON=python3.12"; exit 1; }
+	$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10 or newer is needed (found " + sys.version.split()[0] + "); name another, e.g. make test PYTHON=python3.12")'
 	$(PYTHON) -m venv $(PREFIX)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[lessons,test]'
 endif
+	@# JupyterLab in this environment: no "get notified about news?" prompt for students
+	@mkdir -p $(PREFIX)/share/jupyter/lab/settings
+	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' > $(PREFIX)/share/jupyter/lab/settings/overrides.json
 	@touch $(STAMP)
 
 dot:

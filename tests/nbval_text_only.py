@@ -1,4 +1,4 @@
-"""nbval settings for the lessons: compare pictures through their text form, not their SVG.
+"""A pytest plugin for nbval: compare pictures through their text form, not their SVG.
 
 Graphviz's SVG changes with the Graphviz version and the installed fonts, so
 it cannot be compared across machines; every picture minigrad draws also
