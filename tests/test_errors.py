@@ -220,7 +220,7 @@ def test_retain_grad_silences_the_warning():
 def test_no_warning_when_a_non_leaf_grad_is_set():
     """PyTorch warns only while the non-leaf's .grad is undefined (TensorBody.h: ``!grad.defined()``).
 
-    BUG: minigrad warns on every read of a non-leaf's .grad unless
+    (Was a bug:) minigrad warns on every read of a non-leaf's .grad unless
     retain_grad() was called, even when a value was assigned to it.
     """
     x = t64([2.0])
@@ -228,4 +228,4 @@ def test_no_warning_when_a_non_leaf_grad_is_set():
     y.grad = t64([1.0], requires_grad=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert y.grad.tolist() == [1.0]  # BUG: UserWarning raised here
+        assert y.grad.tolist() == [1.0]

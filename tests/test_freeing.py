@@ -242,7 +242,7 @@ def test_deleting_an_output_that_saved_only_inputs_frees_the_graph():
 def test_deleting_the_output_frees_every_saved_array_without_backward():
     """Dropping the output must free the graph by reference counting alone, as in PyTorch.
 
-    BUG: a node that saves its own output (ExpBackward0, TanhBackward0,
+    (Was a bug:) a node that saves its own output (ExpBackward0, TanhBackward0,
     SigmoidBackward0, ReluBackward0, ReciprocalBackward0, PowBackward1/2)
     stores it via ``Tensor._alias_of``, which sets ``alias._base = output``;
     the output's ``grad_fn`` is that node, so node -> SavedTensor -> alias ->
@@ -258,7 +258,7 @@ def test_deleting_the_output_frees_every_saved_array_without_backward():
         nodes = [weakref.ref(n) for n in graph_nodes(z)]
         assert len(nodes) == 5  # Sum, Mul, Tanh, Exp, AccumulateGrad
         del y, w, z
-        assert [r() is None for r in arrays] == [True, True]  # BUG: reference cycle keeps them
+        assert [r() is None for r in arrays] == [True, True]
         assert all(n() is None for n in nodes)
 
 
@@ -273,7 +273,7 @@ def test_nodes_that_save_their_result_die_with_the_output(op):
         y = fn(x)
         nodes = [weakref.ref(n) for n in graph_nodes(y)]
         del y
-        assert [n() is None for n in nodes] == [True] * len(nodes)  # BUG: alias._base cycle
+        assert [n() is None for n in nodes] == [True] * len(nodes)
 
 
 def test_deleting_the_output_returns_the_memory_tracemalloc():
@@ -290,7 +290,7 @@ def test_deleting_the_output_returns_the_memory_tracemalloc():
         finally:
             tracemalloc.stop()
     assert held > 2 * 8 * BIG * 0.95
-    assert after < 0.05 * 8 * BIG  # BUG: about 16 MB still held by the reference cycle
+    assert after < 0.05 * 8 * BIG
 
 
 def test_nodes_die_after_backward_and_del():
