@@ -264,7 +264,7 @@ def test_deleting_the_output_frees_every_saved_array_without_backward():
 
 @pytest.mark.parametrize("op", ["exp", "tanh", "sigmoid", "relu", "2 / x", "2 ** x", "x ** x"])
 def test_nodes_that_save_their_result_die_with_the_output(op):
-    """BUG (same cycle as above): these nodes survive ``del`` of their output with gc off."""
+    """(Was a bug, same cycle as above): these nodes survive ``del`` of their output with gc off."""
     fn = {"exp": lambda x: x.exp(), "tanh": lambda x: x.tanh(),
           "sigmoid": lambda x: x.sigmoid(), "relu": lambda x: x.relu(),
           "2 / x": lambda x: 2 / x, "2 ** x": lambda x: 2 ** x, "x ** x": lambda x: x ** x}[op]
@@ -277,7 +277,7 @@ def test_nodes_that_save_their_result_die_with_the_output(op):
 
 
 def test_deleting_the_output_returns_the_memory_tracemalloc():
-    """BUG (same cycle): 16 MB stay allocated after ``del z`` until gc.collect()."""
+    """(Was a bug, same cycle): 16 MB stay allocated after ``del z`` until gc.collect()."""
     with gc_disabled():
         x = t64(np.linspace(-1.0, 1.0, BIG))
         tracemalloc.start()

@@ -135,11 +135,11 @@ def test_decorated_function_restores_mode_after_exception():
 def test_bare_decorator_without_parentheses():
     """PyTorch accepts ``@torch.no_grad`` and ``@torch.enable_grad`` without parentheses.
 
-    BUG: ``no_grad()`` takes no arguments, so ``@minigrad.no_grad`` raises
+    (Was a bug:) ``no_grad()`` takes no arguments, so ``@minigrad.no_grad`` raises
     "TypeError: no_grad() takes no arguments" at decoration time.
     """
 
-    @no_grad  # BUG: TypeError: no_grad() takes no arguments
+    @no_grad
     def f():
         return is_grad_enabled()
 
@@ -155,7 +155,7 @@ def test_bare_decorator_without_parentheses():
 def test_no_grad_decorating_a_generator_function():
     """PyTorch runs every step of a decorated generator under the mode.
 
-    BUG: minigrad's wrapper only switches the mode while the generator object
+    (Was a bug:) minigrad's wrapper only switches the mode while the generator object
     is being created; the body then runs with recording on, so it records.
     """
 
@@ -166,7 +166,7 @@ def test_no_grad_decorating_a_generator_function():
 
     x = t64([1.0])
     results = list(gen(x))
-    assert [mode for _, mode in results] == [False, False]  # BUG: [True, True]
+    assert [mode for _, mode in results] == [False, False]
     assert all(y.grad_fn is None for y, _ in results)
     assert is_grad_enabled()
 
@@ -218,12 +218,12 @@ def test_set_grad_enabled_with_a_variable_mode():
 
 
 def test_set_grad_enabled_rejects_a_non_bool():
-    """BUG: PyTorch's message is "set_grad_enabled(): argument 'enabled' (position 1) must be
+    """(Was a bug:) PyTorch's message is "set_grad_enabled(): argument 'enabled' (position 1) must be
     bool, not int"; minigrad names the argument 'mode' and omits the position."""
     with pytest.raises(TypeError) as info:
         set_grad_enabled(1)
     assert is_grad_enabled()  # nothing switched
-    assert str(info.value) == (  # BUG: minigrad's wording differs
+    assert str(info.value) == (
         "set_grad_enabled(): argument 'enabled' (position 1) must be bool, not int"
     )
 

@@ -228,7 +228,7 @@ def test_pow_tensor_tensor_at_zero_is_pytorchs():
 def test_pow_tensor_tensor_at_zero_is_silent():
     """PyTorch computes the gradient above without any warning; so must minigrad.
 
-    BUG: PowTensorTensor.backward computes ``b * a ** (b - 1)`` = 0 * inf
+    (Was a bug:) PowTensorTensor.backward computes ``b * a ** (b - 1)`` = 0 * inf
     before masking it, and Mul.forward's np.multiply is not wrapped in
     np.errstate, so numpy emits "RuntimeWarning: invalid value encountered in
     multiply" (it would show in a lesson's output).
@@ -236,7 +236,7 @@ def test_pow_tensor_tensor_at_zero_is_silent():
     a, b = t64([0.0, 2.0]), t64([0.0, 1.0])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any RuntimeWarning fails the test
-        (a ** b).sum().backward()  # BUG: RuntimeWarning from minigrad/ops/elementwise.py Mul.forward
+        (a ** b).sum().backward()
     assert a.grad.tolist() == [0.0, 1.0]
 
 
