@@ -173,6 +173,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     check_nan = anomaly._state.enabled
     quiet = np.errstate(all="ignore")  # backward formulas meet inf * 0 too; PyTorch is silent
     quiet.__enter__()
+    prev_quiet = state.numpy_quiet
+    state.numpy_quiet = True  # so the ops the walk runs need not enter errstate again
     try:
         while ready:
             node = heapq.heappop(ready)[2]
@@ -240,6 +242,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     heapq.heappush(ready, (-nxt._priority(), next(counter), nxt))
     finally:
         quiet.__exit__(None, None, None)
+        state.numpy_quiet = prev_quiet
         state.enabled = prev_mode
         if check_nan:
             anomaly._state.current = None

@@ -267,7 +267,7 @@ class Function:
             ctx.needs_input_grad = (False,) * len(args)
         state.enabled = False
         try:
-            if cls._quiet_numpy:
+            if cls._quiet_numpy and not state.numpy_quiet:
                 # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
                 with np.errstate(all="ignore"):
                     out = cls.forward(ctx, *args)

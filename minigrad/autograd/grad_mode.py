@@ -30,6 +30,7 @@ class _State(threading.local):
     # Read on every operation: a plain attribute on a thread-local object.
     enabled = True
     inference = False
+    numpy_quiet = False  # True while the engine walks: numpy's errors are already silenced
 
 
 _state = _State()
