@@ -602,38 +602,28 @@ class Maximum(Function):
 
     node_name = "MaximumBackward0"
     saved_names = ("self", "other")
+    _pick = staticmethod(np.maximum)
+    _wins = staticmethod(np.greater)  # where `self` is the one picked
 
-    @staticmethod
-    def forward(ctx, a, b):
+    @classmethod
+    def forward(cls, ctx, a, b):
         dt = binary_dtype(a, b)
         broadcast_shape(a, b)
         ctx.save_for_backward(a, b)
-        return _make(np.maximum(a._data, b._data).astype(dt, copy=False))
+        return _make(cls._pick(a._data, b._data).astype(dt, copy=False))
 
-    @staticmethod
-    def backward(ctx, grad):
+    @classmethod
+    def backward(cls, ctx, grad):
         a, b = ctx.saved_tensors
         dt = grad._data.dtype
-        wa = (a._data > b._data) + 0.5 * (a._data == b._data)
+        # the share of the gradient `self` gets: 1 where it won, 1/2 on a tie
+        wa = cls._wins(a._data, b._data) + 0.5 * (a._data == b._data)
         return grad * _const(wa.astype(dt)), grad * _const((1 - wa).astype(dt))
 
 
-class Minimum(Function):
+class Minimum(Maximum):
     """Elementwise min of two tensors (MinimumBackward0); ties split the gradient evenly."""
 
     node_name = "MinimumBackward0"
-    saved_names = ("self", "other")
-
-    @staticmethod
-    def forward(ctx, a, b):
-        dt = binary_dtype(a, b)
-        broadcast_shape(a, b)
-        ctx.save_for_backward(a, b)
-        return _make(np.minimum(a._data, b._data).astype(dt, copy=False))
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        dt = grad._data.dtype
-        wa = (a._data < b._data) + 0.5 * (a._data == b._data)
-        return grad * _const(wa.astype(dt)), grad * _const((1 - wa).astype(dt))
+    _pick = staticmethod(np.minimum)
+    _wins = staticmethod(np.less)
