@@ -242,6 +242,7 @@ class SavedTensor:
         return t
 
     def release(self):
+        """Let go of the saved value (the backward walk calls this right after the node ran)."""
         self._tensor = None
         self._packed = None
         self._unpack_hook = None

@@ -84,6 +84,11 @@ def isfinite(input):
 
 def _bitwise(ufunc, name):
     def fn(input, other):
+        """Elementwise bitwise/logical operation of integer or bool tensors, never recorded.
+
+        Raises:
+            RuntimeError: PyTorch's "not implemented for 'Float'" for float inputs.
+        """
         a, b = _values(input), _values(other)
         kinds = {np.asarray(a).dtype.kind, np.asarray(b).dtype.kind}
         if "f" in kinds:

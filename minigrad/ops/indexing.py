@@ -312,6 +312,7 @@ def _alias(t):
 
 
 def unsqueeze_for_index(t, dim):
+    """``x[None]``: insert a size-1 dim (UnsqueezeBackward0), as PyTorch's indexing does."""
     from .shape import Unsqueeze
 
     return Unsqueeze.apply(t, dim)

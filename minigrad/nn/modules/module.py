@@ -75,6 +75,11 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 def _forward_unimplemented(self, *input):
+    """The computation a subclass defines; called by ``module(x)`` (``Module.forward``).
+
+    Raises:
+        NotImplementedError: PyTorch's message when a subclass did not define it.
+    """
     raise NotImplementedError(
         f'Module [{type(self).__name__}] is missing the required "forward" function'
     )
