@@ -4,13 +4,23 @@
 * ``leaf``: makes float64 leaf tensors that require grad (float64 so that
   central finite differences are accurate to ~1e-10);
 * grad mode is checked to be back on after every test, so a test that leaves
-  recording switched off fails itself instead of breaking the ones after it.
+  recording switched off fails itself instead of breaking the ones after it;
+* hypothesis: under CI (the ``CI`` environment variable set) examples are
+  derandomized, so a run is reproducible; locally they vary from run to run,
+  which keeps searching new inputs.
 """
+
+import os
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 import minigrad
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture
