@@ -126,12 +126,14 @@ def _add_suffixes(text, suffixes, indent):
     out = [text]
     last = len(text) - text.rfind("\n") + 1
     for s in suffixes:
-        if last + len(s) + 2 > LINEWIDTH:
+        # wrap where PyTorch wraps: it says "torch." where minigrad says "minigrad."
+        n = len(s.replace("minigrad.", "torch."))
+        if last + n + 2 > LINEWIDTH:
             out.append(",\n" + " " * indent + s)
-            last = indent + len(s)
+            last = indent + n
         else:
             out.append(", " + s)
-            last += len(s) + 2
+            last += n + 2
     out.append(")")
     return "".join(out)
 

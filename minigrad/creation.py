@@ -121,7 +121,7 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False):
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                    for v in (start, end, step))

@@ -270,7 +270,7 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return iter(self.unbind(0))  # as PyTorch: one UnbindBackward0 node for all rows
 
     # -------------------------------------------------------------- autograd
 
@@ -325,6 +325,24 @@ class Tensor:
         """The node that produced this tensor, or None for a leaf."""
         return self._grad_fn
 
+    @property
+    def data(self):
+        """The values as a new tensor outside the graph (``Tensor.data``).
+
+        Unlike ``detach()``, in-place changes through it are not seen by the
+        version counter: this is the old back door PyTorch keeps for code such
+        as ``w.data.fill_(0.5)``; prefer ``detach()`` or ``no_grad()``.
+        Assigning ``t.data = other`` replaces the values (any shape or dtype)
+        and keeps the graph state.
+        """
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
+
     def is_inference(self):
         """True for a tensor made inside ``inference_mode`` (``Tensor.is_inference``)."""
         return self._inference
@@ -354,7 +372,11 @@ class Tensor:
                     f"{type(value).__name__}"
                 )
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size"
+                )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError("assigned grad has data of a different type")
         self._grad = value
@@ -612,8 +634,8 @@ def _infer_array(data, dtype):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     try:
         arr = np.array(data)
-    except ValueError as err:
-        raise ValueError(f"expected sequence of equal length lists: {err}") from None
+    except ValueError:
+        raise ValueError(_ragged_message(data)) from None
     if arr.dtype == object:
         # lists of tensors, or ragged lists
         try:
@@ -632,6 +654,26 @@ def _infer_array(data, dtype):
     if kind == "f":
         return arr.astype(np.float32)  # Python floats: the default dtype
     raise TypeError(f"can't convert data of type {arr.dtype} to a tensor")
+
+
+def _ragged_message(data):
+    """PyTorch's message for a nested list whose rows differ in length."""
+    level = [data]
+    dim = 0
+    while level:
+        seqs = [x for x in level if isinstance(x, (list, tuple))]
+        if not seqs:
+            break
+        want = len(seqs[0])
+        for x in level:
+            got = len(x) if isinstance(x, (list, tuple)) else None
+            if got != want:
+                if got is None:
+                    return f"expected sequence of length {want} at dim {dim} (got {type(x).__name__})"
+                return f"expected sequence of length {want} at dim {dim} (got {got})"
+        level = [y for x in seqs for y in x]
+        dim += 1
+    return "expected a rectangular (nested) list of numbers"
 
 
 def tensor(data, dtype=None, requires_grad=False):
@@ -691,6 +733,9 @@ def zeros(*size, dtype=None, requires_grad=False):
     Raises:
         RuntimeError: for a negative size, or ``requires_grad`` with an integer dtype.
     """
+    flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if any(isinstance(s, (int, np.integer)) and s < 0 for s in flat):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _filled(0, size, dtype, requires_grad)
 
 

@@ -738,7 +738,7 @@ def _build_rules():
             return t[0] * 1, None
         d = canonical_dim(dim, a._data.ndim)
         ik = idx if keepdim else S.Unsqueeze.apply(idx, d)
-        v = I.Gather.apply(t[0], d, ik)
+        v = I.Gather.apply(t[0], d, ik._data)
         return (v if keepdim else S.SqueezeDim.apply(v, d)), None
 
     r[R.MaxDim] = r[R.MinDim] = dim_extremum

@@ -132,7 +132,9 @@ def mse_loss(input, target, reduction="mean"):
             UserWarning,
             stacklevel=2,
         )
-        shape = np.broadcast_shapes(input.shape, target.shape)
+        from ..ops._util import broadcast_shape
+
+        shape = broadcast_shape(input, target)  # PyTorch's error if they cannot broadcast
         input, target = input.expand(*shape), target.expand(*shape)
     return MseLoss.apply(input, target, code)
 
@@ -222,12 +224,23 @@ def cross_entropy(input, target, reduction="mean", ignore_index=-100):
 
     Computed as ``nll_loss(log_softmax(input, 1), target)``: stable for logits
     of magnitude 1e3 (the recording shows NllLossBackward0 ← LogSoftmaxBackward0).
+    A float ``target`` of the input's shape holds class probabilities
+    (soft labels): the loss is then -Σ target · log_softmax(input) per sample.
     """
+    dim = 1 if input.ndim >= 2 else 0
+    if target._data.dtype.kind == "f" and target.shape == input.shape:
+        # class probabilities (soft labels): -sum(p * log_softmax) per sample
+        code = _reduction(reduction)
+        per_sample = -(target * log_softmax(input, dim)).sum(dim)
+        if code == 0:
+            return per_sample
+        total = per_sample.sum()
+        n = input.shape[0] if input.ndim >= 2 else 1
+        return total / n if code == 1 else total
     if target._data.dtype != np.int64:
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_type_name(target)}"
         )
-    dim = 1 if input.ndim >= 2 else 0
     return nll_loss(log_softmax(input, dim), target, reduction=reduction, ignore_index=ignore_index)
 
 

@@ -62,6 +62,7 @@ from .shape import (
     squeeze,
     stack,
     transpose,
+    unbind,
     unsqueeze,
     view,
 )
@@ -70,6 +71,8 @@ __all__ = [
     "abs",
     "add",
     "addmm",
+    "allclose",
+    "equal",
     "amax",
     "amin",
     "bmm",
@@ -129,6 +132,7 @@ __all__ = [
     "tanh",
     "transpose",
     "unsqueeze",
+    "unbind",
     "view",
     "where",
 ]
@@ -339,6 +343,20 @@ def _T(self):
     return permute(self, *reversed(range(n)))
 
 
+def equal(input, other):
+    """True if the two tensors have the same shape and the same values (``torch.equal``)."""
+    import numpy as np
+
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True if |input - other| <= atol + rtol * |other| everywhere (``torch.allclose``)."""
+    import numpy as np
+
+    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
 def _argext(self, dim, keepdim, name):
     import numpy as np
 
@@ -414,6 +432,38 @@ class _Methods:
         """Index of the smallest element, overall or along ``dim``, as int64 (``Tensor.argmin``)."""
         return _argext(self, dim, keepdim, "argmin")
 
+    def cpu(self):
+        """The tensor itself: minigrad computes on the CPU (``Tensor.cpu``)."""
+        return self
+
+    def any(self, dim=None, keepdim=False):
+        """True if any element (along ``dim``) is nonzero, as a bool tensor (``Tensor.any``)."""
+        import numpy as np
+
+        return Tensor._make(np.asarray(np.any(self._data, axis=dim, keepdims=keepdim)))
+
+    def all(self, dim=None, keepdim=False):
+        """True if every element (along ``dim``) is nonzero, as a bool tensor (``Tensor.all``)."""
+        import numpy as np
+
+        return Tensor._make(np.asarray(np.all(self._data, axis=dim, keepdims=keepdim)))
+
+    def new_zeros(self, *size, dtype=None, requires_grad=False):
+        """Zeros of ``size`` with this tensor's dtype by default (``Tensor.new_zeros``)."""
+        from ..tensor import zeros
+
+        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, requires_grad=False):
+        """Ones of ``size`` with this tensor's dtype by default (``Tensor.new_ones``)."""
+        from ..tensor import ones
+
+        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def equal(self, other):
+        """True if same shape and same values (``torch.equal``)."""
+        return equal(self, other)
+
     def __matmul__(self, other):
         if not isinstance(other, Tensor):
             return NotImplemented
@@ -456,7 +506,7 @@ def _install():
     T.__xor__ = T.__rxor__ = _binary(_cmp.bitwise_xor)
     T.__invert__ = _cmp.bitwise_not
     for name in __all__:
-        if name not in ("cat", "stack", "where"):  # functions only, or bound differently
+        if name not in ("cat", "stack", "where", "allclose", "equal"):  # functions only, or bound differently
             setattr(T, name, globals()[name])
     for name, fn in vars(_Methods).items():
         if callable(fn) and (not name.startswith("_") or name.startswith("__")) and name not in (

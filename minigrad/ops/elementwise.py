@@ -53,6 +53,14 @@ def _const(array):
     return _make(array)
 
 
+def _mask_grad(grad, mask, otherwise=None):
+    """``grad`` where ``mask`` holds, else ``otherwise`` (default 0): a select, as PyTorch's
+    masked backward formulas are, so an inf gradient outside the mask gives 0, not nan."""
+    if otherwise is None:
+        otherwise = _const(np.zeros((), dtype=grad._data.dtype))
+    return where(_const(np.asarray(mask)), grad, otherwise)
+
+
 class Add(Function):
     """``self + alpha * other`` (AddBackward0); saves nothing but ``alpha``."""
 
@@ -481,7 +489,9 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (r,) = ctx.saved_tensors
-        return grad * _const((r._data > 0).astype(r._data.dtype))
+        # PyTorch's threshold_backward selects, it does not multiply: an inf
+        # arriving where the input was negative gives 0, not nan (and never -0.)
+        return _mask_grad(grad, r._data > 0)
 
 
 def _float_data(a):
@@ -594,7 +604,7 @@ class Clamp(Function):
             keep &= a._data >= ctx.min
         if ctx.max is not None:
             keep &= a._data <= ctx.max
-        return grad * _const(keep.astype(grad._data.dtype)), None, None
+        return _mask_grad(grad, keep), None, None
 
 
 class Maximum(Function):
@@ -616,9 +626,12 @@ class Maximum(Function):
     def backward(cls, ctx, grad):
         a, b = ctx.saved_tensors
         dt = grad._data.dtype
-        # the share of the gradient `self` gets: 1 where it won, 1/2 on a tie
-        wa = cls._wins(a._data, b._data) + 0.5 * (a._data == b._data)
-        return grad * _const(wa.astype(dt)), grad * _const((1 - wa).astype(dt))
+        # `self` gets the gradient where it won, `other` where it won, half each on a tie
+        wins, tie = cls._wins(a._data, b._data), a._data == b._data
+        half = grad * _const(np.asarray(0.5, dtype=dt))
+        ga = _mask_grad(grad, wins, _mask_grad(half, tie))
+        gb = _mask_grad(grad, ~wins & ~tie, _mask_grad(half, tie))
+        return ga, gb
 
 
 class Minimum(Maximum):

@@ -319,7 +319,20 @@ def unsqueeze_for_index(t, dim):
 
 
 def select(input, dim, index):
-    """The slice at ``index`` along ``dim``, that dim removed (``torch.select``); SelectBackward0."""
+    """The slice at ``index`` along ``dim``, that dim removed (``torch.select``); SelectBackward0.
+
+    Raises:
+        IndexError: PyTorch's "select(): index 3 out of range for tensor of size [2, 3] at
+            dimension 1"; "Dimension out of range ..." for a bad dim.
+    """
+    if input._data.ndim:
+        d = canonical_dim(dim, input._data.ndim)
+        size = input._data.shape[d]
+        if not -size <= index < size:
+            raise IndexError(
+                f"select(): index {index} out of range for tensor of size "
+                f"{list(input._data.shape)} at dimension {d}"
+            )
     return Select.apply(input, dim, index)
 
 
@@ -341,11 +354,12 @@ class Gather(Function):
     saved_attrs = ("dim", "index", "self_sym_sizes", "sparse_grad")
 
     @staticmethod
-    def forward(ctx, a, dim, index):
+    def forward(ctx, a, dim, idx):
+        # `idx` arrives as a plain array: like PyTorch, the index gets no edge
         d = canonical_dim(dim, a._data.ndim)
-        idx = index._data
+        index = Tensor._make(idx)
         if idx.dtype != np.int64:
-            raise RuntimeError("gather(): Expected dtype int64 for index")
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index")
         if idx.ndim != a._data.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
         size = a._data.shape[d]
@@ -377,9 +391,11 @@ class _GatherScatterAdd(Function):
 
     @staticmethod
     def backward(ctx, gg):
-        return Gather.apply(gg, ctx.d, ctx.index), None, None, None
+        return Gather.apply(gg, ctx.d, ctx.index._data), None, None, None
 
 
 def gather(input, dim, index):
     """Values along ``dim`` at ``index`` (int64, same ndim as input) (``torch.gather``)."""
-    return Gather.apply(input, dim, index)
+    if not isinstance(index, Tensor):
+        raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
+    return Gather.apply(input, dim, index._data)

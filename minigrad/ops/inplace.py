@@ -444,6 +444,12 @@ def install():
         """In-place ``self *= other`` (``Tensor.mul_``)."""
         return inplace(self, Mul.apply, as_operand(other, "mul_"))
 
+    def pow_(self, exponent):
+        """In-place ``self **= exponent`` (``Tensor.pow_``)."""
+        from . import pow as _pow
+
+        return inplace(self, _pow, exponent)
+
     def div_(self, other):
         """In-place ``self /= other`` (``Tensor.div_``)."""
         return inplace(self, Div.apply, as_operand(other, "div_"))
@@ -480,7 +486,7 @@ def install():
 
         return op
 
-    for fn in (add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, relu_):
+    for fn in (add_, sub_, mul_, div_, pow_, zero_, fill_, copy_, clamp_, relu_):
         setattr(Tensor, fn.__name__, fn)
     Tensor.__iadd__ = _iop(add_)
     Tensor.__isub__ = _iop(sub_)

@@ -265,7 +265,16 @@ def mm(input, mat2):
 
 
 def mv(input, vec):
-    """Matrix (n, k) times vector (k,) (``torch.mv``); node MvBackward0."""
+    """Matrix (n, k) times vector (k,) (``torch.mv``); node MvBackward0.
+
+    Raises:
+        RuntimeError: PyTorch's "vector + matrix @ vector expected, got 1, 1, 1"
+            for operands of the wrong dimensions, "size mismatch, ..." for sizes.
+    """
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}"
+        )
     return Mv.apply(input, vec)
 
 

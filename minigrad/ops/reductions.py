@@ -252,9 +252,10 @@ class MaxAll(Function):
     @staticmethod
     def backward(ctx, grad):
         a, r = ctx.saved_tensors
-        mask = (a._data == r._data)
-        share = (mask / mask.sum()).astype(grad._data.dtype)
-        return grad * Tensor._make(share)
+        mask = a._data == r._data
+        # the largest elements share the gradient; the others get an exact 0 (a select)
+        count = Tensor._make(np.asarray(mask.sum(), dtype=grad._data.dtype))
+        return _select(mask, (grad / count).expand(*a._data.shape))
 
 
 class MinAll(MaxAll):
@@ -417,9 +418,17 @@ def _amax_backward(ctx, grad):
     dims = ctx._dims
     rk = r._data if ctx.keepdim else np.asarray(r._data).reshape(_keepdim_shape(a._data.shape, dims))
     mask = a._data == rk
-    share = mask / mask.sum(axis=dims, keepdims=True)
+    count = Tensor._make(mask.sum(axis=dims, keepdims=True).astype(grad._data.dtype))
     g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-    return g * Tensor._make(share.astype(grad._data.dtype)), None, None
+    return _select(mask, (g / count).expand(*a._data.shape)), None, None
+
+
+def _select(mask, values):
+    """``values`` where ``mask`` holds, an exact 0 elsewhere (PyTorch selects; it does not multiply)."""
+    from .elementwise import where
+
+    zero = Tensor._make(np.zeros((), dtype=values._data.dtype))
+    return where(Tensor._make(np.asarray(mask)), values, zero)
 
 
 class Logsumexp(Function):
@@ -490,7 +499,8 @@ class Softmax(Function):
             out = _make(np.ones_like(data))
         else:
             e = np.exp(data - np.max(data, axis=d, keepdims=True))
-            out = _make(e / e.sum(axis=d, keepdims=True))
+            # contiguous, as PyTorch's softmax output is whatever the input's layout
+            out = _make(np.ascontiguousarray(e / e.sum(axis=d, keepdims=True)))
         ctx.save_for_backward(out)
         return out
 
@@ -521,7 +531,8 @@ class LogSoftmax(Function):
             out = _make(np.zeros_like(data))
         else:
             shifted = data - np.max(data, axis=d, keepdims=True)
-            out = _make(shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True)))
+            out = _make(np.ascontiguousarray(
+                shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True))))
         ctx.save_for_backward(out)
         return out
 

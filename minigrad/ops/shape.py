@@ -480,6 +480,42 @@ class Stack(Function):
         return (None,) + tuple(grad.select(d, i) for i in range(ctx._n))
 
 
+class Unbind(Function):
+    """Split along ``dim`` into its slices, one output each (UnbindBackward0): ``for row in x``.
+
+    One node with several outputs: each slice is output ``i`` of it
+    (``(node, i)`` in its consumers' ``next_functions``).  Backward stacks the
+    slices' gradients (zeros for the slices that received none).
+    """
+
+    node_name = "UnbindBackward0"
+    saved_attrs = ("dim",)
+    _quiet_numpy = False
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        data = a._data
+        if data.ndim == 0:
+            raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
+        d = canonical_dim(dim, data.ndim)
+        ctx.dim, ctx._d = as_saved_int(dim), d
+        vc = a._shared_vc()
+        return tuple(_make(np.take(data, i, axis=d), vc=vc, base=a) for i in range(data.shape[d]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return Stack.apply(ctx._d, *grads), None
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim`` as a tuple of tensors (``torch.unbind``); iterating a tensor does this.
+
+    Raises:
+        IndexError: for a bad dim.
+    """
+    return Unbind.apply(input, dim)
+
+
 def _is_viewable(data, shape):
     """True if numpy can give ``shape`` without copying (PyTorch's view rule)."""
     try:
