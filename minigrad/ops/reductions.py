@@ -418,9 +418,11 @@ def _amax_backward(ctx, grad):
     dims = ctx._dims
     rk = r._data if ctx.keepdim else np.asarray(r._data).reshape(_keepdim_shape(a._data.shape, dims))
     mask = a._data == rk
-    count = Tensor._make(mask.sum(axis=dims, keepdims=True).astype(grad._data.dtype))
+    # PyTorch multiplies by the share here (so a negative gradient gives -0.
+    # at the others), where max() selects
+    share = mask / mask.sum(axis=dims, keepdims=True)
     g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-    return _select(mask, (g / count).expand(*a._data.shape)), None, None
+    return g * Tensor._make(share.astype(grad._data.dtype)), None, None
 
 
 def _select(mask, values):
