@@ -164,8 +164,9 @@ def tensor_repr(t, prefix="tensor("):
         if not default:
             suffixes.append("dtype=" + repr(t.dtype))
         body = _body(a, indent)
-    if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
+    grad_fn = t.grad_fn
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     tangent = forward_ad._repr_suffix(t)

@@ -95,6 +95,7 @@ class Tensor:
     _post_acc_hooks = None
     _base = None       # the tensor whose memory this one shares (views, detach)
     _view_of = None    # the input of the view op that made this tensor (differentiable views)
+    _view_base_fn = None  # its memory owner's grad_fn when the view was made
     _inference = False
 
     # numpy must defer to Tensor's reflected operators (ndarray * Tensor)
@@ -323,6 +324,8 @@ class Tensor:
     @property
     def grad_fn(self):
         """The node that produced this tensor, or None for a leaf."""
+        if self._view_of is not None:
+            _function._refresh_view(self)  # its base was rebased by an in-place write
         return self._grad_fn
 
     @property

@@ -277,6 +277,9 @@ class Function:
             state.enabled = enabled
         if cls._is_view:
             out._view_of = args[0]  # what an in-place write into `out` must rebase
+            # the history of the memory's owner now: if an in-place write through
+            # another view replaces it, this view's grad_fn is rebuilt (see _record)
+            out._view_base_fn = _view_root(args[0])._grad_fn
         if record:
             out = _record(ctx, args, out)
         elif cls._is_view and not enabled and args[0]._requires_grad:
@@ -309,6 +312,8 @@ def _record(ctx, args, out):
     edge_args = None
     for i, a in enumerate(args):
         if isinstance(a, _Tensor):
+            if a._view_of is not None:
+                _refresh_view(a)
             if a._requires_grad:
                 fn = a._grad_fn
                 edges.append((fn, a._output_nr) if fn is not None else (a._accumulator(), 0))
@@ -361,6 +366,41 @@ def _record(ctx, args, out):
                 saved.append(SavedTensor(t, t._grad_fn is ctx))
         ctx._saved = tuple(saved)
     return out
+
+
+def _view_root(t):
+    """The tensor whose memory the (differentiable) view ``t`` looks into."""
+    while t._view_of is not None:
+        t = t._view_of
+    return t
+
+
+def _refresh_view(v):
+    """Rebuild a view's grad_fn when its base was rebased by an in-place write elsewhere.
+
+    ``y = x * 1; a = y[0]; b = y[:2]; b.mul_(2)`` rebases ``y`` (CopySlices):
+    ``a`` still shows the old ``y``'s history, but its values are the new
+    ones.  As PyTorch does, ``a`` becomes an ``AsStridedBackward0`` view of
+    the new ``y`` before it is used, so no gradient is silently lost.
+    """
+    root = _view_root(v)
+    if root._grad_fn is v._view_base_fn or root._grad_fn is None:
+        return
+    from ..ops.inplace import _AsStrided, _positions
+
+    alias = _Tensor._make(root._data, grad_fn=root._grad_fn)
+    alias._output_nr = root._output_nr
+    positions = _positions(root._data, v._data)
+    prev = _state.enabled
+    _state.enabled = True
+    try:
+        fresh = _AsStrided.apply(alias, positions)
+    finally:
+        _state.enabled = prev
+    v._grad_fn = fresh._grad_fn
+    v._output_nr = 0
+    v._requires_grad = True
+    v._view_base_fn = root._grad_fn
 
 
 def _alias_if_input(t, args):

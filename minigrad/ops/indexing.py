@@ -55,7 +55,8 @@ class Select(Function):
         i = _check_index(int(index), data.shape[d], d if report_dim is None else report_dim)
         ctx.dim, ctx.index, ctx.self_sym_sizes = as_saved_int(dim), as_saved_int(index), data.shape
         ctx._key = (slice(None),) * d + (i,)
-        return _make(np.asarray(data[ctx._key]), vc=a._shared_vc(), base=a)
+        # `...` keeps even a single element a view (not a copy), as PyTorch's select
+        return _make(data[ctx._key + (Ellipsis,)], vc=a._shared_vc(), base=a)
 
     @staticmethod
     def backward(ctx, grad):

@@ -161,6 +161,7 @@ def inplace(t, outofplace, *args, reads_self=True, via_view=False):
         _adopt(root, new_root)
         alias = _make(root._data, grad_fn=root._grad_fn)
         _adopt(t, _AsStrided.apply(alias, positions))
+        t._view_base_fn = root._grad_fn
         return t
     with grad_mode.no_grad():
         result = outofplace(t, *args)
