@@ -659,3 +659,34 @@ def test_gradcheck_unsupported_modes_say_so():
         gradcheck(lambda x: x * 2, (x,), check_forward_ad=True)
     with pytest.raises(AssertionError):
         gradcheck(lambda x: x * 2, (x,), check_backward_ad=False)
+
+
+# ------------------------------------------------ var, std, prod, flip, repeat, split, %
+
+@pytest.mark.parametrize("fn", [
+    lambda a: a.var(),
+    lambda a: a.var(1, keepdim=True),
+    lambda a: a.var(0, correction=0),
+    lambda a: a.std(),
+    lambda a: a.std(1),
+    lambda a: a.prod(),
+    lambda a: a.prod(0),
+    lambda a: a.flip((0, 1)),
+    lambda a: a.repeat(2, 3),
+    lambda a: a.repeat(2, 1, 1),
+    lambda a: a.split(2, 1)[1] * 3 + a.split(2, 1)[0].sum(),
+    lambda a: a.chunk(2, 0)[0] * a.chunk(2, 0)[1],
+    lambda a: a % 1.5,
+    lambda a: a.norm(),
+], ids=["var", "var_dim", "var_c0", "std", "std_dim", "prod", "prod_dim", "flip", "repeat",
+        "repeat_lead", "split", "chunk", "remainder", "norm"])
+def test_more_reductions_and_shapes_against_finite_differences(fn):
+    a = minigrad.tensor([[1.3, -0.7, 2.1], [0.4, 1.9, -1.2]], dtype=minigrad.float64,
+                        requires_grad=True)
+    assert gradcheck(fn, (a,))
+
+
+def test_prod_gradient_with_zeros_is_the_product_of_the_others():
+    a = minigrad.tensor([2.0, 0.0, 3.0, 0.5], dtype=minigrad.float64, requires_grad=True)
+    a.prod().backward()
+    assert a.grad.tolist() == [0.0, 3.0, 0.0, 0.0]

@@ -47,18 +47,25 @@ from .reductions import (
     max,
     mean,
     min,
+    prod,
     softmax,
+    std,
     sum,
     sum_to_size,
+    var,
 )
 from .shape import (
     cat,
+    chunk,
     clone,
     contiguous,
     expand,
     flatten,
+    flip,
     permute,
+    repeat,
     reshape,
+    split,
     squeeze,
     stack,
     transpose,
@@ -71,6 +78,15 @@ __all__ = [
     "abs",
     "add",
     "addmm",
+    "var",
+    "std",
+    "prod",
+    "flip",
+    "repeat",
+    "split",
+    "chunk",
+    "remainder",
+    "floor_divide",
     "allclose",
     "equal",
     "amax",
@@ -269,6 +285,19 @@ def minimum(input, other):
 
 # ----------------------------------------------------------------- operators
 
+def remainder(input, other):
+    """``input % other`` with the sign of ``other``, as Python's (``torch.remainder``)."""
+    if isinstance(input, Tensor) and is_scalar(other):
+        return _ew.Remainder.apply(input, other)
+    return _ew.Remainder.apply(as_operand(input, "remainder"), as_operand(other, "remainder"))
+
+
+def floor_divide(input, other):
+    """``input // other`` (``torch.floor_divide``); not differentiable (backward raises)."""
+    return _ew.FloorDivide.apply(as_operand(input, "floor_divide"),
+                                 as_operand(other, "floor_divide"))
+
+
 def _radd(self, other):
     return add(self, other)
 
@@ -432,6 +461,19 @@ class _Methods:
         """Index of the smallest element, overall or along ``dim``, as int64 (``Tensor.argmin``)."""
         return _argext(self, dim, keepdim, "argmin")
 
+    def type(self, dtype=None):
+        """With no argument, PyTorch's legacy type name (``"torch.FloatTensor"``); else ``to(dtype)``."""
+        if dtype is None:
+            return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor",
+                               "int64": "LongTensor", "bool": "BoolTensor"}[self.dtype.name]
+        return _to(self, dtype)
+
+    def norm(self, p=2, dim=None, keepdim=False):
+        """The p-norm (2 by default) over all elements or ``dim`` (``Tensor.norm``), as a composite."""
+        if p == 2:
+            return sqrt(sum(self * self, dim=dim, keepdim=keepdim))
+        return pow(sum(pow(abs(self), p), dim=dim, keepdim=keepdim), 1.0 / p)
+
     def cpu(self):
         """The tensor itself: minigrad computes on the CPU (``Tensor.cpu``)."""
         return self
@@ -489,6 +531,10 @@ def _install():
     T.__mul__ = _binary(mul)
     T.__rmul__ = _binary(_rmul)
     T.__truediv__ = _binary(div)
+    T.__mod__ = _binary(remainder)
+    T.__floordiv__ = _binary(floor_divide)
+    T.__rmod__ = _binary(lambda self, other: remainder(wrap_scalar(other), self))
+    T.__rfloordiv__ = _binary(lambda self, other: floor_divide(wrap_scalar(other), self))
     T.__rtruediv__ = _rtruediv
     T.__pow__ = _binary(pow)
     T.__rpow__ = _rpow

@@ -640,3 +640,45 @@ class Minimum(Maximum):
     node_name = "MinimumBackward0"
     _pick = staticmethod(np.minimum)
     _wins = staticmethod(np.less)
+
+
+class Remainder(Function):
+    """``self % other``, Python's sign convention (RemainderBackward0).
+
+    d/dself = 1; d/dother = -floor(self / other).
+    """
+
+    node_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        # `b` may be a Python number (remainder.Scalar: then it gets no edge)
+        A, B = operands(a, b) if isinstance(b, Tensor) else (a._data, b)
+        need = ctx.needs_input_grad
+        if need[1]:
+            ctx.save_for_backward(a, b)
+        return _make(np.asarray(np.remainder(A, B)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        need = ctx.needs_input_grad
+        gb = None
+        if need[1]:
+            a, b = ctx.saved_tensors
+            gb = -grad * _const(np.floor(np.asarray(a._data / b._data)).astype(grad._data.dtype))
+        return (grad if need[0] else None), gb
+
+
+class FloorDivide(Function):
+    """``self // other`` (no derivative in PyTorch either: backward raises its message)."""
+
+    node_name = "NotImplemented"  # what PyTorch records for a non-differentiable op
+
+    @staticmethod
+    def forward(ctx, a, b):
+        A, B = operands(a, b)
+        return _make(np.asarray(np.floor_divide(A, B)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")

@@ -37,6 +37,13 @@ __all__ = [
     "softmax",
     "sum",
     "sum_to_size",
+    "var",
+    "std",
+    "prod",
+    "Var",
+    "Std",
+    "Prod",
+    "ProdDim",
 ]
 
 _make = Tensor._make
@@ -619,3 +626,162 @@ def log_softmax(input, dim, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     return LogSoftmax.apply(input, dim)
+
+
+def _var_setup(ctx, a, dim, correction, keepdim, name):
+    data = a._data
+    if data.dtype.kind != "f":
+        kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
+        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex. "
+                           f"Got {kind} instead.")
+    dims = canonical_dims(dim, data.ndim)
+    ctx.dim = None if dim is None else _raw_dims(dim)
+    ctx.correction = correction if dim is not None or correction != 1 else None
+    ctx.keepdim = keepdim
+    ctx._dims, ctx._corr = dims, correction
+    n = 1
+    for d in dims:
+        n *= data.shape[d]
+    ctx._n = n
+    return data, dims, n
+
+
+class Var(Function):
+    """Variance over ``dim`` with Bessel's ``correction`` (VarBackward0); saves its input.
+
+    d var / dx = 2 (x - mean) / (N - correction).
+    """
+
+    node_name = "VarBackward0"
+    saved_names = ("self",)
+    saved_attrs = ("correction", "dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, a, dim, correction, keepdim):
+        data, dims, n = _var_setup(ctx, a, dim, correction, keepdim, "var")
+        ctx.save_for_backward(a)
+        with np.errstate(all="ignore"):
+            out = np.var(data, axis=dims, ddof=correction, keepdims=keepdim)
+        return _make(np.asarray(out, dtype=data.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        dims = ctx._dims
+        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
+        centred = a - a.mean(dims, keepdim=True) if dims else a - a
+        return g * centred * (2.0 / (ctx._n - ctx._corr)), None, None, None
+
+
+class Std(Function):
+    """Standard deviation over ``dim`` (StdBackward0); saves its input and result.
+
+    d std / dx = (x - mean) / ((N - correction) · std).
+    """
+
+    node_name = "StdBackward0"
+    saved_names = ("self", "result")
+    saved_attrs = ("correction", "dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, a, dim, correction, keepdim):
+        data, dims, n = _var_setup(ctx, a, dim, correction, keepdim, "std")
+        with np.errstate(all="ignore"):
+            out = _make(np.asarray(np.std(data, axis=dims, ddof=correction, keepdims=keepdim),
+                                   dtype=data.dtype))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, r = ctx.saved_tensors
+        dims = ctx._dims
+        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
+        rk = _unsqueeze_to(r, a._data.shape, dims, ctx.keepdim)
+        centred = a - a.mean(dims, keepdim=True) if dims else a - a
+        return g * centred / (rk * (ctx._n - ctx._corr)), None, None, None
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance, over all elements or ``dim``; ``correction=1`` (Bessel's) by default (``torch.var``).
+
+    Raises:
+        RuntimeError: for integer input; IndexError for a bad dim.
+    """
+    return Var.apply(input, dim, _correction(unbiased, correction), keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation, over all elements or ``dim`` (``torch.std``); see ``var``."""
+    return Std.apply(input, dim, _correction(unbiased, correction), keepdim)
+
+
+def _exclusive_products(data, axis):
+    """Product of all the other elements along ``axis`` (works with zeros, unlike result / x)."""
+    moved = np.moveaxis(data, axis, -1)
+    ones = np.ones(moved.shape[:-1] + (1,), dtype=data.dtype)
+    left = np.concatenate([ones, np.cumprod(moved, axis=-1)[..., :-1]], axis=-1)
+    right = np.flip(np.concatenate([ones, np.cumprod(np.flip(moved, -1), axis=-1)[..., :-1]],
+                                   axis=-1), -1)
+    return np.moveaxis(left * right, -1, axis)
+
+
+class Prod(Function):
+    """Product of all elements (ProdBackward0); saves its input and result."""
+
+    node_name = "ProdBackward0"
+    saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _make(np.asarray(np.prod(a._data, dtype=_sum_dtype(a._data, None))))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, r = ctx.saved_tensors
+        data = a._data
+        if np.all(data != 0):
+            return grad * r / a  # recordable, so a second derivative works
+        others = _exclusive_products(data.reshape(-1), 0).reshape(data.shape)
+        return grad * Tensor._make(others)
+
+
+class ProdDim(Function):
+    """Product along ``dim`` (ProdBackward1); saves its input and result."""
+
+    node_name = "ProdBackward1"
+    saved_names = ("self", "result")
+    saved_attrs = ("dim", "keepdim")
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        d = canonical_dim(dim, a._data.ndim)
+        ctx.dim, ctx.keepdim, ctx._d = as_saved_int(dim), keepdim, d
+        out = _make(np.asarray(np.prod(a._data, axis=d, keepdims=keepdim,
+                                       dtype=_sum_dtype(a._data, None))))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, r = ctx.saved_tensors
+        data = a._data
+        g = _unsqueeze_to(grad, data.shape, (ctx._d,), ctx.keepdim)
+        if np.all(data != 0):
+            return g * _unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a, None, None
+        return g * Tensor._make(_exclusive_products(data, ctx._d)), None, None
+
+
+def prod(input, dim=None, keepdim=False):
+    """Product of elements, over all or along ``dim`` (``torch.prod``); exact with zeros."""
+    if dim is None:
+        return Prod.apply(input)
+    return ProdDim.apply(input, dim, keepdim)

@@ -39,6 +39,15 @@ __all__ = [
     "transpose",
     "unsqueeze",
     "view",
+    "unbind",
+    "flip",
+    "repeat",
+    "split",
+    "chunk",
+    "Flip",
+    "Repeat",
+    "Split",
+    "SplitWithSizes",
 ]
 
 _make = Tensor._make
@@ -605,3 +614,128 @@ def contiguous(input):
     if input._data.flags.c_contiguous:
         return input
     return Clone.apply(input)
+
+
+class Flip(Function):
+    """Reverse the order along ``dims`` (FlipBackward0); the gradient flips back."""
+
+    node_name = "FlipBackward0"
+    saved_attrs = ("dims",)
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        dd = tuple(canonical_dim(d, a._data.ndim) for d in dims)
+        ctx.dims, ctx._dd = tuple(as_saved_int(d) for d in dims), dd
+        return _make(np.flip(a._data, dd).copy() if dd else a._data.copy())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Flip.apply(grad, ctx._dd), None
+
+
+class Repeat(Function):
+    """Tile the tensor ``repeats`` times along each dim (RepeatBackward0); backward sums the tiles."""
+
+    node_name = "RepeatBackward0"
+    saved_attrs = ("repeats", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, repeats):
+        data = a._data
+        if len(repeats) < data.ndim:
+            raise RuntimeError(
+                "Number of dimensions of repeat dims can not be smaller than number of "
+                "dimensions of tensor"
+            )
+        ctx.repeats, ctx.self_sym_sizes = tuple(repeats), data.shape
+        lead = len(repeats) - data.ndim
+        return _make(np.tile(data.reshape((1,) * lead + data.shape), repeats))
+
+    @staticmethod
+    def backward(ctx, grad):
+        sizes, reps = ctx.self_sym_sizes, ctx.repeats
+        lead = len(reps) - len(sizes)
+        full = (1,) * lead + tuple(sizes)
+        # (r0, s0, r1, s1, ...) then sum the r axes: every tile adds into the original
+        split = []
+        for r, s in zip(reps, full):
+            split += [r, s]
+        g = grad.reshape(*split).sum(tuple(range(0, 2 * len(reps), 2)))
+        return g.reshape(*sizes), None
+
+
+class Split(Function):
+    """Cut along ``dim`` into pieces (SplitBackward0 / SplitWithSizesBackward0), one output each."""
+
+    node_name = "SplitBackward0"
+    saved_attrs = ("dim", "self_sym_sizes", "split_size")
+
+    @staticmethod
+    def forward(ctx, a, sizes, dim, split_size):
+        data = a._data
+        d = canonical_dim(dim, data.ndim)
+        ctx.dim, ctx.self_sym_sizes, ctx.split_size = as_saved_int(dim), data.shape, split_size
+        ctx._d, ctx._sizes = d, sizes
+        vc = a._shared_vc()
+        out, start = [], 0
+        for n in sizes:
+            key = (slice(None),) * d + (slice(start, start + n),)
+            out.append(_make(data[key], vc=vc, base=a))
+            start += n
+        return tuple(out)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return Cat.apply(ctx._d, *grads), None, None, None
+
+
+class SplitWithSizes(Split):
+    """``split`` with a list of sizes (SplitWithSizesBackward0)."""
+
+    node_name = "SplitWithSizesBackward0"
+    saved_attrs = ("dim", "self_sym_sizes", "split_sizes")
+
+    @staticmethod
+    def forward(ctx, a, sizes, dim, split_size):
+        out = Split.forward(ctx, a, sizes, dim, split_size)
+        ctx.split_sizes = tuple(sizes)
+        return out
+
+
+def flip(input, dims):
+    """Reverse the order of elements along ``dims`` (``torch.flip``); node FlipBackward0."""
+    if isinstance(dims, int):
+        dims = (dims,)
+    return Flip.apply(input, tuple(dims))
+
+
+def repeat(input, *sizes):
+    """Tile along each dim (``Tensor.repeat``); node RepeatBackward0."""
+    return Repeat.apply(input, _shape_args(sizes))
+
+
+def split(input, split_size_or_sections, dim=0):
+    """Pieces of ``split_size`` (the last may be smaller), or of the given sizes (``torch.split``).
+
+    Raises:
+        RuntimeError: PyTorch's message when the sizes do not add up to the dim's size.
+    """
+    n = input._data.shape[canonical_dim(dim, input._data.ndim)]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {dim}), but got split_sizes={sizes}"
+            )
+        return SplitWithSizes.apply(input, sizes, dim, None)
+    step = int(split_size_or_sections)
+    sizes = [min(step, n - i) for i in range(0, n, step)] if n else [0]
+    return Split.apply(input, sizes, dim, step)
+
+
+def chunk(input, chunks, dim=0):
+    """``chunks`` pieces of equal size along ``dim`` (the last may be smaller) (``torch.chunk``)."""
+    n = input._data.shape[canonical_dim(dim, input._data.ndim)]
+    step = -(-n // chunks) if n else 1
+    return split(input, step, dim)
