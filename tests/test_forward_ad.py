@@ -530,6 +530,11 @@ CASES = {
                     (2, 3), (2,)),
              {"_Fill", "_FillTensor"}),
     "mul_scalar": (_unary(lambda a: E.MulScalar.apply(a, 2.5)), {"MulScalar"}),
+    "flip_repeat": (_fixed(lambda a: a.flip(0).repeat(2, 1), (2, 3)), {"Flip", "Repeat"}),
+    "split_unbind": (_fixed(lambda a: a.split(1, 0)[1] * 2 + a.split([1, 2], 1)[1].sum()
+                            + list(a)[0].sum(), (2, 3)),
+                     {"Split", "SplitWithSizes", "Unbind"}),
+    "remainder": (_fixed(lambda a, b: a % (b.abs() + 1.5), (2, 3), (2, 3)), {"Remainder"}),
     "index_put": (_fixed(lambda a, b: IP._IndexPut.apply(a, (np.array([0, 2]),), b), (3, 2), (2, 2)),
                   {"_IndexPut"}),
     "view_write": (_fixed(lambda a, b: IP._CopyIntoView.apply(a, np.array([[0, 1], [4, 5]]), b)

@@ -790,6 +790,23 @@ def _build_rules():
                 S.Unsqueeze, S.SqueezeAll, S.SqueezeDim, S.Cat, S.Stack):
         r[cls] = _linear(cls)
 
+    # shape ops added later: linear too (Unbind and Split have several outputs)
+    for name in ("Flip", "Repeat", "Split", "SplitWithSizes", "Unbind"):
+        cls = getattr(S, name, None)
+        if cls is not None:
+            r[cls] = _linear(cls)
+
+    def remainder(args, out, t):
+        # d(a mod b) = ȧ - ḃ · floor(a / b)
+        a, b = args
+        tb = t[1] if len(t) > 1 else None
+        if tb is None:
+            return t[0]
+        q = _const(np.floor(np.asarray(a._data / b._data)), tb)
+        return _plus(t[0], -tb * q)
+
+    r[E.Remainder] = remainder
+
     # -- indexing: linear (and the scatters their backwards use) -----------
     for cls in (I.Select, I.Slice, I.Index, I.Gather, I._PutInZeros, I._Pick, I._ScatterAdd,
                 I._GatherScatterAdd, R._IndexScatter):
