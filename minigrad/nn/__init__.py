@@ -12,6 +12,7 @@ from .modules import (
     CrossEntropyLoss,
     Linear,
     Module,
+    ModuleList,
     MSELoss,
     ReLU,
     Sequential,
@@ -20,5 +21,5 @@ from .modules import (
 )
 from .parameter import Parameter
 
-__all__ = ["functional", "init", "Parameter", "Module", "Linear", "Sequential", "ReLU", "Tanh",
+__all__ = ["functional", "init", "Parameter", "Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh",
            "Sigmoid", "MSELoss", "CrossEntropyLoss"]

@@ -8,10 +8,10 @@
 """
 
 from .activation import ReLU, Sigmoid, Tanh
-from .container import Sequential
+from .container import ModuleList, Sequential
 from .linear import Linear
 from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
 
-__all__ = ["Module", "Linear", "Sequential", "ReLU", "Tanh", "Sigmoid", "MSELoss",
+__all__ = ["Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh", "Sigmoid", "MSELoss",
            "CrossEntropyLoss"]

@@ -9,9 +9,9 @@ Source: ``torch.nn.Sequential`` (torch/nn/modules/container.py).
 
 from collections import OrderedDict
 
-from .module import Module
+from .module import Module, _addindent
 
-__all__ = ["Sequential"]
+__all__ = ["Sequential", "ModuleList"]
 
 
 class Sequential(Module):
@@ -76,3 +76,64 @@ class Sequential(Module):
         for module in self:
             input = module(input)
         return input
+
+
+class ModuleList(Module):
+    """A list of sub-modules, registered so their parameters are found (``torch.nn.ModuleList``).
+
+    Unlike ``Sequential`` it has no ``forward``: the owner decides how to call them.
+    Children are named "0", "1", ...
+
+    Raises:
+        IndexError: "index 10 is out of range" for a bad index.
+        TypeError: for items that are not Modules.
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        for module in modules or ():
+            self.append(module)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return Sequential._get_item_by_idx(self._modules.values(), idx)
+
+    def __setitem__(self, idx, module):
+        setattr(self, Sequential._get_item_by_idx(self._modules.keys(), idx), module)
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        """Add ``module`` at the end; returns self."""
+        if not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self.add_module(str(len(self)), module)
+        return self
+
+    def __repr__(self):
+        # PyTorch's ModuleList repr: runs of identical children print once, "(0-2): 3 x ..."
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        blocks = []  # [start, end, repr]
+        for i, r in enumerate(reprs):
+            if blocks and blocks[-1][2] == r:
+                blocks[-1][1] = i
+            else:
+                blocks.append([i, i, r])
+        lines = []
+        for start, end, r in blocks:
+            head = f"({start})" if start == end else f"({start}-{end}): {end - start + 1} x"
+            lines.append(_addindent(f"{head}: {r}" if start == end else f"{head} {r}", 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def extend(self, modules):
+        """Append each of ``modules``; returns self."""
+        for module in modules:
+            self.append(module)
+        return self
