@@ -365,3 +365,34 @@ def test_backward_through_a_graph_recorded_before_step_fails_as_pytorch():
     loss.backward(retain_graph=True)
     opt.step()
     raises_like("backward_after_step", loss.backward)
+
+
+def test_optimizer_state_dict_round_trip_continues_identically():
+    """Saving and loading an optimizer's state resumes the same trajectory (PyTorch's layout)."""
+
+    def run(steps, opt_state=None):
+        w = minigrad.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        opt = minigrad.optim.Adam([w], lr=0.1)
+        if opt_state is not None:
+            w.data = opt_state[0]
+            opt.load_state_dict(opt_state[1])
+        for _ in range(steps):
+            opt.zero_grad()
+            ((w * w).sum() + w.sum()).backward()
+            opt.step()
+        return w, opt
+
+    w_full, _ = run(6)
+    w_half, opt_half = run(3)
+    sd = opt_half.state_dict()
+    assert sd["param_groups"][0]["params"] == [0] and list(sd["state"]) == [0]
+    assert sd["param_groups"][0]["lr"] == 0.1
+    w_resumed, _ = run(3, (w_half.detach().clone(), sd))
+    np.testing.assert_allclose(w_resumed.detach().numpy(), w_full.detach().numpy(), rtol=1e-6)
+
+
+def test_optimizer_load_state_dict_checks_groups():
+    w = minigrad.tensor([1.0], requires_grad=True)
+    opt = minigrad.optim.SGD([w], lr=0.1)
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        opt.load_state_dict({"state": {}, "param_groups": []})

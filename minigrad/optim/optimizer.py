@@ -175,6 +175,54 @@ class Optimizer:
         """
         raise NotImplementedError
 
+    def state_dict(self):
+        """The optimizer's state as PyTorch lays it out (``Optimizer.state_dict``).
+
+        Returns:
+            dict: ``{"state": {index: {name: value}}, "param_groups": [{hyperparameters...,
+            "params": [index, ...]}]}``; parameters are numbered 0, 1, ... across the
+            groups in order, so the dict does not refer to the Parameter objects.
+        """
+        index, groups, start = {}, [], 0
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            ids = list(range(start, start + len(group["params"])))
+            index.update({id(p): i for i, p in zip(ids, group["params"])})
+            packed["params"] = ids
+            start += len(ids)
+            groups.append(packed)
+        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore what ``state_dict()`` returned, onto this optimizer's parameters.
+
+        Raises:
+            ValueError: PyTorch's messages when the groups do not match in number or size.
+        """
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for saved, mine in zip(groups, self.param_groups):
+            if len(saved["params"]) != len(mine["params"]):
+                raise ValueError(
+                    "loaded state dict contains a parameter group that doesn't match the size "
+                    "of optimizer's group"
+                )
+        by_index = {}
+        for saved, mine in zip(groups, self.param_groups):
+            by_index.update(zip(saved["params"], mine["params"]))
+        self.state = defaultdict(dict)
+        for i, s in state_dict["state"].items():
+            self.state[by_index[i]] = {
+                k: (Tensor._make(v._data.copy()) if isinstance(v, Tensor) else v)
+                for k, v in s.items()
+            }
+        for saved, mine in zip(groups, self.param_groups):
+            for k, v in saved.items():
+                if k != "params":
+                    mine[k] = v
+
     def __repr__(self):
         s = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
