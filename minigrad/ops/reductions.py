@@ -384,30 +384,22 @@ class Amax(Function):
     node_name = "AmaxBackward0"
     saved_names = ("self", "result")
     saved_attrs = ("dim", "keepdim")
+    _reduce, _name = staticmethod(np.max), "amax"
 
-    @staticmethod
-    def forward(ctx, a, dim, keepdim=False):
-        return _amax_forward(ctx, a, dim, keepdim, np.max, "amax")
+    @classmethod
+    def forward(cls, ctx, a, dim, keepdim=False):
+        return _amax_forward(ctx, a, dim, keepdim, cls._reduce, cls._name)
 
     @staticmethod
     def backward(ctx, grad):
         return _amax_backward(ctx, grad)
 
 
-class Amin(Function):
+class Amin(Amax):
     """Smallest values over ``dim`` (AminBackward0); ties share the gradient evenly."""
 
     node_name = "AminBackward0"
-    saved_names = ("self", "result")
-    saved_attrs = ("dim", "keepdim")
-
-    @staticmethod
-    def forward(ctx, a, dim, keepdim=False):
-        return _amax_forward(ctx, a, dim, keepdim, np.min, "amin")
-
-    @staticmethod
-    def backward(ctx, grad):
-        return _amax_backward(ctx, grad)
+    _reduce, _name = staticmethod(np.min), "amin"
 
 
 def _amax_forward(ctx, a, dim, keepdim, fn, name):
