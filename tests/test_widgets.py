@@ -139,14 +139,29 @@ def test_step_through_leaves_a_static_picture():
     data, metadata = w._repr_mimebundle_()
     assert set(data) == {"text/plain", "image/png", "image/svg+xml", WIDGET_VIEW}
     assert data[WIDGET_VIEW]["model_id"] == w.model_id
-    # text/plain: the picture of the initial position, deterministic (nbval compares it)
-    assert data["text/plain"] == steps.draw(2).text
-    assert data["text/plain"].splitlines()[0] == SEED_CAPTIONS[2]
+    # text/plain: every position's sentence, then the last picture's text form: the whole
+    # story, deterministic (nbval compares it)
+    lines = data["text/plain"].splitlines()
+    assert lines[0] == "all 4 positions of the slider (0 to 3), one small picture each:"
+    assert lines[1:5] == [f"  {i}. {c}" for i, c in enumerate(SEED_CAPTIONS)]
+    assert "\n".join(lines[5:]) == steps.draw(3, caption=False).text
     assert "0x" not in data["text/plain"]
     assert set(metadata) == {"image/png"}
-    # the static picture stays the initial one when the slider moves
+    # the PNG is the strip of all four pictures (two rows of two) and one legend
+    import base64
+
+    from minigrad.viz.render import png_size
+
+    assert len(w.static.pictures) == 4
+    boxes, width, height, legend = w.static.layout()
+    assert len(boxes) == 5 and legend is not None
+    assert len({round(y) for _x, y, _w, _h in boxes[:4]}) == 2
+    w_px, h_px = png_size(base64.b64decode(data["image/png"]))
+    assert (w_px, h_px) == (round(width * 1.5), round(height * 1.5))
+    assert metadata["image/png"] == {"width": round(w_px / 1.5), "height": round(h_px / 1.5)}
+    # the static form does not depend on the slider
     w.slider.value = 3
-    assert w._repr_mimebundle_()[0]["text/plain"] == steps.draw(2).text
+    assert w._repr_mimebundle_()[0]["text/plain"] == data["text/plain"]
     data, _ = w._repr_mimebundle_(include={"text/plain"})
     assert set(data) == {"text/plain"}
 
@@ -160,7 +175,7 @@ def test_step_through_without_graphviz_shows_the_text(monkeypatch, tmp_path):
     assert "recorded graph of z" in w.fallback.value and "no picture" in w.fallback.value
     data, _ = w._repr_mimebundle_()
     assert set(data) == {"text/plain", WIDGET_VIEW}
-    assert data["text/plain"].startswith(steps.draw(0).text + "\n\n(no picture: ")
+    assert data["text/plain"].startswith(viz.strip(steps).text + "\n\n(no picture: ")
 
 
 # ---------------------------------------------------------------------- explore
@@ -183,20 +198,24 @@ def test_run_explore_follows_the_branch():
         "tape (1 step, in the order recorded):\n"
         "  step 1: MulBackward0(x, x) recorded, saves self and other\n"
         "output: 4.\n"
-        "after backward(): x.grad = 4."
+        "after backward(): x.grad = 4.; the saved values are freed"
     )
+    # the picture is the state its caption names: after the walk, saved values freed
     assert pos.picture.text == (
-        "x = 2.: recorded MulBackward0; backward() gave x.grad = 4.\n"
-        "recorded so far: 1 step, 1 leaf\n"
+        "x = 2.: recorded MulBackward0; after backward(): x.grad = 4., saved values freed\n"
+        "recorded graph of output: 1 step, 1 leaf\n"
         "  x: leaf, shape (), .grad = 4.\n"
-        "  1. MulBackward0(x, x)  saved: self = x (alive), other = x (alive)  -> output, shape ()"
+        "  1. MulBackward0(x, x)  received 1., sent 2. and 2.  saved: self (freed), "
+        "other (freed)  -> output, shape (), seeded with 1."
     )
     neg = widgets.run_explore(branchy, x=-1.0)
     assert neg.tape == ["MulBackward0"]  # same name, different recording:
-    assert neg.forward.texts == ["step 1: MulBackward0(x, constant) recorded, saves other"]
+    assert neg.forward.texts == ["step 1: MulBackward0(x, 3) recorded, saves other"]
     assert neg.grads["x"].item() == 3.0
     assert neg.picture.text.splitlines()[3] == (
-        "  1. MulBackward0(x, constant)  saved: other = 3 (alive)  -> output, shape ()")
+        "  1. MulBackward0(x, 3)  received 1., sent 3. and None  saved: other (freed)  "
+        "-> output, shape (), seeded with 1.")
+    assert neg.library == "minigrad"
 
 
 def test_explorer_widget_rerecords_across_the_branch_point():
@@ -213,9 +232,9 @@ def test_explorer_widget_rerecords_across_the_branch_point():
     # the slider crosses 0: a different recording, drawn and listed
     slider.value = -1.0
     assert w.result is not first
-    assert "MulBackward0(x, constant) recorded, saves other" in w.text.value
+    assert "MulBackward0(x, 3) recorded, saves other" in w.text.value
     assert w.result.grads["x"].item() == 3.0
-    assert "other = 3 (alive)" in w.result.picture.text
+    assert "other (freed)" in w.result.picture.text
     # update() is the same move, from code
     r = w.update(x=0.5)
     assert r is w.result and r.forward.texts[0].startswith("step 1: MulBackward0(x, x)")
@@ -237,7 +256,15 @@ def test_explorer_image_changes_and_static_picture_stays():
     data, _ = w._repr_mimebundle_()
     assert set(data) == {"text/plain", "image/png", "image/svg+xml", WIDGET_VIEW}
     initial = widgets.run_explore(branchy, x=2.0)
-    assert data["text/plain"] == initial.text + "\n\n" + initial.picture.text
+    text = data["text/plain"]
+    assert text.startswith(initial.text + "\n\n2 different recordings over 13 slider positions")
+    # one picture per recording: the side of 0 and the side above it, each with its range
+    assert ("  x = 0.: recorded MulBackward0; after backward(): x.grad = 3., saved values freed"
+            "  (the same recording for x from -3. to 0.)") in text
+    assert ("  x = 2.: recorded MulBackward0; after backward(): x.grad = 4., saved values freed"
+            "  (the same recording for x from 0.5000 to 3.)") in text
+    assert "  x = -3.: MulBackward0; x.grad = 3." in text
+    assert "  x = 3.: MulBackward0; x.grad = 6." in text
 
 
 def test_explore_slider_abbreviations():
