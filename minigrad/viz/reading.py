@@ -199,8 +199,9 @@ def library_used_by(fn, fallback_globals=None):
     """The library a function computes with: the one its code names (``torch.``), if any.
 
     Looks at the global names ``fn``'s code uses (``fn.__code__.co_names``, and
-    those of functions it is a closure or method of) for a module that is
-    minigrad or torch: a lesson's ``import minigrad as torch`` or ``import torch``.
+    those of the functions defined inside it) and at the variables it closes
+    over, for a module that is minigrad or torch: a lesson's ``import minigrad
+    as torch`` or ``import torch``.
     Then at ``fallback_globals`` (the caller's namespace).  None if neither says.
     """
     code = getattr(fn, "__code__", None)
@@ -215,6 +216,13 @@ def library_used_by(fn, fallback_globals=None):
             stack.extend(k for k in c.co_consts if hasattr(k, "co_names"))
         for n in names:
             lib = _module_library(glb.get(n))
+            if lib is not None:
+                found.add(lib)
+        for cell in getattr(fn, "__closure__", None) or ():  # a library imported in a function
+            try:
+                lib = _module_library(cell.cell_contents)
+            except ValueError:  # an empty cell
+                continue
             if lib is not None:
                 found.add(lib)
     if len(found) == 1:

@@ -18,7 +18,11 @@ A cell whose output legitimately differs between the two libraries is tagged
 ``torch-output-differs`` (its lesson says why): it runs, and its output is
 not compared (the copy tags it ``nbval-ignore-output``).  Such cells are few.
 
-Exit status: pytest's (0 when every lesson matches).
+Before the lessons, the library tests that need PyTorch run (tests/torch/:
+minigrad's pictures, walks and memory figures of PyTorch graphs equal those
+of the same programs on minigrad).
+
+Exit status: 0 when every test passes and every lesson matches.
 """
 
 import json
@@ -85,9 +89,12 @@ def main(argv=None):
     rules.write_text(SANITIZE.read_text(encoding="utf-8") + TORCH_RULES, encoding="utf-8")
     print(f"test-torch: {len(copies)} lesson(s) on torch {torch.__version__}, "
           f"copies in {BUILD.relative_to(ROOT)}", flush=True)
+    # the library tests that need PyTorch (tests/torch), then every lesson
+    cmd = [sys.executable, "-m", "pytest", "-q", "tests/torch"]
+    status = subprocess.call(cmd, cwd=ROOT)
     cmd = [sys.executable, "-m", "pytest", "-q", "--nbval", "--nbval-current-env",
            f"--nbval-sanitize-with={rules}", *[str(c) for c in copies]]
-    return subprocess.call(cmd, cwd=ROOT)
+    return subprocess.call(cmd, cwd=ROOT) or status
 
 
 if __name__ == "__main__":
