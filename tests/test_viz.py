@@ -218,6 +218,21 @@ def test_several_outputs():
     )
 
 
+def test_one_name_for_several_tensors_labels_each_edge():
+    x = mg.tensor(2.0, requires_grad=True)
+    losses = [x * 1.5, x * 2.5]
+    total = losses[0] + losses[1]
+    p = viz.draw(total, names={"x": x, "loss": losses, "total": total})
+    assert p.text.splitlines()[2:] == [
+        "  1. MulBackward0(x, 1.5)      saved: other = 1.5 (alive)  -> loss",
+        "  2. MulBackward0(x, 2.5)      saved: other = 2.5 (alive)  -> loss",
+        "  3. AddBackward0(loss, loss)  -> output total, shape ()",
+    ]
+    assert p.source.count('<FONT COLOR="#555555">loss</FONT>') == 2  # on both edges
+    with pytest.raises(TypeError, match="or to a list of them"):
+        viz.draw(total, names={"loss": [x, 3.0]})
+
+
 def test_bad_argument():
     with pytest.raises(TypeError, match=r"draw\(\) expects a minigrad.Tensor or torch.Tensor.*"
                        r"got float$"):

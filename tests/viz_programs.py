@@ -108,8 +108,10 @@ def running_total(torch):
     w = torch.tensor(0.0, requires_grad=True)
     b = torch.tensor(0.0, requires_grad=True)
     total = 0.0
+    losses = []
     for _ in range(3):
         loss = mse(w, b, x_train, y_train)
+        losses.append(loss)
         total = total + loss
         loss.backward()
         with torch.no_grad():
@@ -119,6 +121,9 @@ def running_total(torch):
         b.grad = None
     out = {}
     _picture(out, "total", viz.draw(total, names={"w": w, "b": b, "total": total}))
+    # one name for the three losses: the total's own steps are the ones they flow into
+    _picture(out, "named", viz.draw(total, names={"w": w, "b": b, "total": total,
+                                                   "loss": losses}))
     return out
 
 

@@ -516,6 +516,13 @@ def source_of(g, legend, dpi=None, caption_width=90):
     if len(leaf_ids) > 1:
         # the leaves keep their order (first use) left to right in every picture of the graph
         lines.append(f"{indent}{{rank=same; " + " -> ".join(leaf_ids) + " [style=invis]}")
+    saved_of = {}
+    for b in boxes:
+        if b.id.startswith("saved"):
+            saved_of.setdefault(b.id.split("_")[0], []).append(b.id)
+    for ids in saved_of.values():
+        if len(ids) > 1:  # a step's saved values side by side, in order: self, other, ...
+            lines.append(f"{indent}{{rank=same; " + " -> ".join(ids) + " [style=invis]}")
     if g.caption is not None:
         lines.append("  }")
     for src, dst, kind, label in edges:

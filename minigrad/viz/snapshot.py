@@ -34,22 +34,32 @@ from .values import one_line, shape_str, value_repr
 
 
 def parse_names(names):
-    """``{"x": x}`` or ``{x: "x"}`` into a list of (object, name) pairs, in the given order."""
+    """``{"x": x}`` or ``{x: "x"}`` into a list of (object, name) pairs, in the given order.
+
+    A name may stand for several tensors (``{"loss": [loss1, loss2]}``): each
+    is called by it, e.g. the losses a running total keeps.
+    """
     pairs = []
     if names is None:
         return pairs
     if not hasattr(names, "items"):
         raise TypeError(f"names must be a dict like {{'x': x}}, got {reading.describe_type(names)}")
+
+    def named(obj):
+        return reading.is_tensor(obj) or reading.is_node(obj)
+
     for k, v in names.items():
-        if isinstance(k, str) and (reading.is_tensor(v) or reading.is_node(v)):
+        if isinstance(k, str) and named(v):
             pairs.append((v, k))
-        elif isinstance(v, str) and (reading.is_tensor(k) or reading.is_node(k)):
+        elif isinstance(k, str) and isinstance(v, (list, tuple)) and v and all(map(named, v)):
+            pairs.extend((obj, k) for obj in v)
+        elif isinstance(v, str) and named(k):
             pairs.append((k, v))
         else:
             raise TypeError(
-                "names must map a name to a tensor or graph node ({'x': x}) or a tensor or "
-                f"node to a name ({{x: 'x'}}); got {reading.describe_type(k)}: "
-                f"{reading.describe_type(v)}"
+                "names must map a name to a tensor or graph node ({'x': x}; or to a list of "
+                "them) or a tensor or node to a name ({x: 'x'}); got "
+                f"{reading.describe_type(k)}: {reading.describe_type(v)}"
             )
     return pairs
 

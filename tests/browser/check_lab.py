@@ -558,6 +558,13 @@ def check_notebook(page, lab, rel, path, shots, timeout, original):
                         f"{len(shown)} shown as pictures (an SVG-only output shows as text in an "
                         "untrusted notebook: also store a PNG)")
 
+    # what a student sees before running anything: the stored pictures (a screenshot per widget)
+    stem = rel.replace("/", "__").removesuffix(".ipynb")
+    for n, i in enumerate(i for i, c in enumerate(expected) if c["widgets"]):
+        page.evaluate(JS_SCROLL_TO_WIDGET, i)
+        time.sleep(0.3)
+        page.screenshot(path=str(shots / f"{stem}-untrusted-widget{n + 1}.png"))
+
     # Opening changes nothing: let autosave run, then save by hand as well; the file must be
     # byte for byte what make execute stored (or git status would be dirty after a visit).
     time.sleep(2 * AUTOSAVE_SECONDS + 1)
