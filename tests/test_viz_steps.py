@@ -374,14 +374,14 @@ def test_record_forward_order_names_and_texts():
     assert steps.tape == ["MulBackward0", "AddBackward0"]
     assert steps.texts == [
         "step 1: MulBackward0(x, x) recorded, saves self and other",
-        "step 2: AddBackward0(y, constant) recorded, saves nothing",
+        "step 2: AddBackward0(y, 1) recorded, saves nothing",
     ]
     assert steps[0].inputs == ("x", "x") and steps[0].saved == ("self", "other")
-    assert steps[1].inputs == ("y", "constant") and steps[1].saved == ()
+    assert steps[1].inputs == ("y", "1") and steps[1].saved == ()
     assert steps.text == (
         "forward recording of f(x): 2 steps\n"
         "  step 1: MulBackward0(x, x) recorded, saves self and other\n"
-        "  step 2: AddBackward0(y, constant) recorded, saves nothing"
+        "  step 2: AddBackward0(y, 1) recorded, saves nothing"
     )
     assert set(steps.names) == {"x", "y", "z"}
     z = steps.result
@@ -402,11 +402,11 @@ recorded so far: 1 step, 1 leaf
   x: leaf, shape (), receives .grad
   1. MulBackward0(x, x)  saved: self = x (alive), other = x (alive)  -> y  [new]""",
     """\
-step 2: AddBackward0(y, constant) recorded, saves nothing  (2 of 2)
+step 2: AddBackward0(y, 1) recorded, saves nothing  (2 of 2)
 recorded so far: 2 steps, 1 leaf, 1 constant input
   x: leaf, shape (), receives .grad
-  1. MulBackward0(x, x)         saved: self = x (alive), other = x (alive)  -> y
-  2. AddBackward0(y, constant)  -> output z, shape ()  [new]""",
+  1. MulBackward0(x, x)  saved: self = x (alive), other = x (alive)  -> y
+  2. AddBackward0(y, 1)  -> output z, shape ()  [new]""",
 ]
 
 
@@ -419,6 +419,11 @@ def test_record_forward_pictures_grow_step_by_step():
     # a backward afterwards does not change the pictures of the forward steps
     steps.result.backward()
     assert steps.draw(1).text == FORWARD_TEXTS[1]
+    # the 1 of y + 1 is not saved by AddBackward0, but record_forward saw it used: any later
+    # picture of this graph shows it (noted in the node's metadata)
+    assert "2. AddBackward0(y, 1)" in viz.draw(steps.result, names=steps.names).text
+    assert "<B>1</B>" in viz.draw(steps.result).source and "not saved for backward" in src1 + \
+        steps.draw(2).source
 
 
 def test_record_forward_several_inputs_some_unused_yet():

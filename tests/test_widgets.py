@@ -94,7 +94,7 @@ def test_render_step_forward_recording():
     assert [widgets.render_step(steps, k)[1] for k in range(3)] == [
         "step 0: nothing recorded yet; inputs x",
         "step 1: MulBackward0(x, x) recorded, saves self and other  (1 of 2)",
-        "step 2: AddBackward0(y, constant) recorded, saves nothing  (2 of 2)",
+        "step 2: AddBackward0(y, 1) recorded, saves nothing  (2 of 2)",
     ]
 
 

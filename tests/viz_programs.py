@@ -3,7 +3,7 @@
 Each program takes the library module (``minigrad``, or ``torch``) and returns
 ``{name: text}``: text forms of pictures (``.text``), their Graphviz sources
 (``.source``: the picture itself, address-free), walk texts and memory
-numbers.  ``tests/torch/test_viz_on_torch.py`` runs them on both libraries
+numbers.  ``tests/on_torch/test_viz_on_torch.py`` runs them on both libraries
 and compares (under ``make test-torch``); ``tests/test_viz_fixtures.py``
 compares minigrad's with what PyTorch gave when
 ``tests/fixtures/record_viz_torch.py`` recorded them (under ``make test``,

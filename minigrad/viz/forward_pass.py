@@ -19,6 +19,7 @@ library of the tensors given, or for numbers the library ``fn`` computes
 with (the module its code calls ``torch``), or the one named.
 """
 
+import contextlib
 import inspect
 import sys
 
@@ -229,32 +230,88 @@ class ForwardRecording(Recording):
         return "\n".join(lines)
 
 
-def _call_capturing_locals(fn, args, kwargs):
-    """Call ``fn`` and return ``(result, its local variables when it returned)``.
+def _call_capturing_locals(fn, args, kwargs, lib=None):
+    """Call ``fn``; return ``(result, its local variables when it returned, operations seen)``.
 
     A profile function (``sys.setprofile``) sees the ``return`` event of
     ``fn``'s own frame and copies its locals: that is how ``y`` and ``z``
-    in ``def f(x): y = x * x; z = y + 1; return z`` get their names.
+    in ``def f(x): y = x * x; z = y + 1; return z`` get their names.  The
+    operations seen are ``(arguments, result)`` pairs, so that a constant an
+    operation does not save (the ``1`` of ``y + 1``) can still be shown: for
+    minigrad the profile function also sees each ``Function.apply`` return,
+    for PyTorch a ``TorchFunctionMode`` sees each call.
     """
     code = getattr(fn, "__code__", None)
     captured = {}
-    if code is None:
-        return fn(*args, **kwargs), captured
+    ops = []
+    apply_code = None
+    mode = contextlib.nullcontext()
+    if lib is not None and lib.name == "minigrad":
+        from ..autograd.function import Function
+
+        apply_code = Function.apply.__func__.__code__
+    elif lib is not None:
+        mode = _torch_mode(lib.module, ops)
+    if code is None and apply_code is None:
+        with mode:
+            return fn(*args, **kwargs), captured, ops
     prev = sys.getprofile()
 
     def profile(frame, event, arg):
-        if event == "return" and frame.f_code is code:
-            captured.clear()
-            captured.update(frame.f_locals)
+        if event == "return":
+            if frame.f_code is code:
+                captured.clear()
+                captured.update(frame.f_locals)
+            elif frame.f_code is apply_code:
+                ops.append((frame.f_locals.get("args", ()), arg))
         if prev is not None:
             prev(frame, event, arg)
 
     sys.setprofile(profile)
     try:
-        result = fn(*args, **kwargs)
+        with mode:
+            result = fn(*args, **kwargs)
     finally:
         sys.setprofile(prev)
-    return result, captured
+    return result, captured, ops
+
+
+def _torch_mode(torch, ops):
+    """A ``TorchFunctionMode`` that appends ``(args, result)`` of every call to ``ops``."""
+    from torch.overrides import TorchFunctionMode
+
+    class Watch(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            ops.append((args, out))
+            return out
+
+    return Watch()
+
+
+def _note_constants(lib, ops, new):
+    """Note, on each node recorded, how its constant inputs read (see ``reading.note_constants``).
+
+    minigrad: a node's edges are its tensor arguments in order, so edge ``j``
+    is the ``j``-th tensor argument.  PyTorch: the arguments that are tensors
+    or numbers, in order, when there are as many as edges.
+    """
+    mine = set(new)
+    for args, out in ops:
+        node = getattr(out, "grad_fn", None) if reading.is_tensor(out) else None
+        if node is None or node not in mine:
+            continue
+        edges = node.next_functions
+        if lib.name == "minigrad":
+            inputs = [a for a in args if reading.is_tensor(a)]
+        else:
+            inputs = [a for a in args if reading.is_tensor(a)
+                      or (isinstance(a, (int, float)) and not isinstance(a, bool))]
+        if len(inputs) != len(edges):
+            continue
+        texts = {j: reading.constant_text(a) for j, ((nxt, _nr), a) in enumerate(zip(edges, inputs))
+                 if nxt is None}
+        reading.note_constants(node, texts)
 
 
 def choose_library(fn, values, library=None, caller_globals=None):
@@ -347,7 +404,7 @@ def run_recorded(lib, fn, inputs, kwinputs, names):
         pass
     with lib.module.enable_grad():  # a marker: every node made after it is fn's
         marker = lib.seq((lib.leaf(0.0) * 1).grad_fn)
-    result, local_vars = _call_capturing_locals(fn, args, kwargs)
+    result, local_vars, ops = _call_capturing_locals(fn, args, kwargs, lib)
     for lname, value in local_vars.items():
         if reading.is_tensor(value) and not lname.startswith("_"):
             pairs.append((value, lname))
@@ -369,6 +426,7 @@ def run_recorded(lib, fn, inputs, kwinputs, names):
     steps = sorted((n for n in nodes if not reading.is_accumulate(n)), key=lib.seq)
     new = [n for n in steps if lib.seq(n) > marker]
     old = [n for n in steps if lib.seq(n) < marker]
+    _note_constants(lib, ops, new)
     all_inputs = args + list(kwargs.values())
     input_names = []
     lookup = {id(o): nm for o, nm in name_pairs}

@@ -510,8 +510,34 @@ def is_python_number(t):
         return False
 
 
+_CONSTANTS = "minigrad.viz constants"  # the key of node.metadata where record_forward notes them
+
+
+def note_constants(node, texts):
+    """Remember how a node's constant inputs read (``{1: "1"}`` for ``y + 1``) on the node.
+
+    ``record_forward`` sees the arguments of every operation it records; a
+    constant the node does not save for backward (``y + 1`` keeps nothing) is
+    otherwise gone from the graph.  The texts go into ``node.metadata`` (the
+    dict PyTorch and minigrad offer for annotations), so every later picture
+    of the same graph shows them.
+    """
+    if texts:
+        node.metadata.setdefault(_CONSTANTS, {}).update(texts)
+
+
+def noted_constants(node):
+    """``{input index: text}`` noted by ``note_constants`` (empty if none)."""
+    try:
+        return dict(node.metadata.get(_CONSTANTS, {}))
+    except (AttributeError, RuntimeError):
+        return {}
+
+
 def constant_text(t):
     """How a constant input reads: ``2``, ``1.5`` for a number, else its values."""
+    if isinstance(t, (int, float)) and not isinstance(t, bool):
+        return repr(t)
     lib = library_of(t)
     a = lib.numpy(t) if lib is not None else np.asarray(t)
     if a.shape == () and is_python_number(t):

@@ -134,8 +134,8 @@ class Naming:
 
 
 def constants_of(node, records):
-    """``{input index: text}`` for the constants a node kept: ``{1: "2"}`` for ``x * 2``."""
-    out = {}
+    """``{input index: text}`` of a node's constants: kept (``x * 2``: ``{1: "2"}``) or noted."""
+    out = reading.noted_constants(node)
     for r in records:
         if (r.index is not None and r.index < len(node.next_functions)
                 and node.next_functions[r.index][0] is None and r.stub is not None):

@@ -290,7 +290,7 @@ def _constant_box(cid, inp):
         if state == "alive":
             kind = "constant_saved"
     else:
-        rows.append(("value not kept", "small"))
+        rows.append(("not saved for backward", "small"))
     return Box(cid, kind, rows)
 
 

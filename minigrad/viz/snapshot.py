@@ -18,7 +18,9 @@ What it decides, in order:
   needs no gradient.  A constant the node kept for its backward (``x * 2``
   keeps ``other = 2``) is *one* thing, shown with its value; a constant the
   node did not keep (``y + 1``: the gradient of a sum does not need the 1)
-  cannot be shown with its value, because the graph no longer knows it;
+  is shown with its value when ``record_forward`` saw it being used (it
+  notes it in ``node.metadata``), else as ``constant``: the graph itself no
+  longer knows it;
 * each step's **saved values** (``self``, ``other``, ``result``, ...) and their
   state: alive, freed, modified in place, packed by a hook;
 * for a large graph, which steps are drawn (the first and last few).
@@ -288,11 +290,13 @@ class Snapshot:
                 if (sv.index is not None and sv.index < len(n.next_functions)
                         and n.next_functions[sv.index][0] is None):
                     consts.setdefault(sv.index, sv)
+            noted = reading.noted_constants(n)
             inputs = []
             for j, (nxt, nr) in enumerate(n.next_functions):
                 if nxt is None:
                     sv = consts.get(j)
                     value = self._const_value(sv) if sv is not None else None
+                    value = value or noted.get(j)
                     inputs.append({"kind": "constant", "text": value or "constant",
                                    "value": value, "saved": sv and (sv.name, sv.state)})
                 elif reading.is_accumulate(nxt):

@@ -43,7 +43,7 @@ class StripPicture:
         scale (float): how much smaller each picture is drawn than on its own.
     """
 
-    def __init__(self, pictures, captions, title, tail, legend_source=None, scale=0.62):
+    def __init__(self, pictures, captions, title, tail, legend_source=None, scale=0.8):
         self.pictures = list(pictures)
         self.captions = list(captions)
         self.scale = scale
@@ -85,7 +85,7 @@ class StripPicture:
             legend = self._legend_png()
             if legend is not None:
                 lw, lh = png_size(legend)
-                k = _CSS_PER_PNG * min(1.0, self.scale * 1.25)  # the legend a little smaller too
+                k = _CSS_PER_PNG * self.scale  # the legend as small as the pictures
                 lw, lh = lw * k, lh * k
                 boxes.append((0.0, height + _GAP, lw, lh))
                 height += _GAP + lh
@@ -181,7 +181,7 @@ def bundle(picture, include=None, exclude=None):
     return data, metadata
 
 
-def strip(recording, *, title=None, tail=True, scale=0.62, **draw_kwargs):
+def strip(recording, *, title=None, tail=True, scale=0.8, **draw_kwargs):
     """Every state of a recorded walk as one picture: a ``StripPicture``.
 
     Args:
@@ -204,7 +204,7 @@ def strip(recording, *, title=None, tail=True, scale=0.62, **draw_kwargs):
     return compose(pictures, captions, title, last, scale)
 
 
-def compose(pictures, captions, title, tail="", scale=0.62):
+def compose(pictures, captions, title, tail="", scale=0.8):
     """A ``StripPicture`` of ``pictures`` (drawn with their legends), sharing one legend."""
     kinds, marks, edges = set(), set(), set()
     for p in pictures:

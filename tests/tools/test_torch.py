@@ -18,7 +18,7 @@ A cell whose output legitimately differs between the two libraries is tagged
 ``torch-output-differs`` (its lesson says why): it runs, and its output is
 not compared (the copy tags it ``nbval-ignore-output``).  Such cells are few.
 
-Before the lessons, the library tests that need PyTorch run (tests/torch/:
+Before the lessons, the library tests that need PyTorch run (tests/on_torch/:
 minigrad's pictures, walks and memory figures of PyTorch graphs equal those
 of the same programs on minigrad).
 
@@ -89,8 +89,8 @@ def main(argv=None):
     rules.write_text(SANITIZE.read_text(encoding="utf-8") + TORCH_RULES, encoding="utf-8")
     print(f"test-torch: {len(copies)} lesson(s) on torch {torch.__version__}, "
           f"copies in {BUILD.relative_to(ROOT)}", flush=True)
-    # the library tests that need PyTorch (tests/torch), then every lesson
-    cmd = [sys.executable, "-m", "pytest", "-q", "tests/torch"]
+    # the library tests that need PyTorch (tests/on_torch), then every lesson
+    cmd = [sys.executable, "-m", "pytest", "-q", "tests/on_torch"]
     status = subprocess.call(cmd, cwd=ROOT)
     cmd = [sys.executable, "-m", "pytest", "-q", "--nbval", "--nbval-current-env",
            f"--nbval-sanitize-with={rules}", *[str(c) for c in copies]]
