@@ -70,8 +70,8 @@ dot:
 # The repository root is served, so every file a lesson names (minigrad/autograd/engine.py)
 # opens in the same JupyterLab; it opens on the lessons' README (rendered).
 lab: setup
-	$(BIN)/jupyter lab --ServerApp.root_dir=. --ip=127.0.0.1 --no-browser $(ROOT_FLAG) \
-	  --ServerApp.default_url=/lab/tree/notebooks/README.md
+	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/README.md \
+	  --ip=127.0.0.1 --no-browser $(ROOT_FLAG)
 
 test: setup
 	$(BIN)/python -m pytest -q tests notebooks --nbval
