@@ -270,8 +270,8 @@ def explore_static(fn, sliders, library=None, **draw_kwargs):
 
     Runs ``fn`` at each position of ``explore_positions``; groups the runs by
     the recording they made (the tape, constants included); draws one picture
-    per group (the initial position for its own group, else the position
-    nearest to it), in slider order.
+    per group (the initial position for its own group, else the middle of the
+    positions it covers), in slider order.
 
     Returns:
         viz.StripPicture: the pictures, a line per position in its text.
@@ -290,13 +290,13 @@ def explore_static(fn, sliders, library=None, **draw_kwargs):
     def order(pos):
         return tuple(pos[n] for n in names)
 
-    def distance(pos):
-        return sum(abs(pos[n] - initial[n]) for n in names)
-
     chosen = []
     for members in groups.values():
         members.sort(key=lambda m: order(m[0]))
-        best = min(members, key=lambda m: (distance(m[0]), order(m[0])))
+        if any(m[0] == initial for m in members):
+            best = next(m for m in members if m[0] == initial)
+        else:  # the middle of the range it covers: clear of the branch point
+            best = members[(len(members) - 1) // 2]
         chosen.append((best, members))
     chosen.sort(key=lambda c: order(c[0][0]))
     pictures, captions = [], []

@@ -259,7 +259,7 @@ def test_explorer_image_changes_and_static_picture_stays():
     text = data["text/plain"]
     assert text.startswith(initial.text + "\n\n2 different recordings over 13 slider positions")
     # one picture per recording: the side of 0 and the side above it, each with its range
-    assert ("  x = 0.: recorded MulBackward0; after backward(): x.grad = 3., saved values freed"
+    assert ("  x = -1.5000: recorded MulBackward0; after backward(): x.grad = 3., saved values freed"
             "  (the same recording for x from -3. to 0.)") in text
     assert ("  x = 2.: recorded MulBackward0; after backward(): x.grad = 4., saved values freed"
             "  (the same recording for x from 0.5000 to 3.)") in text

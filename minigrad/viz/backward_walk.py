@@ -237,7 +237,8 @@ class _BackwardData:
             if reading.is_accumulate(node):
                 if raw.ran:
                     view.leaf_grads[id(node.variable)] = fmt_value(raw.grad_after)
-                view.rows[node] = rows
+                if status_rows:  # after the walk, the leaf's .grad says it all
+                    view.rows[node] = rows
                 continue
             if raw.sent is not None:
                 view.edge_grads[node] = tuple(
