@@ -6,6 +6,8 @@ the values of its Image and HTML children (no ``display()``), as a slider
 move in JupyterLab does.
 """
 
+import json
+import re
 import shutil
 
 import pytest
@@ -314,3 +316,35 @@ def test_import_does_not_import_ipywidgets():
                          timeout=60, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+# ------------------------------------------------------------------ stable model ids
+
+def test_widget_ids_come_from_the_cell_so_a_saved_run_finds_its_models(monkeypatch):
+    """Two runs of the same cell (make execute, then JupyterLab) make the same model ids."""
+    import ipywidgets
+
+    steps = seed_steps()
+    monkeypatch.setattr(widgets, "_execution", lambda: ("cell-a", "request-1"))
+    first = widgets.step_through(steps)
+    first_ids = (first.model_id, first.slider.model_id)
+    assert all(m.startswith("minigrad-") for m in first_ids)
+    # every model of the widget (layouts and styles too) has a stable id
+    state = ipywidgets.Widget.get_manager_state(drop_defaults=False)["state"]
+    refs = re.findall(r"IPY_MODEL_([\w-]+)", json.dumps(state[first.model_id]))
+    assert refs and all(r.startswith("minigrad-") for r in refs)
+    # the same cell run again (a new request): the same ids, the old widget closed
+    monkeypatch.setattr(widgets, "_execution", lambda: ("cell-a", "request-2"))
+    again = widgets.step_through(steps)
+    assert (again.model_id, again.slider.model_id) == first_ids
+    assert first.comm is None and again.comm is not None
+    # a second widget in the same run, or another cell: other ids
+    other = widgets.step_through(steps)
+    monkeypatch.setattr(widgets, "_execution", lambda: ("cell-b", "request-3"))
+    elsewhere = widgets.explore(branchy, x=(-3.0, 3.0, 0.5, 2.0))
+    assert len({again.model_id, other.model_id, elsewhere.model_id}) == 3
+    # outside a kernel (tests, scripts): ipywidgets' own random ids
+    monkeypatch.setattr(widgets, "_execution", lambda: None)
+    assert not widgets.step_through(steps).model_id.startswith("minigrad-")
+    for w in (again, other, elsewhere):
+        w.close()
