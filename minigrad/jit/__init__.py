@@ -22,10 +22,9 @@ How the recording is made: ``recording.py``.
 """
 
 from .recording import TracerWarning
+from .compile import InvalidBackend, Unsupported, compile, config
+from .replay import CompiledFunctionBackward
 from .trace import ScriptFunction, trace
 
-
-def compile(*args, **kwargs):  # replaced below once compile.py exists
-    raise NotImplementedError
-
-__all__ = ["ScriptFunction", "TracerWarning", "trace"]
+__all__ = ["CompiledFunctionBackward", "InvalidBackend", "ScriptFunction", "TracerWarning",
+           "Unsupported", "compile", "config", "trace"]

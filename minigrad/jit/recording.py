@@ -79,7 +79,7 @@ class Value:
     """
 
     __slots__ = ("dtype", "index", "kind", "out_nr", "requires_grad", "shape", "source",
-                 "step", "strides", "tensor", "getter", "pos")
+                 "step", "strides", "tensor", "getter", "pos", "name")
 
     def __init__(self, index, kind, t, source=None):
         self.index = index
@@ -96,6 +96,7 @@ class Value:
         self.tensor = t if kind in ("wrapped", "captured") else None
         self.getter = None   # for a captured value found by name: reads it again
         self.pos = None      # for an input: its position among the flattened inputs
+        self.name = None     # the learner's variable that held it, once found
 
     def __repr__(self):
         return f"<Value {self.index} {self.kind} {self.shape}>"
@@ -110,7 +111,7 @@ class Step:
         kwargs (dict): keyword arguments (plain ops only).
         outputs (list[Value]); out_tuple (bool): whether the call returned a tuple.
         needs (tuple[bool, ...]): ``needs_input_grad`` as recorded.
-        location (tuple[str, int] | None): the learner's file and line.
+        location (tuple | None): the learner's file, line, line text and function name.
         group (int): steps made by one call of a public function (``linear``
             runs ``t`` and ``addmm``) share a group number.
         nondiff (frozenset[int]): outputs marked non-differentiable.
@@ -159,7 +160,7 @@ class Decision:
         value (Value): the tensor converted.
         result: the Python value the code got (what the recording bakes in).
         position (int): how many steps had been recorded before it.
-        location (tuple[str, int, str]): file, line, and the line's text.
+        location (tuple[str, int, str, str]): file, line, the line's text, the function's name.
     """
 
     __slots__ = ("kind", "location", "position", "result", "value")
@@ -379,7 +380,7 @@ class Recorder:
         import linecache
 
         line = linecache.getline(f.f_code.co_filename, f.f_lineno, f.f_globals).strip()
-        return (f.f_code.co_filename, f.f_lineno, line)
+        return (f.f_code.co_filename, f.f_lineno, line, f.f_code.co_name)
 
     def _entry(self):
         """The outermost minigrad frame under the learner's frame: the public function called."""
@@ -410,6 +411,7 @@ class Recorder:
                 if obj is t:
                     if k != "self":
                         names[v] = k
+                        v.name = k
                     break
 
     def _ref(self, obj):
