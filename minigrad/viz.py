@@ -1237,6 +1237,10 @@ def draw(tensor_or_node, show_saved=True, show_values=False, highlight=None, *, 
     Source: torchviz's ``make_dot(var, params, show_attrs, show_saved)``
     (torchviz/dot.py), over PyTorch's ``grad_fn`` / ``next_functions`` graph.
     """
+    if hasattr(tensor_or_node, "__minigrad_draw__"):
+        # a static graph (minigrad.jit: a traced function, its .graph, a compiled region) draws
+        # itself, forwards: see minigrad/jit/draw.py
+        return tensor_or_node.__minigrad_draw__()
     if isinstance(tensor_or_node, (_Step, _Recording)):
         # a step of a recorded walk (or a recording: its last step), drawn as the graph was then
         return tensor_or_node.draw(show_saved=show_saved, show_values=show_values,

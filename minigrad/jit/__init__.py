@@ -23,8 +23,9 @@ How the recording is made: ``recording.py``.
 
 from .recording import TracerWarning
 from .compile import InvalidBackend, Unsupported, compile, config
+from .explain import ExplainOutput, explain
 from .replay import CompiledFunctionBackward
 from .trace import ScriptFunction, trace
 
-__all__ = ["CompiledFunctionBackward", "InvalidBackend", "ScriptFunction", "TracerWarning",
-           "Unsupported", "compile", "config", "trace"]
+__all__ = ["CompiledFunctionBackward", "ExplainOutput", "InvalidBackend", "ScriptFunction",
+           "TracerWarning", "Unsupported", "compile", "config", "explain", "trace"]

@@ -200,7 +200,7 @@ class CompiledFunction:
             fail = entry.guards.check(flat)
             if fail is None:
                 return self._run(entry, flat, args, kwargs)
-            failures.append(f"{entry.number}: {fail}")
+            failures.append(f"0/{entry.number}: {fail}")  # PyTorch: frame 0, version n
         if len(self.entries) >= config.recompile_limit:
             if not self._limit_warned:
                 self._limit_warned = True

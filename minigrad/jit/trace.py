@@ -156,6 +156,11 @@ class ScriptFunction:
     def __repr__(self):
         return f"<minigrad.jit.ScriptFunction object at {hex(id(self))}>"
 
+    def __minigrad_draw__(self):
+        from .draw import draw_graph
+
+        return draw_graph(self.graph, f"static graph of {self.name}")
+
 
 def _py(name):
     return "_" + name.replace(".", "_") if name[:1].isdigit() else name.replace(".", "_")
