@@ -22,10 +22,10 @@ How the recording is made: ``recording.py``.
 """
 
 from .recording import TracerWarning
-from .compile import InvalidBackend, Unsupported, compile, config
+from .compile import InvalidBackend, Unsupported, compile, config, reset
 from .explain import ExplainOutput, explain
 from .replay import CompiledFunctionBackward
 from .trace import ScriptFunction, trace
 
 __all__ = ["CompiledFunctionBackward", "ExplainOutput", "InvalidBackend", "ScriptFunction",
-           "TracerWarning", "Unsupported", "compile", "config", "explain", "trace"]
+           "TracerWarning", "Unsupported", "compile", "config", "explain", "reset", "trace"]

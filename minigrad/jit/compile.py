@@ -59,7 +59,7 @@ from .recording import Value
 from .replay import Region
 from .trace import record_call
 
-__all__ = ["InvalidBackend", "Unsupported", "compile", "config"]
+__all__ = ["InvalidBackend", "Unsupported", "compile", "config", "reset"]
 
 _log = logging.getLogger("minigrad.jit")
 
@@ -168,6 +168,14 @@ class Entry:
         self.number = number
 
 
+_frames = [0]  # frame ids, as Dynamo numbers the code objects it compiles ("0/1" = frame 0, version 1)
+
+
+def reset():
+    """Start numbering compiled functions from 0 again (as ``torch._dynamo.reset`` does)."""
+    _frames[0] = 0
+
+
 class CompiledFunction:
     """The state behind a compiled function: its versions, graphs, graph breaks, recompiles.
 
@@ -190,6 +198,7 @@ class CompiledFunction:
         self.fallbacks = []
         self.compile_seconds = []
         self._limit_warned = False
+        self.frame = None  # Dynamo's frame id, given at the first compile
 
     # ------------------------------------------------------------ calls
 
@@ -200,7 +209,7 @@ class CompiledFunction:
             fail = entry.guards.check(flat)
             if fail is None:
                 return self._run(entry, flat, args, kwargs)
-            failures.append(f"0/{entry.number}: {fail}")  # PyTorch: frame 0, version n
+            failures.append(f"{self.frame}/{entry.number}: {fail}")  # PyTorch: frame/version
         if len(self.entries) >= config.recompile_limit:
             if not self._limit_warned:
                 self._limit_warned = True
@@ -250,6 +259,9 @@ class CompiledFunction:
 
     def _compile_entry(self, args, kwargs, flat):
         t0 = time.perf_counter()
+        if self.frame is None:
+            self.frame = _frames[0]
+            _frames[0] += 1
         rec, _, _ = record_call(self.fn, args, kwargs, "compile")
         captured = _captured_values(rec)
         guards = GuardSet(flat, captured, globals_read(self.fn))

@@ -514,9 +514,13 @@ class Recorder:
         recorder = self
 
         def convert(t, *args, **kwargs):
-            result = orig(t, *args, **kwargs)
             if recorder._busy:
-                return result
+                return orig(t, *args, **kwargs)
+            recorder._busy = True  # float(t) calls t.item(): one conversion, not two
+            try:
+                result = orig(t, *args, **kwargs)
+            finally:
+                recorder._busy = False
             loc = recorder._location()
             v = recorder._lookup(t) or recorder._resolve(t)
             recorder.rec.decisions.append(Decision(kind, v, result, len(recorder.rec.steps), loc))

@@ -65,21 +65,35 @@ def _to_values(obj, recorder):
     return obj
 
 
-def _check_traceable(obj, where):
+def _traceable(obj):
     if isinstance(obj, Tensor):
-        return
+        return True
     if isinstance(obj, (tuple, list)):
-        for o in obj:
-            _check_traceable(o, where)
-        return
+        return all(_traceable(o) for o in obj)
     if isinstance(obj, dict):
-        for o in obj.values():
-            _check_traceable(o, where)
-        return
-    raise RuntimeError(
-        f"Type '{type(obj).__name__}' cannot be traced. Only Tensors and (possibly nested) "
-        "Lists, Dicts, and Tuples of Tensors can be traced"
-    )
+        return all(_traceable(o) for o in obj.values())
+    return False
+
+
+def _type_name(obj):
+    """TorchScript's name of a value's type: ``Tensor``, ``int``, ``Tuple[int, Tensor]``."""
+    if isinstance(obj, Tensor):
+        return "Tensor"
+    if isinstance(obj, tuple):
+        return "Tuple[" + ", ".join(_type_name(o) for o in obj) + "]"
+    if isinstance(obj, list):
+        return "List[" + (_type_name(obj[0]) if obj else "Tensor") + "]"
+    if isinstance(obj, dict):
+        return "Dict[str, Tensor]"
+    return type(obj).__name__
+
+
+def _check_traceable(obj):
+    if not _traceable(obj):
+        raise RuntimeError(
+            f"Type '{_type_name(obj)}' cannot be traced. Only Tensors and (possibly nested) "
+            "Lists, Dicts, and Tuples of Tensors can be traced"
+        )
 
 
 class ScriptFunction:
@@ -252,7 +266,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         example_inputs = (example_inputs,)
     if example_inputs is None:
         example_inputs = ()
-    _check_traceable(tuple(example_inputs), "example_inputs")
+    _check_traceable(tuple(example_inputs))
     rec, _, flat = record_call(func, tuple(example_inputs), {}, "trace")
     live = live_steps(rec)
     for s in rec.steps:
