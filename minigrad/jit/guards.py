@@ -203,6 +203,26 @@ class GuardSet:
         return None
 
 
+_SIGNATURES = {}
+
+
+def _positional_names(fn):
+    """The parameter names if ``fn`` takes plain positional parameters only (else None); cached."""
+    import inspect
+
+    key = getattr(fn, "__code__", None) or id(fn)
+    if key not in _SIGNATURES:
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            params = None
+        ok = params is not None and all(
+            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.default is p.empty
+            for p in params)
+        _SIGNATURES[key] = [f"L['{p.name}']" for p in params] if ok else None
+    return _SIGNATURES[key]
+
+
 def flatten_inputs(fn, args, kwargs):
     """The call's arguments as ``[(source, object), ...]``, tensors inside tuples and lists included.
 
@@ -211,6 +231,10 @@ def flatten_inputs(fn, args, kwargs):
     """
     import inspect
 
+    names = None if kwargs else _positional_names(fn)
+    if names is not None and len(names) == len(args) and not any(
+            type(a) is tuple or type(a) is list for a in args):
+        return list(zip(names, args))  # the common case, without inspect (every call)
     try:
         sig = inspect.signature(fn)
         bound = sig.bind(*args, **kwargs)

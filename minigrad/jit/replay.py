@@ -44,9 +44,13 @@ from ..autograd.engine import _sum_to
 from ..autograd.function import FunctionCtx
 from ..autograd.graph import ERR_BACKWARD_TWICE, Node
 from ..tensor import Tensor, zeros
+from .plan import is_traceable, program_code, trace_step_backward
 from .recording import Value
 
 __all__ = ["CompiledFunctionBackward", "Region"]
+
+from ..ops.reductions import SumDim as _SumDim  # noqa: E402
+
 
 _state = grad_mode._state
 _DOUBLE_BACKWARD = "torch.compile with aot_autograd does not currently support double backward"
@@ -65,6 +69,9 @@ class _ReplayCtx(FunctionCtx):
     def saved_tensors(self):
         """The tensors ``forward`` saved (kept as they are: the region holds them until freed)."""
         return self._to_save
+
+
+_Z = _ReplayCtx()  # the throwaway ctx of steps whose ctx is not needed
 
 
 class CompiledFunctionBackward(Node):
@@ -111,10 +118,14 @@ class CompiledFunctionBackward(Node):
             raise RuntimeError(ERR_BACKWARD_TWICE)
         create_graph = _state.enabled
         _state.enabled = False  # the plan is not differentiable (as AOTAutograd's)
+        region = self._region
         try:
-            out = self._region._backward(ctxs, *grads)
+            out = region._backward(ctxs, *grads)
         finally:
             _state.enabled = create_graph
+        if region._stale:  # the first backward traced the steps' formulas: write the plan again
+            region._stale = False
+            region._build()
         if create_graph:
             out = _double_backward_guard(out, grads)
         return out
@@ -152,19 +163,40 @@ def _edge(t):
     return (fn, t._output_nr) if fn is not None else (t._accumulator(), 0)
 
 
+_SUM_DIMS = {}  # (gradient shape, input shape) -> dims summed to undo broadcasting
+
+
 def _acc(old, g, meta, node_name, index):
-    """Add gradient ``g`` into ``old``, first summing it to the input's shape and dtype (as the engine)."""
+    """Add gradient ``g`` into ``old``, first summing it to the input's shape and dtype (as the engine).
+
+    The sum is the one ``sum_to_size`` computes (``SumDim``'s forward), called
+    directly: the same numbers without the operation call.
+    """
     if g is None:
         return old
     shape, dt = meta
-    if g._data.shape != shape:
-        g = _sum_to(g, shape, _Named(node_name), index)
+    gshape = g._data.shape
+    if gshape != shape:
+        key = (gshape, shape)
+        dims = _SUM_DIMS.get(key)
+        if dims is None:
+            _sum_to(g, shape, _Named(node_name), index)  # PyTorch's error for a wrong shape
+            lead = len(gshape) - len(shape)
+            dims = _SUM_DIMS[key] = tuple(range(lead)) + tuple(
+                lead + i for i, (s, d) in enumerate(zip(shape, gshape[lead:])) if s == 1 and d != 1)
+        if dims:
+            _Z.needs_input_grad = (False, False, False, False)
+            g = _SumDim.forward(_Z, g, dims, True, None)
+        if g._data.shape != shape:
+            g = Tensor._make(g._data.reshape(shape))
     if g._data.dtype != dt:
         g = g.to(dt)
     return g if old is None else old + g
 
 
 class _Named:
+    """Stands in for a node in the engine's shape-error message (only its name is read)."""
+
     __slots__ = ("_n",)
 
     def __init__(self, n):
@@ -211,6 +243,8 @@ class Region:
     """
 
     def __init__(self, raw_steps, outputs, number, records, rec=None):
+        self._programs = {}   # step index -> its traced backward (plan.py), or False
+        self._stale = False
         self.raw_steps = list(raw_steps)
         self.outputs = list(outputs)
         self.number = number
@@ -252,17 +286,25 @@ class Region:
         """The primitives' names in order (``["mul", "sum", "gt"]``)."""
         return [s.name for s in self.steps]
 
+    def _trace_step(self, k, spec, ctx, grads):
+        out, prog = trace_step_backward(_run_backward, spec, ctx, grads)
+        self._programs[k] = prog or False
+        self._stale = True
+        return out
+
     def add_output(self, value):
         """Let one more value of the region leave it (a later region, on another path, reads it)."""
         if all(value is not o for o in self.outputs):
             self.outputs.append(value)
+            self._programs = {}  # the steps kept, so their indices, may change
             self._build()
 
     # ------------------------------------------------------------ code generation
 
     def _build(self):
         self._select()
-        ns = {"Ctx": _ReplayCtx, "Z": _ReplayCtx(), "RUN": _run_backward, "ACC": _acc}
+        ns = {"Ctx": _ReplayCtx, "Z": _ReplayCtx(), "RUN": _run_backward, "ACC": _acc,
+              "RUNT": self._trace_step}
         names = {}
         for v in self.inputs:
             names[id(v)] = f"v{v.index}"
@@ -354,7 +396,13 @@ class Region:
             ns[f"S{k}"] = (s.op, out_meta)
             cond = " or ".join(f"{g} is not None" for g in outs if g != "None") or "False"
             bwd.append(f"    if {cond}:  # {s.name}")
-            bwd.append(f"        r = RUN(S{k}, {c}, {grads})")
+            prog = self._programs.get(k)
+            if prog:  # traced once (plan.py): its primitives, called directly
+                bwd.extend(program_code(k, prog, ns, outs, c))
+            elif prog is None and out_meta is None and is_traceable(s.op):
+                bwd.append(f"        r = RUNT({k}, S{k}, {c}, {grads})")  # traced this time
+            else:
+                bwd.append(f"        r = RUN(S{k}, {c}, {grads})")
             edge = 0
             for pos, a in enumerate(s.args):
                 if not isinstance(a, Value):
