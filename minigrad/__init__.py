@@ -47,11 +47,10 @@ from .creation import (
     randn,
     randn_like,
 )
+from .jit import compile  # noqa: E402  (define-then-run: minigrad/jit/compile.py)
 from .ops import *
 from .ops import __all__ as _ops_all
 from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
-
-from .jit import compile  # noqa: E402  (define-then-run: minigrad/jit/compile.py)
 
 float = float32
 double = float64

@@ -21,9 +21,9 @@ replayed:
 How the recording is made: ``recording.py``.
 """
 
-from .recording import TracerWarning
 from .compile import InvalidBackend, Unsupported, compile, config, reset
 from .explain import ExplainOutput, explain
+from .recording import TracerWarning
 from .replay import CompiledFunctionBackward
 from .trace import ScriptFunction, trace
 

@@ -61,7 +61,7 @@ def tensor_type_str(shape, strides, dtype, requires_grad):
 
 
 def _float_str(v):
-    s = "%.17g" % v
+    s = format(v, ".17g")  # as TorchScript prints a double: 0.10000000000000001, 2.
     if s.lstrip("-").isdigit():
         s += "."
     return s

@@ -215,6 +215,7 @@ _DUNDER_NAMES = {"__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le",
 
 def _modules_with_functions():
     import minigrad
+
     from .. import creation, ops
     from .. import tensor as tensor_module
     from ..ops import comparison

@@ -43,13 +43,12 @@ from ..autograd import grad_mode
 from ..autograd.engine import _sum_to
 from ..autograd.function import FunctionCtx
 from ..autograd.graph import ERR_BACKWARD_TWICE, Node
+from ..ops.reductions import SumDim as _SumDim
 from ..tensor import Tensor, zeros
 from .plan import is_traceable, program_code, trace_step_backward
 from .recording import Value
 
 __all__ = ["CompiledFunctionBackward", "Region"]
-
-from ..ops.reductions import SumDim as _SumDim  # noqa: E402
 
 
 _state = grad_mode._state
