@@ -47,7 +47,7 @@ from .creation import (
     randn,
     randn_like,
 )
-from .jit import compile  # noqa: E402  (define-then-run: minigrad/jit/compile.py)
+from .jit import compile  # define-then-run: minigrad/jit/compile.py (torch.compile)
 from .ops import *
 from .ops import __all__ as _ops_all
 from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like

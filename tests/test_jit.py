@@ -354,3 +354,21 @@ def test_region_code_is_straight_line_python():
     g1 = cf._minigrad_compiled.graphs[0]
     assert g1.code.startswith("def forward(v0, v1):")
     assert "RUN" in g1.backward_code and "return (None, G1)" in g1.backward_code
+
+
+W_GLOBAL = minigrad.tensor([2.0, 3.0], requires_grad=True)
+
+
+def uses_global_in_one_branch(x):
+    if x.sum() > 0:
+        return (x * W_GLOBAL).sum()
+    return x.sum()
+
+
+def test_a_captured_tensor_first_met_in_a_later_branch():
+    cf = minigrad.compile(uses_global_in_one_branch)
+    assert cf(minigrad.tensor([-1.0, -2.0])).item() == -3.0
+    W_GLOBAL.grad = None
+    out = cf(minigrad.tensor([1.0, 1.0]))
+    out.backward()
+    assert out.item() == 5.0 and W_GLOBAL.grad.tolist() == [1.0, 1.0]

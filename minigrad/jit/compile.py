@@ -238,7 +238,8 @@ class CompiledFunction:
         while True:
             region = node.region
             if region is not None:
-                outs = region.run([env[id(v)] for v in region.inputs])
+                outs = region.run([env[id(v)] if id(v) in env else _captured(v)
+                                   for v in region.inputs])
                 for v, t in zip(region.outputs, outs):
                     env[id(v)] = t
             kind = node.kind
@@ -399,6 +400,11 @@ class CompiledFunction:
             prev = node
             start = end
         return head
+
+
+def _captured(v):
+    """A captured tensor first met on a later path: read it by its source again, or as kept."""
+    return v.getter() if v.getter is not None else v.tensor
 
 
 def _remap_step(step, vmap):

@@ -27,7 +27,7 @@ import numpy as np
 from ..autograd import function as _function
 from ..tensor import Tensor
 
-__all__ = ["TRACEABLE", "trace_step_backward"]
+__all__ = ["StepProgram", "is_traceable", "program_code", "trace_step_backward"]
 
 _NAMES = {
     "elementwise": ("Add", "Sub", "Rsub", "Mul", "MulScalar", "Div", "Neg", "Reciprocal",
