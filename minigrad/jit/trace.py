@@ -156,16 +156,16 @@ class ScriptFunction:
 
     @property
     def code(self):
-        """The static graph as code, one line per operation (as ``ScriptFunction.code``)."""
-        g = self.graph
-        lines = [f"def {self.name}(" + ", ".join(f"{v.debugName()}: Tensor" for v in g.inputs())
-                 + "):"]
-        for n in g.operations():
-            args = ", ".join(_code_arg(i) for i in n.inputs)
-            outs = ", ".join(o.debugName() for o in n.outputs)
-            lines.append(f"  {_py(outs)} = torch.{n.kind.split('::')[1]}({args})")
-        lines.append("  return " + ", ".join(_code_arg(o) for o in g.outputs()))
-        return "\n".join(lines) + "\n"
+        """The static graph written as TorchScript code (as ``ScriptFunction.code``).
+
+        As PyTorch prints it: a value with a name gets a line, an unnamed value
+        used once is written inline, arguments left at their defaults are
+        dropped, tensor constants are ``CONSTANTS.c0``, ... .  What differs:
+        PyTorch also breaks a long expression into ``_0 = ...`` temporaries.
+        """
+        from .codegen import script_code
+
+        return script_code(self.graph, self.name)
 
     def __repr__(self):
         return f"<minigrad.jit.ScriptFunction object at {hex(id(self))}>"
@@ -174,21 +174,6 @@ class ScriptFunction:
         from .draw import draw_graph
 
         return draw_graph(self.graph, f"static graph of {self.name}")
-
-
-def _py(name):
-    return "_" + name.replace(".", "_") if name[:1].isdigit() else name.replace(".", "_")
-
-
-def _code_arg(gv):
-    node = gv.node
-    if node is not None and node.kind == "prim::Constant":
-        return node.attrs[len("[value="):-1].strip("{}") if node.attrs else "None"
-    if node is not None and node.kind == "prim::ListConstruct":
-        return "[" + ", ".join(_code_arg(i) for i in node.inputs) + "]"
-    if node is not None and node.kind == "prim::TupleConstruct":
-        return "(" + ", ".join(_code_arg(i) for i in node.inputs) + ")"
-    return _py(gv.debugName())
 
 
 def _input_name(source):
