@@ -1237,10 +1237,12 @@ def draw(tensor_or_node, show_saved=True, show_values=False, highlight=None, *, 
     Source: torchviz's ``make_dot(var, params, show_attrs, show_saved)``
     (torchviz/dot.py), over PyTorch's ``grad_fn`` / ``next_functions`` graph.
     """
-    if hasattr(tensor_or_node, "__minigrad_draw__"):
-        # a static graph (minigrad.jit: a traced function, its .graph, a compiled region) draws
-        # itself, forwards: see minigrad/jit/draw.py
-        return tensor_or_node.__minigrad_draw__()
+    from .jit.draw import static_picture
+
+    # a static graph (minigrad.jit's or PyTorch's jit.trace) is drawn forwards: minigrad/jit/draw.py
+    picture = static_picture(tensor_or_node)
+    if picture is not None:
+        return picture
     if isinstance(tensor_or_node, (_Step, _Recording)):
         # a step of a recorded walk (or a recording: its last step), drawn as the graph was then
         return tensor_or_node.draw(show_saved=show_saved, show_values=show_values,

@@ -41,6 +41,19 @@ class MinigradObserver:
     def __init__(self):
         self.out = {}
 
+    def _n(self, s):
+        return cases.normalize(s, "minigrad")
+
+    def explain(self, key, fn, *args):
+        import minigrad.jit
+
+        self.out[key] = {"text": self._n(str(minigrad.jit.explain(fn, *args)))}
+
+    def draw(self, key, obj):
+        import minigrad.viz
+
+        self.out[key] = {"text": self._n(minigrad.viz.draw(obj).text)}
+
     def text(self, key, s):
         self.out[key] = {"text": cases.normalize(s, "minigrad")}
 

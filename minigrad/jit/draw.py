@@ -19,7 +19,7 @@ applied to a TorchScript-style graph.
 
 import html
 
-__all__ = ["draw_graph", "graph_text"]
+__all__ = ["draw_graph", "graph_text", "static_picture"]
 
 _FONT = "Helvetica"
 _STYLE = {
@@ -160,3 +160,24 @@ def draw_graph(graph, title="static graph"):
     from ..viz import GraphPicture
 
     return GraphPicture(graph_text(graph, title), _source(graph), _source(graph, dpi=144))
+
+
+def static_picture(obj):
+    """The picture of a static graph, or None if ``obj`` is not one (what ``viz.draw`` asks first).
+
+    Static graphs: minigrad's (a traced function, its ``.graph``, a compiled
+    region: anything with ``__minigrad_draw__``) and PyTorch's
+    (``torch.jit.trace``'s ``ScriptFunction`` or its ``.graph``, read with
+    ``from_torch.graph_from_torch``; torch is never imported here).
+    """
+    if hasattr(obj, "__minigrad_draw__"):
+        return obj.__minigrad_draw__()
+    from .from_torch import graph_from_torch, is_torch_object
+
+    if is_torch_object(obj):
+        kind = type(obj).__name__
+        if kind == "Graph":
+            return draw_graph(graph_from_torch(obj))
+        if hasattr(obj, "graph") and kind in ("ScriptFunction", "TopLevelTracedModule"):
+            return draw_graph(graph_from_torch(obj.graph), f"static graph of {obj.name}")
+    return None

@@ -86,7 +86,9 @@ class ExplainOutput:
             self.break_reasons.append(BreakReason(b["reason"], _BREAK_EXPLANATIONS.get(b["kind"]),
                                                   stack))
         self.graph_break_count = len(self.break_reasons)
-        self.ops_per_graph = [g.op_names for g in self.graphs]
+        # one name per public call, as the graph text and PyTorch's FX graph name them
+        self.ops_per_graph = [[n.kind.split("::", 1)[1] for n in g.graph.operations()]
+                              for g in self.graphs]
         self.op_count = sum(len(o) for o in self.ops_per_graph)
         self.out_guards = [g for e in state.entries for g in e.guards.guards]
         self._versions = [list(e.guards.guards) for e in state.entries]
@@ -139,6 +141,9 @@ def explain(fn, *args, **kwargs):
         fn: a function compiled with ``minigrad.compile`` (its report so far;
             called first with ``args`` if any are given), or a plain function
             (a fresh compiled copy is made and called once with ``args``).
+            Called with PyTorch tensors, it reports what ``torch.compile``
+            does instead (``torch._dynamo.explain``, see ``from_torch.py``), in
+            the same form, so a lesson's cell prints alike on both.
         *args, **kwargs: the call to make.  With a plain function and no
             arguments, returns a function to call with them, as
             ``torch._dynamo.explain(fn)(*args)``.
@@ -149,9 +154,12 @@ def explain(fn, *args, **kwargs):
     state = getattr(fn, "_minigrad_compiled", None)
     if state is None:
         from .compile import compile as _compile
+        from .from_torch import explain_torch, is_torch_object
 
         if not args and not kwargs:
             return lambda *a, **k: explain(fn, *a, **k)
+        if any(is_torch_object(a) for a in list(args) + list(kwargs.values())):
+            return explain_torch(fn, *args, **kwargs)  # PyTorch's tensors: PyTorch's compiler
         fn = _compile(fn, backend="aot_eager")
         state = fn._minigrad_compiled
         fn(*args, **kwargs)
