@@ -222,6 +222,10 @@ def test_compile_a_module_and_use_as_decorator():
     cnet = minigrad.compile(net)
     x = minigrad.randn(4, 2)
     out = cnet(x)
+    assert type(cnet).__name__ == "OptimizedModule"
+    assert repr(cnet).startswith("OptimizedModule(\n  (_orig_mod): Sequential(")
+    assert [n for n, _ in cnet.named_parameters()][0] == "_orig_mod.0.weight"
+    assert "L['input']: tensor" in str(minigrad.jit.explain(cnet))
     assert out.grad_fn.name() == "CompiledFunctionBackward"
     assert np.array_equal(out._data, net(x)._data)
 

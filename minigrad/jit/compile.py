@@ -407,6 +407,36 @@ def _captured(v):
     return v.getter() if v.getter is not None else v.tensor
 
 
+_OPTIMIZED = []
+
+
+def _optimized_module():
+    """The ``OptimizedModule`` class (made on first use: ``nn`` imports after ``jit``)."""
+    if not _OPTIMIZED:
+        from ..nn.modules.module import Module
+
+        class OptimizedModule(Module):
+            """What ``compile`` returns for a Module: it calls the compiled module (``_orig_mod``).
+
+            Prints, names its parameters (``_orig_mod.0.weight``) and trains like
+            the module it wraps, as PyTorch's ``OptimizedModule``
+            (torch/_dynamo/eval_frame.py).
+            """
+
+            def __init__(self, mod, compiled):
+                super().__init__()
+                self._orig_mod = mod
+                self.__dict__["_compiled_call"] = compiled
+
+            def forward(self, *args, **kwargs):
+                """Run the compiled module."""
+                return self.__dict__["_compiled_call"](*args, **kwargs)
+
+        OptimizedModule.__module__ = "minigrad.jit.compile"
+        _OPTIMIZED.append(OptimizedModule)
+    return _OPTIMIZED[0]
+
+
 def _remap_step(step, vmap):
     """The step with its arguments read through ``vmap`` (values of an earlier recording)."""
     if not vmap:
@@ -533,8 +563,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="aot_eager", m
             always guarded exactly, as ``dynamic=False``).
 
     Returns:
-        A function with ``model``'s name and signature (for a Module, a
-        function calling it); ``minigrad.jit.explain`` reports what it compiled.
+        A function with ``model``'s name and signature; for a Module, an
+        ``OptimizedModule`` wrapping it (as PyTorch).  ``minigrad.jit.explain``
+        reports what it compiled.
 
     Raises:
         InvalidBackend: "Invalid backend: 'inductor', see ..." for a backend other
@@ -557,6 +588,13 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="aot_eager", m
 
     def compiled(*args, **kwargs):
         return state(*args, **kwargs)
+
+    from ..nn.modules.module import Module
+
+    if isinstance(model, Module):
+        wrapper = _optimized_module()(model, compiled)
+        wrapper._minigrad_compiled = state
+        return wrapper
 
     if isinstance(getattr(model, "__name__", None), str):
         functools.update_wrapper(compiled, model, updated=())

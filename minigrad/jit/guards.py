@@ -231,6 +231,8 @@ def flatten_inputs(fn, args, kwargs):
     """
     import inspect
 
+    if hasattr(fn, "_modules") and hasattr(fn, "forward"):
+        fn = fn.forward  # a Module: its forward's parameters name the arguments (L['input'])
     names = None if kwargs else _positional_names(fn)
     if names is not None and len(names) == len(args) and not any(
             type(a) is tuple or type(a) is list for a in args):
