@@ -277,7 +277,7 @@ def test_in_place_and_numpy_made_tensors_run_eagerly():
 
 
 def test_recompile_limit_warns_then_runs_eagerly(caplog):
-    cf = minigrad.compile(lambda x: (x * 2).sum())
+    cf = minigrad.compile(lambda x: (x * 2).sum(), dynamic=False)
     with caplog.at_level(logging.WARNING, logger="minigrad.jit"):
         for n in range(1, 11):
             out = cf(minigrad.ones(n, requires_grad=True))
@@ -376,3 +376,49 @@ def test_a_captured_tensor_first_met_in_a_later_branch():
     out = cf(minigrad.tensor([1.0, 1.0]))
     out.backward()
     assert out.item() == 5.0 and W_GLOBAL.grad.tolist() == [1.0, 1.0]
+
+
+def f_bias(x, b):
+    return (x * b + b).tanh().sum()
+
+
+def test_automatic_dynamic_sizes_give_eager_gradients_exactly():
+    cf = minigrad.compile(f_bias)
+    b = minigrad.tensor([0.5, -1.0], requires_grad=True)
+    rng = np.random.default_rng(0)
+    for n in (3, 4, 7, 2, 9):
+        x = minigrad.tensor(rng.standard_normal((n, 2)).astype(np.float32))
+        out, got = _grads(cf, (x, b), [b])
+        ref, want = _grads(f_bias, (x, b), [b])
+        assert np.array_equal(out._data, ref._data) and np.array_equal(got[0], want[0])
+    st = cf._minigrad_compiled
+    assert len(st.graphs) == 2 and st.entries[1].dynamic
+    assert "L['x']: tensor, dtype Float, size [s, 2]" in str(minigrad.jit.explain(cf))
+
+
+def test_a_function_that_reads_a_size_keeps_sizes_guarded():
+    def reads_size(x):
+        return x.sum() * x.shape[0]  # the size becomes a constant of the graph
+
+    cf = minigrad.compile(reads_size)
+    for n in (3, 4, 5):
+        assert cf(minigrad.ones(n)).item() == n * n
+    assert len(cf._minigrad_compiled.graphs) == 3  # PyTorch: 2 (its sizes are symbolic)
+
+
+def test_dynamic_sizes_and_a_branch():
+    cf = minigrad.compile(f_branch)
+    for n, scale in ((3, 1.0), (4, 1.0), (5, 0.01), (6, 1.0), (7, 0.01)):
+        x = minigrad.ones(n) * scale
+        w = minigrad.ones(n, requires_grad=True)
+        out, got = _grads(cf, (x, w), [w])
+        ref, want = _grads(f_branch, (x, w), [w])
+        assert np.array_equal(out._data, ref._data) and np.array_equal(got[0], want[0])
+    assert not cf._minigrad_compiled.fallbacks
+
+
+def test_sizes_one_then_more_become_dynamic_as_pytorch():
+    cf = minigrad.compile(lambda x: (x * 2).sum())
+    for n in range(1, 11):
+        assert cf(minigrad.ones(n)).item() == 2 * n
+    assert len(cf._minigrad_compiled.graphs) == 2

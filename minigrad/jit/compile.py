@@ -157,9 +157,12 @@ class PathNode:
 class Entry:
     """One compiled version of the function: its guards and the root of its paths."""
 
-    __slots__ = ("guards", "root", "tensor_slots", "captured", "inputs", "number")
+    __slots__ = ("guards", "root", "tensor_slots", "captured", "inputs", "number", "dynamic",
+                 "first")
 
-    def __init__(self, guards, root, tensor_slots, captured, inputs, number):
+    def __init__(self, guards, root, tensor_slots, captured, inputs, number, dynamic=False):
+        self.dynamic = dynamic  # some sizes are free (automatic dynamic shapes)
+        self.first = None       # its first recording (steps, decisions), to compare another with
         self.guards = guards
         self.root = root
         self.tensor_slots = tensor_slots
@@ -187,7 +190,10 @@ class CompiledFunction:
         compile_seconds (list[float]): time spent recording and compiling, per compile.
     """
 
-    def __init__(self, fn, backend, fullgraph):
+    def __init__(self, fn, backend, fullgraph, dynamic=None):
+        self.dynamic = dynamic
+        self._dynamic_dims = {}   # source -> dims seen with different sizes (PyTorch's frame state)
+        self._dynamic_failed = False
         self.fn = fn
         self.backend = backend
         self.fullgraph = fullgraph
@@ -225,8 +231,43 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         if self.entries:
             self.recompiles.append({"version": len(self.entries), "failures": list(reversed(failures))})
-        entry = self._compile_entry(args, kwargs, flat)
+        entry = self._compile_entry(args, kwargs, flat, self._new_dynamic_dims(flat))
         return self._run(entry, flat, args, kwargs)
+
+    def _new_dynamic_dims(self, flat):
+        """Automatic dynamic shapes: the dims whose size differs from the first version's.
+
+        Only when the call differs from it in sizes alone (same dtype, rank and
+        ``requires_grad``), and never with ``dynamic=False``; a call whose size
+        is 0 or 1 gets a version with exact sizes (PyTorch's 0/1 specialisation).
+        """
+        if self.dynamic is False or not self.entries or self._dynamic_failed:
+            return {}
+        first = self.entries[0].guards
+        changed = False
+        for k, g in first._input_guards:
+            obj = flat[k][1] if k < len(flat) else None
+            if g.kind != "TENSOR_MATCH" or not isinstance(obj, Tensor):
+                continue
+            shape = obj._data.shape
+            if (obj._data.dtype != g.dtype or len(shape) != len(g.shape)
+                    or bool(obj._requires_grad) != g.requires_grad):
+                continue
+            dims = {i for i, (e, a) in enumerate(zip(g.shape, shape)) if e != a}
+            known = self._dynamic_dims.setdefault(g.source, set())
+            if dims - known:
+                known |= dims
+                changed = True
+        if not changed and not any(self._dynamic_dims.values()):
+            return {}
+        out = {}
+        for source, obj in flat:
+            dims = self._dynamic_dims.get(source)
+            if dims and isinstance(obj, Tensor):
+                if any(obj._data.shape[i] < 2 for i in dims if i < obj._data.ndim):
+                    return {}  # a size 0 or 1 is never dynamic: this version guards it exactly
+                out[source] = frozenset(dims)
+        return out
 
     def _run(self, entry, flat, args, kwargs):
         env = {}
@@ -258,18 +299,34 @@ class CompiledFunction:
 
     # ------------------------------------------------------------ compiling
 
-    def _compile_entry(self, args, kwargs, flat):
+    def _compile_entry(self, args, kwargs, flat, dynamic=None):
         t0 = time.perf_counter()
         if self.frame is None:
             self.frame = _frames[0]
             _frames[0] += 1
         rec, _, _ = record_call(self.fn, args, kwargs, "compile")
+        if dynamic:
+            # sound only if nothing read the sizes: the same operations and arguments as at the
+            # first version's sizes; else every size stays guarded from now on
+            first = self.entries[0]
+            steps0, decisions0 = first.first
+            vmap = {id(new): old for new, old in zip(rec.inputs, first.inputs)}
+            old_captured = {id(v.tensor): v for v in first.captured}
+            for v in rec.values:
+                if v.kind == "captured" and id(v.tensor) in old_captured:
+                    vmap[id(v)] = old_captured[id(v.tensor)]
+            if not (_same_steps(steps0, rec.steps, vmap, shapes=False)
+                    and [(d.kind, d.position) for d in decisions0]
+                    == [(d.kind, d.position) for d in rec.decisions]):
+                dynamic = {}
+                self._dynamic_failed = True
         captured = _captured_values(rec)
-        guards = GuardSet(flat, captured, globals_read(self.fn))
+        guards = GuardSet(flat, captured, globals_read(self.fn), dynamic)
         slots = [k for k, (_, obj) in enumerate(flat) if isinstance(obj, Tensor)]
         inputs = list(rec.inputs)
-        entry = Entry(guards, None, slots, captured, inputs, len(self.entries))
-        entry.root = self._build_path(rec, 0, 0, {})
+        entry = Entry(guards, None, slots, captured, inputs, len(self.entries), bool(dynamic))
+        entry.first = (list(rec.steps), list(rec.decisions))
+        entry.root = self._build_path(rec, 0, 0, {}, entry.dynamic)
         self.entries.append(entry)
         self.compile_seconds.append(time.perf_counter() - t0)
         return entry
@@ -290,7 +347,7 @@ class CompiledFunction:
         for di, d in enumerate(rec.decisions + [None]):
             end = d.position if d is not None else len(rec.steps)
             raw = rec.steps[start:end]
-            if not _same_steps(cur.raw, raw, vmap):
+            if not _same_steps(cur.raw, raw, vmap, shapes=not entry.dynamic):
                 cur.kind = "eager"
                 cur.reason = "the function recorded different operations on a second run"
                 self.fallbacks.append(cur.reason)
@@ -304,7 +361,7 @@ class CompiledFunction:
             child = cur.children.get(outcome)
             if child is None:
                 # the new branch: what it reads from the shared prefix must leave those regions
-                child = self._build_path(rec, di + 1, end, vmap)
+                child = self._build_path(rec, di + 1, end, vmap, entry.dynamic)
                 cur.children[outcome] = child
                 self._export_needed(entry.root, rec, vmap)
                 self.compile_seconds.append(time.perf_counter() - t0)
@@ -339,7 +396,7 @@ class CompiledFunction:
                     if owner is not None:
                         owner.add_output(v)
 
-    def _build_path(self, rec, first_decision, start, vmap):
+    def _build_path(self, rec, first_decision, start, vmap, dynamic=False):
         """PathNodes for the rest of a recording, from decision index ``first_decision`` on."""
         def mapped(obj):
             if isinstance(obj, Value):
@@ -378,7 +435,7 @@ class CompiledFunction:
             region = None
             if raw and outs:
                 records = any(s.needs and any(s.needs) for s in raw)
-                region = Region(raw, outs, len(self.graphs) + 1, records, rec)
+                region = Region(raw, outs, len(self.graphs) + 1, records, rec, dynamic)
                 self.graphs.append(region)
             node = PathNode("decision" if d is not None else "return", region)
             node.raw = raw
@@ -502,7 +559,7 @@ def _const_key(a):
         return repr(a)
 
 
-def _step_sig(s, vmap):
+def _step_sig(s, vmap, shapes=True):
     def arg(a):
         if isinstance(a, Value):
             if a.kind == "wrapped":
@@ -514,15 +571,17 @@ def _step_sig(s, vmap):
 
     return (s.kind, s.op, s.needs, tuple(arg(a) for a in s.args),
             tuple(sorted((k, _const_key(v)) for k, v in s.kwargs.items())),
-            tuple((o.shape, o.dtype.str, o.requires_grad) for o in s.outputs))
+            tuple((o.shape if shapes else len(o.shape), o.dtype.str, o.requires_grad)
+                  for o in s.outputs))
 
 
-def _same_steps(old, new, vmap):
+def _same_steps(old, new, vmap, shapes=True):
+    """True if two recordings ran the same operations on the same arguments (sizes aside if not ``shapes``)."""
     if len(old) != len(new):
         return False
     local = dict(vmap)
     for a, b in zip(old, new):
-        if _step_sig(a, {}) != _step_sig(b, local):
+        if _step_sig(a, {}, shapes) != _step_sig(b, local, shapes):
             return False
         for oa, ob in zip(a.outputs, b.outputs):
             local[id(ob)] = oa
@@ -559,8 +618,12 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="aot_eager", m
             node each.
         fullgraph (bool): raise ``Unsupported`` at the first graph break instead of splitting.
         disable (bool): return ``model`` itself.
-        dynamic, mode, options: accepted for PyTorch compatibility (shapes are
-            always guarded exactly, as ``dynamic=False``).
+        dynamic (bool | None): None (the default, as PyTorch's): automatic
+            dynamic shapes: a dim whose size changed between calls is not
+            guarded in the next version, if recording showed that nothing read
+            it; False: every size guarded, one version per size; True: as None
+            (minigrad needs to see a second size before freeing a dim).
+        mode, options: accepted for PyTorch compatibility.
 
     Returns:
         A function with ``model``'s name and signature; for a Module, an
@@ -584,7 +647,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="aot_eager", m
         )
     if disable:
         return model
-    state = CompiledFunction(model, backend, fullgraph)
+    state = CompiledFunction(model, backend, fullgraph, dynamic)
 
     def compiled(*args, **kwargs):
         return state(*args, **kwargs)

@@ -25,10 +25,13 @@ function's branch table (``compile.py``).
 The failure messages are PyTorch's (what ``TORCH_LOGS="recompiles"`` prints),
 e.g. ``tensor 'x' size mismatch at index 0. expected 3, actual 4``.
 
-What differs from PyTorch, and why: sizes are guarded exactly (as PyTorch's
-``dynamic=False``); by default PyTorch recompiles once with the changed size
-*symbolic* ("automatic dynamic shapes") so that a third size needs no
-recompile; minigrad has no symbolic shapes.  PyTorch guards on many more
+*Automatic dynamic shapes* (PyTorch's default): the first version guards
+every size; when a call differs from it only in some sizes, the next version
+leaves those dims free (any size from 2 on; 0 and 1 stay exact), so a third
+size needs no recompile.  What differs from PyTorch, and why: minigrad has no
+symbolic shapes, so a dim is freed only if recording at the new size gave the
+same operations with the same arguments (nothing read the size); otherwise
+sizes stay exact, one version per size.  PyTorch guards on many more
 global states (deterministic algorithms, default device, torch function
 mode, saved-tensor hooks); minigrad on grad mode and inference mode.
 
@@ -64,12 +67,13 @@ class Guard:
     ``str(guard)`` is a readable line, for ``explain``.
     """
 
-    __slots__ = ("dtype", "expected", "kind", "requires_grad", "shape", "source")
+    __slots__ = ("dtype", "dynamic", "expected", "kind", "requires_grad", "shape", "source")
 
-    def __init__(self, kind, source, expected=None, t=None):
+    def __init__(self, kind, source, expected=None, t=None, dynamic=()):
         self.kind = kind
         self.source = source
         self.expected = expected
+        self.dynamic = frozenset(dynamic)  # dims of any size >= 2 (automatic dynamic shapes)
         if t is not None:
             self.shape = tuple(t._data.shape)
             self.dtype = t._data.dtype
@@ -91,8 +95,12 @@ class Guard:
             if len(shape) != len(self.shape):
                 return f"tensor '{name}' rank mismatch. expected {len(self.shape)}, actual {len(shape)}"
             if shape != self.shape:
+                dynamic = self.dynamic
                 for i, (e, a) in enumerate(zip(self.shape, shape)):
-                    if e != a:
+                    if i in dynamic:
+                        if a < 2:  # sizes 0 and 1 are never dynamic (PyTorch's 0/1 specialisation)
+                            return f"2 <= {name}.size()[{i}]"
+                    elif e != a:
                         return f"tensor '{name}' size mismatch at index {i}. expected {e}, actual {a}"
             if bool(obj._requires_grad) != self.requires_grad:
                 return (f"tensor '{name}' requires_grad mismatch. expected "
@@ -115,8 +123,9 @@ class Guard:
 
     def __str__(self):
         if self.kind == "TENSOR_MATCH":
+            size = ", ".join("s" if i in self.dynamic else str(d) for i, d in enumerate(self.shape))
             return (f"{self.source}: tensor, dtype {_DTYPE_WORD[self.dtype]}, size "
-                    f"{list(self.shape)}, requires_grad={self.requires_grad}")
+                    f"[{size}], requires_grad={self.requires_grad}")
         if self.kind == "CONSTANT_MATCH":
             return f"{self.source} == {self.expected!r}"
         if self.kind == "ID_MATCH":
@@ -135,9 +144,13 @@ class GuardSet:
     Attributes:
         guards (list[Guard]): in order: global state, then one per input, then captured values.
         aliases (list[tuple[int, int]]): pairs of input positions that were the same tensor.
+
+    ``dynamic`` maps an input's source to the dims whose size is not guarded
+    (any size from 2 on: automatic dynamic shapes, see ``compile.py``).
     """
 
-    def __init__(self, flat, captured=(), globals_read=()):
+    def __init__(self, flat, captured=(), globals_read=(), dynamic=None):
+        dynamic = dynamic or {}
         self.guards = [Guard("GLOBAL_STATE", "", (bool(grad_mode._state.enabled),
                                                    bool(grad_mode._state.inference)))]
         self._input_guards = []
@@ -145,7 +158,7 @@ class GuardSet:
         self.aliases = []
         for k, (source, obj) in enumerate(flat):
             if isinstance(obj, Tensor):
-                g = Guard("TENSOR_MATCH", source, t=obj)
+                g = Guard("TENSOR_MATCH", source, t=obj, dynamic=dynamic.get(source, ()))
                 j = first.setdefault(id(obj), k)
                 if j != k:
                     self.aliases.append((j, k))

@@ -232,6 +232,8 @@ class Region:
             by another region, a decision, or the function's result).
         number (int): its number among the graphs compiled (1, 2, ...).
         records (bool): whether calls record a node (grad mode was on and an input requires grad).
+        dynamic (bool): some sizes of the inputs may change between calls: the
+            backward reads the shapes of this call, and formulas are not traced.
 
     Attributes:
         steps (list[Step]): the steps kept (those the outputs need: dead code is dropped).
@@ -241,7 +243,8 @@ class Region:
         graph (Graph): the region as a TorchScript-style static graph (see ``graph.py``).
     """
 
-    def __init__(self, raw_steps, outputs, number, records, rec=None):
+    def __init__(self, raw_steps, outputs, number, records, rec=None, dynamic=False):
+        self.dynamic = dynamic  # some input sizes are not guarded (automatic dynamic shapes)
         self._programs = {}   # step index -> its traced backward (plan.py), or False
         self._stale = False
         self.raw_steps = list(raw_steps)
@@ -359,6 +362,17 @@ class Region:
                 names[id(o)] = f"v{o.index}"
                 if o.requires_grad:
                     grad_values.add(id(o))
+        shape_slot = {}
+        if self.dynamic:
+            # sizes are not fixed: the forward hands the backward the shapes it must sum back to
+            for _, s, _ in bwd_steps:
+                for pos, a in enumerate(s.args):
+                    if isinstance(a, Value) and id(a) in grad_values and s.needs[pos]:
+                        shape_slot.setdefault(id(a), (len(shape_slot), a))
+            if shape_slot:
+                fwd.append("    SH = (" + "".join(f"{names[id(a)]}._data.shape, "
+                                                   for _, a in shape_slot.values()) + ")")
+                ctx_names.append("SH")
         out_list = ", ".join(names[id(v)] for v in self.outputs)
         ctx_list = ", ".join(ctx_names)
         fwd.append(f"    return ({out_list}{',' if len(self.outputs) == 1 else ''}), "
@@ -398,7 +412,8 @@ class Region:
             prog = self._programs.get(k)
             if prog:  # traced once (plan.py): its primitives, called directly
                 bwd.extend(program_code(k, prog, ns, outs, c))
-            elif prog is None and out_meta is None and is_traceable(s.op):
+            elif prog is None and out_meta is None and is_traceable(s.op) and not self.dynamic:
+                # (a traced formula bakes sizes in: not for a region whose sizes may change)
                 bwd.append(f"        r = RUNT({k}, S{k}, {c}, {grads})")  # traced this time
             else:
                 bwd.append(f"        r = RUN(S{k}, {c}, {grads})")
@@ -407,10 +422,15 @@ class Region:
                 if not isinstance(a, Value):
                     continue
                 if id(a) in gname and s.needs[pos]:
-                    ns[f"M{a.index}"] = (a.shape, a.dtype)
+                    if self.dynamic:
+                        ns[f"D{a.index}"] = a.dtype
+                        meta = f"(SH[{shape_slot[id(a)][0]}], D{a.index})"
+                    else:
+                        ns[f"M{a.index}"] = (a.shape, a.dtype)
+                        meta = f"M{a.index}"
                     ns[f"NM{k}"] = s.op._backward_cls.__name__
                     bwd.append(f"        {gname[id(a)]} = ACC({gname[id(a)]}, r[{pos}], "
-                               f"M{a.index}, NM{k}, {edge})")
+                               f"{meta}, NM{k}, {edge})")
                 edge += 1
         ret = ", ".join(gname.get(id(v), "None") if v.requires_grad else "None" for v in self.inputs)
         bwd.append(f"    return ({ret}{',' if len(self.inputs) == 1 else ''})")
@@ -446,7 +466,9 @@ class Region:
             st.enabled, st.numpy_quiet = prev, prev_quiet
         if self.records:
             edges = tuple(_edge(t) if g else (None, 0) for t, g in zip(tensors, self._in_grad))
-            node = CompiledFunctionBackward(self, ctxs, edges, self._meta)
+            meta = self._meta if not self.dynamic else tuple(
+                (t._data.shape, t._data.dtype) for t in tensors)
+            node = CompiledFunctionBackward(self, ctxs, edges, meta)
             for k, (t, g) in enumerate(zip(outs, self._out_grad)):
                 if g:
                     t._grad_fn = node
