@@ -26,7 +26,8 @@ branch, with three graphs: the one before the ``if`` (``mul``, ``sum``,
 
 **Recompiles.**  A call whose guards fail (another shape, dtype,
 ``requires_grad``, grad mode, Python argument) compiles a new version of the
-function, kept beside the others; after ``config.recompile_limit`` (8)
+function, kept beside the others (a size that changed is left free in the new
+version when that is sound: automatic dynamic shapes, as PyTorch's default); after ``config.recompile_limit`` (8)
 versions, further new kinds of call run ``fn`` eagerly, with PyTorch's
 warning.  ``jit.explain`` reports what was compiled, where the graph broke
 and why, the guards, and which guard failed for each recompile.
@@ -37,11 +38,12 @@ graph break there).  minigrad sees only tensor operations and the places
 where a tensor becomes a Python value; the Python code between them runs only
 while recording, as with ``jit.trace``: keep compiled functions free of side
 effects other than computing tensors (as PyTorch recommends).  A number
-obtained from a tensor (``t.item()``) is guarded by its value here (a new
-value compiles the rest again); PyTorch 2.13 passes it on as an input of the
-next graph.  Shapes are guarded exactly (see ``guards.py``).  In-place
-operations, or a tensor made outside the operations minigrad records, make
-that path run eagerly (reported by ``explain``).
+obtained from a tensor (``t.item()``) is guarded by its value here: each new
+value compiles the rest again; PyTorch 2.13 does so for the second value seen
+and then makes the number an input of the graph after the break (for sizes,
+minigrad does the same: automatic dynamic shapes, see ``guards.py``).
+In-place operations, or a tensor made outside the operations minigrad
+records, make that path run eagerly (reported by ``explain``).
 
 Source: ``torch.compile`` (torch/__init__.py) with TorchDynamo
 (torch/_dynamo: ``eval_frame``, ``convert_frame``, ``guards``; graph breaks
