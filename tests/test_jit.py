@@ -422,3 +422,23 @@ def test_sizes_one_then_more_become_dynamic_as_pytorch():
     for n in range(1, 11):
         assert cf(minigrad.ones(n)).item() == 2 * n
     assert len(cf._minigrad_compiled.graphs) == 2
+
+
+def test_a_dropped_output_frees_its_region_at_once():
+    import gc
+    import weakref
+
+    def f(x):
+        return (x * 2).tanh()  # tanh saves its result, which is the region's output
+
+    cf = minigrad.compile(f)
+    x = minigrad.ones(3, requires_grad=True)
+    cf(x)
+    gc.disable()
+    try:
+        out = cf(x)
+        node = weakref.ref(out.grad_fn)
+        del out
+        assert node() is None  # freed by reference counting: no cycle through saved values
+    finally:
+        gc.enable()

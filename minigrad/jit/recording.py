@@ -327,6 +327,7 @@ class Recorder:
         Recorder._active = None
         # keep nothing alive: step outputs were referenced weakly only
         self._by_id = {}
+        self._group_frame = None
         return False
 
     # ------------------------------------------------------------ values
@@ -473,8 +474,7 @@ class Recorder:
             recorder._name_inputs(user, [a for a in args if isinstance(a, Tensor)])
             recorder._group += 1  # a plain op is its own group
             recorder._group_frame = None
-            recorder.rec.groups[recorder._group] = {"name": name, "args": {}, "plain": True,
-                                                    "call": (args, kwargs)}
+            recorder.rec.groups[recorder._group] = {"name": name, "args": {}, "plain": True}
             arg_refs = tuple(recorder._resolve(a) if isinstance(a, Tensor) else a for a in args)
             recorder._busy = True
             _function._tracer = None

@@ -373,6 +373,8 @@ class Region:
                 fwd.append("    SH = (" + "".join(f"{names[id(a)]}._data.shape, "
                                                    for _, a in shape_slot.values()) + ")")
                 ctx_names.append("SH")
+        # the shared throwaway ctx lets go of what the last step put in it
+        fwd.append("    Z.__dict__.clear()")
         out_list = ", ".join(names[id(v)] for v in self.outputs)
         ctx_list = ", ".join(ctx_names)
         fwd.append(f"    return ({out_list}{',' if len(self.outputs) == 1 else ''}), "
@@ -432,6 +434,7 @@ class Region:
                     bwd.append(f"        {gname[id(a)]} = ACC({gname[id(a)]}, r[{pos}], "
                                f"{meta}, NM{k}, {edge})")
                 edge += 1
+        bwd.append("    Z.__dict__.clear()")
         ret = ", ".join(gname.get(id(v), "None") if v.requires_grad else "None" for v in self.inputs)
         bwd.append(f"    return ({ret}{',' if len(self.inputs) == 1 else ''})")
         self.backward_code = "\n".join(bwd) + "\n"
@@ -469,10 +472,12 @@ class Region:
             meta = self._meta if not self.dynamic else tuple(
                 (t._data.shape, t._data.dtype) for t in tensors)
             node = CompiledFunctionBackward(self, ctxs, edges, meta)
+            outs = list(outs)
             for k, (t, g) in enumerate(zip(outs, self._out_grad)):
                 if g:
-                    t._grad_fn = node
-                    t._requires_grad = True
+                    # a new tensor object over the same values: a step may have saved `t`
+                    # itself, and node -> saved t -> node would be a reference cycle
+                    t = outs[k] = Tensor._make(t._data, grad_fn=node, vc=t._shared_vc())
                     if k:
                         t._output_nr = k
         return outs
