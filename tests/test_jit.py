@@ -442,3 +442,14 @@ def test_a_dropped_output_frees_its_region_at_once():
         assert node() is None  # freed by reference counting: no cycle through saved values
     finally:
         gc.enable()
+
+
+def test_a_decision_with_many_outcomes_stops_compiling_at_the_limit():
+    def f(x):
+        return x * x.sum().item()
+
+    cf = minigrad.compile(f)
+    for k in range(12):
+        assert cf(minigrad.ones(2) * k).tolist() == f(minigrad.ones(2) * k).tolist()
+    st = cf._minigrad_compiled
+    assert len(st.graphs) == 1 + 8 and st.fallbacks

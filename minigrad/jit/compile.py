@@ -295,6 +295,11 @@ class CompiledFunction:
             outcome = _convert(d.kind, d.value.tensor if t is None else t)
             child = node.children.get(_key(outcome))
             if child is None:
+                if len(node.children) >= config.recompile_limit:
+                    # as PyTorch's limit per resume function: this decision has had enough
+                    self.fallbacks.append("recompile_limit reached after the graph break at "
+                                          f"line {d.location[1] if d.location else '?'}")
+                    return self.fn(*args, **kwargs)
                 self._extend(entry, node, args, kwargs)
                 return self._run(entry, flat, args, kwargs)
             node = child
