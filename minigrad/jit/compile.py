@@ -38,10 +38,11 @@ graph break there).  minigrad sees only tensor operations and the places
 where a tensor becomes a Python value; the Python code between them runs only
 while recording, as with ``jit.trace``: keep compiled functions free of side
 effects other than computing tensors (as PyTorch recommends).  A number
-obtained from a tensor (``t.item()``) is guarded by its value here: each new
-value compiles the rest again; PyTorch 2.13 does so for the second value seen
-and then makes the number an input of the graph after the break (for sizes,
-minigrad does the same: automatic dynamic shapes, see ``guards.py``).
+obtained from a tensor (``t.item()``) is guarded by its value for the first
+value; from the second on, as in PyTorch, the graph after the break takes the
+number as an input, provided the number is only used as a Python number in
+tensor arithmetic (``y * v``); where it is an argument (``x ** v``) each value
+keeps a graph of its own, up to the limit (PyTorch's number would be symbolic).
 In-place operations, or a tensor made outside the operations minigrad
 records, make that path run eagerly (reported by ``explain``).
 
@@ -144,7 +145,8 @@ class PathNode:
         output: the result's structure (``"return"``); reason (str): why ``"eager"``.
     """
 
-    __slots__ = ("children", "decision", "kind", "output", "reason", "region", "raw")
+    __slots__ = ("children", "decision", "kind", "output", "reason", "region", "raw", "generic",
+                 "generic_value", "generic_tried")
 
     def __init__(self, kind, region=None):
         self.kind = kind
@@ -154,6 +156,9 @@ class PathNode:
         self.output = None
         self.reason = None
         self.raw = []
+        self.generic = None        # a child for every number (see _generalize)
+        self.generic_value = None  # the Value its graph reads the number from
+        self.generic_tried = False
 
 
 class Entry:
@@ -294,6 +299,9 @@ class CompiledFunction:
             t = env.get(id(d.value))
             outcome = _convert(d.kind, d.value.tensor if t is None else t)
             child = node.children.get(_key(outcome))
+            if child is None and node.generic is not None:
+                child = node.generic  # the number is an input of the next graph
+                env[id(node.generic_value)] = _wrap_scalar(outcome)
             if child is None:
                 if len(node.children) >= config.recompile_limit:
                     # as PyTorch's limit per resume function: this decision has had enough
@@ -369,12 +377,52 @@ class CompiledFunction:
             if child is None:
                 # the new branch: what it reads from the shared prefix must leave those regions
                 child = self._build_path(rec, di + 1, end, vmap, entry.dynamic)
-                cur.children[outcome] = child
+                if not self._generalize(cur, child, d.result):
+                    cur.children[outcome] = child
                 self._export_needed(entry.root, rec, vmap)
                 self.compile_seconds.append(time.perf_counter() - t0)
                 return
             cur = child
             start = end
+
+    def _generalize(self, node, child, result):
+        """The second number seen at a ``.item()``: make the graph after it read the number.
+
+        As PyTorch (which then treats the number as symbolic), from the second
+        value on the graph after the break takes the number as an input, if
+        the two recordings differ only in that number (used as a Python number
+        in tensor arithmetic); otherwise each value keeps its own graph.
+        Returns True if ``child`` became the decision's generic child.
+        """
+        d = node.decision
+        if (self.dynamic is False or node.generic_tried or d.kind not in ("item", "float", "int")
+                or len(node.children) != 1 or type(result) not in (int, float)):
+            return False
+        node.generic_tried = True
+        (old_key, old), = node.children.items()
+        old_result = old_key[1]
+        if type(old_result) is not type(result) or old_result == result:
+            return False
+        if (old.kind != "return" or child.kind != "return" or old.region is None
+                or child.region is None):
+            return False
+        old_steps, new_steps = old.region.raw_steps, child.region.raw_steps
+        if not _same_steps(old_steps, new_steps, {}, shapes=True, number=(old_result, result)):
+            return False
+        if _uses_number(child.output, result) or _uses_number(old.output, old_result):
+            return False
+        scalar = Value(-1, "scalar", _wrap_scalar(result))
+        scalar.index = 10**9 + len(self.graphs)  # a name of its own in the generated code
+        for st in new_steps:
+            st.args = tuple(scalar if _is_number(a, result) else a for a in st.args)
+        region = child.region
+        region.raw_steps = new_steps
+        region.dynamic = True  # no traced formulas: they could bake the number in
+        region._programs = {}
+        region._build()
+        node.generic = child
+        node.generic_value = scalar
+        return True
 
     def _export_needed(self, root, rec, vmap):
         """Make every prefix region output the values later regions (on any path) read."""
@@ -464,6 +512,28 @@ class CompiledFunction:
             prev = node
             start = end
         return head
+
+
+def _wrap_scalar(v):
+    from ..ops._util import wrap_scalar
+
+    return wrap_scalar(v)
+
+
+def _is_number(a, number):
+    """A wrapped Python number equal to ``number`` (of the same type)."""
+    if not isinstance(a, Value) or a.kind != "wrapped":
+        return False
+    item = a.tensor._data.item()
+    return type(item) is type(number) and item == number
+
+
+def _uses_number(spec, number):
+    if isinstance(spec, (tuple, list)):
+        return any(_uses_number(s, number) for s in spec)
+    if isinstance(spec, dict):
+        return any(_uses_number(s, number) for s in spec.values())
+    return type(spec) is type(number) and spec == number
 
 
 def _captured(v):
@@ -566,9 +636,11 @@ def _const_key(a):
         return repr(a)
 
 
-def _step_sig(s, vmap, shapes=True):
+def _step_sig(s, vmap, shapes=True, number=None):
     def arg(a):
         if isinstance(a, Value):
+            if number is not None and _is_number(a, number):
+                return ("number",)
             if a.kind == "wrapped":
                 return ("w", a.tensor._data.dtype.str, a.tensor._data.item())
             return ("v", id(vmap.get(id(a), a)))
@@ -582,13 +654,18 @@ def _step_sig(s, vmap, shapes=True):
                   for o in s.outputs))
 
 
-def _same_steps(old, new, vmap, shapes=True):
-    """True if two recordings ran the same operations on the same arguments (sizes aside if not ``shapes``)."""
+def _same_steps(old, new, vmap, shapes=True, number=None):
+    """True if two recordings ran the same operations on the same arguments.
+
+    Sizes aside if not ``shapes``; with ``number=(a, b)``, a wrapped Python
+    number ``a`` in ``old`` matches ``b`` in ``new``.
+    """
     if len(old) != len(new):
         return False
     local = dict(vmap)
+    na, nb = number if number is not None else (None, None)
     for a, b in zip(old, new):
-        if _step_sig(a, {}, shapes) != _step_sig(b, local, shapes):
+        if _step_sig(a, {}, shapes, na) != _step_sig(b, local, shapes, nb):
             return False
         for oa, ob in zip(a.outputs, b.outputs):
             local[id(ob)] = oa

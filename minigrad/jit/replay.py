@@ -276,7 +276,7 @@ class Region:
                             and e.kind != "wrapped"):
                         seen.add(id(e))
                         inputs.append(e)
-        rank = {"input": 0, "captured": 1, "step": 2}
+        rank = {"input": 0, "captured": 1, "step": 2, "scalar": 3}
         inputs.sort(key=lambda v: (rank[v.kind], v.pos if v.kind == "input" else v.index))
         self.inputs = inputs
 
