@@ -10,13 +10,15 @@ replayed:
   answer on inputs that would branch the other way;
 * ``minigrad.compile(fn, backend="aot_eager")`` (``compile.py``): records,
   *guards* what it assumed (``guards.py``), breaks the graph where a tensor's
-  value decides the control flow (a *graph break*) and compiles each region
-  into straight-line code with a precomputed backward plan (``replay.py``):
-  one ``CompiledFunctionBackward`` node per region;
+  value decides the control flow (a *graph break*, ``breaks.py``) and compiles
+  each region into straight-line code with a backward plan made once
+  (``replay.py``, ``plan.py``): one ``CompiledFunctionBackward`` node per region;
 * ``jit.explain(fn, *args)`` (``explain.py``): a teaching report of what
   compiling did: graphs, graph breaks and why, guards, recompiles;
 * the static graph itself (``graph.py``, ``aten.py``) prints as TorchScript
-  IR and draws with ``viz.draw`` (``draw.py``).
+  IR, as code (``codegen.py``), and draws with ``viz.draw`` (``draw.py``);
+  PyTorch's own traces and compile reports are read by the same helpers
+  (``from_torch.py``), so a lesson prints alike on both.
 
 How the recording is made: ``recording.py``.
 """

@@ -81,7 +81,7 @@ class ExplainOutput:
             if loc:
                 stack.append(traceback.FrameSummary(loc[0], loc[1], loc[3] if len(loc) > 3 else "?",
                                                     line=loc[2] if len(loc) > 2 else None))
-            from .compile import _BREAK_EXPLANATIONS
+            from .breaks import _BREAK_EXPLANATIONS
 
             self.break_reasons.append(BreakReason(b["reason"], _BREAK_EXPLANATIONS.get(b["kind"]),
                                                   stack))

@@ -113,7 +113,7 @@ def explain_torch(fn, *args, **kwargs):
                              if n.op in ("call_function", "call_method")] for gm in ex.graphs]
     report.op_count = sum(len(o) for o in report.ops_per_graph)
     report.break_reasons = []
-    from .compile import _BREAK_EXPLANATIONS
+    from .breaks import _BREAK_EXPLANATIONS
 
     for b in ex.break_reasons:
         reason = str(b.reason).strip().split("\n")[0]
