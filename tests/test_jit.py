@@ -263,17 +263,35 @@ def test_in_place_and_numpy_made_tensors_run_eagerly():
         y.add_(1)
         return y.sum()
 
-    def from_numpy(x):
-        m = minigrad.tensor(x.detach().numpy() > 1)  # made with numpy: not recorded
-        return (x * m).sum()
+    cf = minigrad.compile(inplace)
+    for data in ([1.0, 2.0], [3.0, 0.5]):
+        x = minigrad.tensor(data, requires_grad=True)
+        assert cf(x).item() == inplace(x).item()
+    assert "Ran eagerly:" in str(minigrad.jit.explain(cf))
 
-    for fn in (inplace, from_numpy):
-        cf = minigrad.compile(fn)
-        for data in ([1.0, 2.0], [3.0, 0.5]):
-            x = minigrad.tensor(data, requires_grad=True)
-            assert cf(x).item() == fn(x).item()
-        report = str(minigrad.jit.explain(cf))
-        assert "Ran eagerly:" in report
+
+def test_values_read_with_numpy_are_a_graph_break_and_guarded():
+    def from_numpy(x):
+        m = minigrad.tensor(x.detach().numpy() > 1)  # the values leave the graph here
+        idx = (x * 10).to(minigrad.int64)            # no Function: recorded as a plain step
+        return (x * m).sum() + idx.sum()
+
+    cf = minigrad.compile(from_numpy)
+    for data in ([1.0, 2.0], [3.0, 0.5], [1.0, 2.0], [0.1, 0.2]):
+        x = minigrad.tensor(data, requires_grad=True)
+        assert cf(x).item() == from_numpy(x).item()
+    report = minigrad.jit.explain(cf)
+    assert "Unsupported Tensor.numpy() call" in str(report) and "Ran eagerly" not in str(report)
+    assert len(report.graphs) == 1 + 3  # before the break, then one per array of values seen
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_trace_warns_about_a_tensor_made_inside():
+    def f(x):
+        return x * minigrad.tensor([1.0, 2.0])
+
+    with pytest.warns(minigrad.jit.TracerWarning, match="registered as constants in the trace"):
+        minigrad.jit.trace(f, (minigrad.ones(2),), check_trace=False)
 
 
 def test_recompile_limit_warns_then_runs_eagerly(caplog):
@@ -468,3 +486,15 @@ def test_from_the_second_number_the_graph_after_item_reads_it():
         ref, want = _grads(f, (x,), [x])
         assert np.array_equal(out._data, ref._data) and np.array_equal(got[0], want[0])
     assert len(cf._minigrad_compiled.graphs) == 3  # as PyTorch: before, first value, any value
+
+
+def test_trace_refuses_an_in_place_operation():
+    def f(x):
+        y = x * 2
+        y.add_(1)
+        return y
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match="does not record in-place operations"):
+            minigrad.jit.trace(f, (minigrad.ones(2),))

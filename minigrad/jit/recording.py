@@ -186,6 +186,12 @@ _CONVERSION_WORDS = {
     "tolist": "a Python list",
     "numpy": "a NumPy array",
 }
+_CONSTANT_WARNING = (
+    "torch.tensor results are registered as constants in the trace. You can safely ignore this "
+    "warning if you use this function to create tensors out of constant variables that would be "
+    "the same every time you call this function. In any other case, this might cause the trace "
+    "to be incorrect."
+)
 _TRACER_WARNING = (
     "Converting a tensor to {what} might cause the trace to be incorrect. We can't record the "
     "data flow of Python values, so this value will be treated as a constant in the future. "
@@ -194,7 +200,11 @@ _TRACER_WARNING = (
 
 _CONVERSIONS = (("__bool__", "bool"), ("__float__", "float"), ("__int__", "int"),
                 ("__index__", "index"), ("item", "item"), ("tolist", "tolist"),
-                ("numpy", "numpy"))
+                ("numpy", "numpy"), ("__array__", "numpy"), ("equal", "bool"))
+_CONVERSION_FUNCTIONS = (("equal", "bool"), ("allclose", "bool"))
+# Tensor methods that make a tensor without a Function for some arguments only
+# (``x.to(minigrad.int64)``): recorded as a plain step when they did.
+_MAYBE_PLAIN_METHODS = ("to", "type")
 
 # Tensor operations that are not Functions (never differentiated) but compute
 # from tensors: recorded as "plain" steps while a recorder is active.
@@ -302,6 +312,13 @@ class Recorder:
         for name, kind in _CONVERSIONS:
             saved.append((Tensor, name, Tensor.__dict__[name]))
             setattr(Tensor, name, self._conversion(Tensor.__dict__[name], kind))
+        from ..ops import inplace as inplace_module
+
+        saved.append((inplace_module, "inplace", inplace_module.inplace))
+        inplace_module.inplace = self._inplace(inplace_module.inplace)
+        for name in _MAYBE_PLAIN_METHODS:
+            saved.append((Tensor, name, Tensor.__dict__[name]))
+            setattr(Tensor, name, self._maybe_plain(Tensor.__dict__[name], name))
         for name in _PLAIN_METHODS:
             orig = Tensor.__dict__.get(name)
             if orig is not None:
@@ -309,6 +326,13 @@ class Recorder:
                 setattr(Tensor, name, self._plain(orig, _DUNDER_NAMES.get(name, name)))
         wrapped = {}
         for module in _modules_with_functions():
+            for name, kind in _CONVERSION_FUNCTIONS:
+                orig = module.__dict__.get(name)
+                if orig is not None and callable(orig):
+                    if id(orig) not in wrapped:
+                        wrapped[id(orig)] = self._conversion(orig, kind)
+                    saved.append((module, name, orig))
+                    setattr(module, name, wrapped[id(orig)])
             for name in _PLAIN_FUNCTIONS:
                 orig = module.__dict__.get(name)
                 if orig is None or not callable(orig):
@@ -359,11 +383,13 @@ class Recorder:
         source, getter = self._source_of(t)
         v = self._new_value("captured", t, source)
         v.getter = getter
-        if source is None and self.mode == "compile":
-            self.rec.unsupported.append((
-                "a tensor that is neither an argument, nor made by a recorded operation, nor a "
-                "global, closure variable or parameter of the function (made with numpy or an "
-                "operation minigrad.jit does not record)", self._location()))
+        if source is None and self.mode == "trace":
+            # made inside the function from Python data (minigrad.tensor([...])): a constant of
+            # the trace. (Made from a tensor's values, it went through a conversion, which warned.)
+            _warn_at_user(_CONSTANT_WARNING, TracerWarning)
+        # In compile mode such a tensor is a constant of the graph too: the values it was made
+        # from came from Python, or from a conversion (numpy(), tolist()), a graph break whose
+        # outcome is guarded.
         return v
 
     def _source_of(self, t):
@@ -457,10 +483,9 @@ class Recorder:
         step = Step("function", cls, arg_refs, {}, self._location(), group)
         step.needs = tuple(isinstance(a, Tensor) and a._requires_grad and grad_mode._state.enabled
                            for a in args)
-        if getattr(cls, "__module__", "").endswith("ops.inplace") or any(
-                o is a for o in (out if type(out) is tuple else (out,)) for a in args):
-            self.rec.unsupported.append(("an in-place operation (" + cls.__name__ + ")",
-                                         step.location))
+        if any(o is a for o in (out if type(out) is tuple else (out,)) for a in args):
+            self.rec.unsupported.append(("an operation that returned its input (" + cls.__name__
+                                         + ")", step.location))
         self._add_outputs(step, out)
         return out
 
@@ -494,6 +519,50 @@ class Recorder:
         plain.__doc__ = getattr(orig, "__doc__", None)
         plain.__wrapped__ = orig
         return plain
+
+    def _inplace(self, orig):
+        """Every in-place write (``add_``, ``x[i] = v``) goes through ``ops.inplace.inplace``."""
+        recorder = self
+
+        def inplace(*args, **kwargs):
+            if not recorder._busy:
+                loc = recorder._location()
+                if recorder.mode == "trace":
+                    where = f" at {loc[0]}:{loc[1]}" if loc else ""
+                    raise RuntimeError(
+                        f"minigrad.jit.trace does not record in-place operations{where}: write "
+                        "it out of place (y = y + 1 instead of y.add_(1)), or use "
+                        "minigrad.compile, which runs such a function eagerly")
+                recorder.rec.unsupported.append(("an in-place operation", loc))
+            return orig(*args, **kwargs)
+
+        return inplace
+
+    def _maybe_plain(self, orig, name):
+        recorder = self
+
+        def method(t, *args, **kwargs):
+            if recorder._busy:
+                return orig(t, *args, **kwargs)
+            n_steps = len(recorder.rec.steps)
+            out = orig(t, *args, **kwargs)
+            if (isinstance(out, Tensor) and out is not t and len(recorder.rec.steps) == n_steps
+                    and recorder._lookup(out) is None):
+                # no Function ran (an integer dtype): record the call itself
+                recorder._group += 1
+                recorder._group_frame = None
+                recorder.rec.groups[recorder._group] = {"name": name, "args": {}, "plain": True}
+                refs = (recorder._resolve(t),) + tuple(
+                    recorder._resolve(a) if isinstance(a, Tensor) else a for a in args)
+                step = Step("plain", orig, refs, dict(kwargs), recorder._location(),
+                            recorder._group)
+                step.needs = (False,) * len(refs)
+                recorder._add_outputs(step, out)
+            return out
+
+        method.__name__ = getattr(orig, "__name__", name)
+        method.__doc__ = getattr(orig, "__doc__", None)
+        return method
 
     def _add_outputs(self, step, out):
         outs = out if type(out) is tuple else (out,)
