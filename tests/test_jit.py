@@ -498,3 +498,18 @@ def test_trace_refuses_an_in_place_operation():
         warnings.simplefilter("ignore")
         with pytest.raises(RuntimeError, match="does not record in-place operations"):
             minigrad.jit.trace(f, (minigrad.ones(2),))
+
+
+def test_trace_a_module_reads_its_parameters_as_inputs():
+    minigrad.manual_seed(0)
+    net = minigrad.nn.Sequential(minigrad.nn.Linear(2, 3), minigrad.nn.Tanh())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = minigrad.jit.trace(net, (minigrad.ones(4, 2),))
+    assert [v.debugName() for v in traced.graph.inputs()] == ["input", "self.0.weight", "self.0.bias"]
+    assert [n.kind for n in traced.graph.operations()] == ["aten::linear", "aten::tanh"]
+    with minigrad.no_grad():
+        net[0].weight.mul_(2)  # the replay reads the parameters as they are now
+    x = minigrad.randn(4, 2)
+    assert np.array_equal(traced(x)._data, net(x)._data)
+    assert "self_0_weight: Tensor" in traced.code

@@ -201,6 +201,15 @@ def build_graph(rec, input_names):
         g.add_input(gv)
     for v, name in zip(seen_inputs, input_names):
         g.set_debug_name(gv_of[id(v)], name)
+    # a Module's parameters (and tensors of its own) are inputs too, named by their path,
+    # as PyTorch's traced module reads them from ``self``
+    for v in getattr(rec, "values", ()):
+        if (v.kind == "captured" and (v.source or "").startswith("L['self']")
+                and id(v) not in gv_of):
+            gv = g.new_value(value_type(v), v)
+            gv_of[id(v)] = gv
+            g.add_input(gv)
+            g.set_debug_name(gv, "self" + v.source[len("L['self']"):])
 
     live = live_steps(rec)
     users = {}

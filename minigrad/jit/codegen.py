@@ -110,6 +110,7 @@ def script_code(graph, name):
     used, next_id = set(_RESERVED), {}
 
     def gen_name(candidate):
+        candidate = candidate.replace(".", "_")  # self.0.weight: a name in code
         n = candidate
         while n in used:
             n = candidate + str(next_id.get(candidate, 0))
@@ -129,8 +130,10 @@ def script_code(graph, name):
         node = v.node
         if node is not None and node.kind == "prim::Constant":
             if v.type.startswith(("Float(", "Double(", "Long(", "Bool(")):
-                constants.setdefault(node.attrs, f"CONSTANTS.c{len(constants)}")
-                return constants[node.attrs]
+                # one name per distinct value: a number by its value, a larger tensor by itself
+                key = node.attrs if "{" in node.attrs else id(node)
+                constants.setdefault(key, f"CONSTANTS.c{len(constants)}")
+                return constants[key]
             return _literal(node)
         return "<?>"
 

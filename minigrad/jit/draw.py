@@ -41,7 +41,8 @@ def _short_type(t):
     if "(" not in t:
         return t
     head, _, rest = t.partition("(")
-    sizes = [p for p in rest.rstrip(")").split(", ") if p and p[0].isdigit() and "=" not in p]
+    rest = rest.split("strides=")[0].split("requires_grad=")[0]
+    sizes = [p.strip() for p in rest.split(",") if p.strip().isdigit()]
     return f"{head}({', '.join(sizes)})" if sizes else head + "()"
 
 

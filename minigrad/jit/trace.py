@@ -193,7 +193,9 @@ def _flatten_tensors(obj, out):
 def _arg(a, env):
     if isinstance(a, Value):
         t = env.get(id(a))
-        return a.tensor if t is None else t
+        if t is None:  # a constant, or a parameter: read again, as it may have been replaced
+            return a.getter() if a.getter is not None else a.tensor
+        return t
     if isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a):
         return type(a)(_arg(e, env) for e in a)
     return a
