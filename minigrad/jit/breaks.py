@@ -376,7 +376,7 @@ def _step_sig(s, vmap, shapes=True, number=None):
             return tuple(arg(e) for e in a)
         return ("c", _const_key(a))
 
-    return (s.kind, s.op, s.needs, tuple(arg(a) for a in s.args),
+    return (s.kind, s.op, s.needs, s.data_pos, tuple(arg(a) for a in s.args),
             tuple(sorted((k, _const_key(v)) for k, v in s.kwargs.items())),
             tuple((o.shape if shapes else len(o.shape), o.dtype.str, o.requires_grad)
                   for o in s.outputs))

@@ -36,6 +36,8 @@ import sys
 import warnings
 import weakref
 
+import numpy as np
+
 from ..autograd import function as _function
 from ..autograd import grad_mode
 from ..tensor import Tensor
@@ -115,10 +117,12 @@ class Step:
         group (int): steps made by one call of a public function (``linear``
             runs ``t`` and ``addmm``) share a group number.
         nondiff (frozenset[int]): outputs marked non-differentiable.
+        data_pos (frozenset): argument positions (``i`` or ``(i, j)`` inside a
+            tuple) that were a recorded tensor's numpy array, not the tensor.
     """
 
-    __slots__ = ("args", "group", "kind", "kwargs", "location", "needs", "nondiff", "op",
-                 "out_tuple", "outputs")
+    __slots__ = ("args", "data_pos", "group", "kind", "kwargs", "location", "needs", "nondiff",
+                 "op", "out_tuple", "outputs")
 
     def __init__(self, kind, op, args, kwargs, location, group):
         self.kind = kind
@@ -131,6 +135,9 @@ class Step:
         self.out_tuple = False
         self.needs = ()
         self.nondiff = frozenset()
+        # where an argument was a tensor's numpy array (``Where.apply(cond._data, ...)``): its
+        # Value stands in ``args`` and the replay passes that value's array
+        self.data_pos = frozenset()
 
     @property
     def name(self):
@@ -282,6 +289,7 @@ class Recorder:
         self.fn = fn
         self.rec = Recording()
         self._by_id = {}      # id(tensor) -> (weakref or tensor, Value)
+        self._by_data = {}    # id(tensor's array) -> the same
         self._busy = False
         self._group = 0
         self._group_frame = None
@@ -351,6 +359,7 @@ class Recorder:
         Recorder._active = None
         # keep nothing alive: step outputs were referenced weakly only
         self._by_id = {}
+        self._by_data = {}
         self._group_frame = None
         return False
 
@@ -363,6 +372,7 @@ class Recorder:
             self._by_id[id(t)] = (t, v)  # kept: the recording holds these tensors
         else:
             self._by_id[id(t)] = (weakref.ref(t), v)
+        self._by_data[id(t._data)] = self._by_id[id(t)]
         return v
 
     def _lookup(self, t):
@@ -372,6 +382,23 @@ class Recorder:
         ref, v = entry
         obj = ref if isinstance(ref, Tensor) else ref()
         return v if obj is t else None  # a dead tensor's id may be reused
+
+    def _arg_ref(self, a, path, data_pos):
+        """How a call's argument is recorded: a Value for a tensor or a recorded tensor's array."""
+        if isinstance(a, Tensor):
+            return self._resolve(a)
+        if isinstance(a, np.ndarray):
+            entry = self._by_data.get(id(a))
+            if entry is not None:
+                ref, v = entry
+                t = ref if isinstance(ref, Tensor) else ref()
+                if t is not None and t._data is a:
+                    data_pos.add(path)
+                    return v
+            return a
+        if type(a) is tuple and any(isinstance(e, np.ndarray) for e in a):
+            return tuple(self._arg_ref(e, (path, j), data_pos) for j, e in enumerate(a))
+        return a
 
     def _resolve(self, t):
         """The Value of a tensor met as an argument (registering wrapped numbers and captured tensors)."""
@@ -472,7 +499,8 @@ class Recorder:
         entry, user = self._entry()
         self._name_inputs(user, [a for a in args if isinstance(a, Tensor)])
         group = self._open_group(entry, user, aten_name_of(cls))
-        arg_refs = tuple(self._resolve(a) if isinstance(a, Tensor) else a for a in args)
+        data_pos = set()
+        arg_refs = tuple(self._arg_ref(a, i, data_pos) for i, a in enumerate(args))
         self._busy = True
         _function._tracer = None
         try:
@@ -481,6 +509,7 @@ class Recorder:
             _function._tracer = self._on_apply
             self._busy = False
         step = Step("function", cls, arg_refs, {}, self._location(), group)
+        step.data_pos = frozenset(data_pos)
         step.needs = tuple(isinstance(a, Tensor) and a._requires_grad and grad_mode._state.enabled
                            for a in args)
         if any(o is a for o in (out if type(out) is tuple else (out,)) for a in args):

@@ -311,15 +311,15 @@ class Region:
         for v in self.inputs:
             names[id(v)] = f"v{v.index}"
 
-        def ref(a):
+        def ref(a, path=None, data=frozenset()):
             if isinstance(a, Value):
                 n = names.get(id(a))
                 if n is None:  # a wrapped number or a captured tensor not passed in: a constant
                     n = f"K{a.index}"
                     ns[n] = a.tensor
-                return n
+                return n + "._data" if path in data else n
             if isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a):
-                inner = ", ".join(ref(e) for e in a)
+                inner = ", ".join(ref(e, (path, j), data) for j, e in enumerate(a))
                 return f"({inner},)" if isinstance(a, tuple) else f"[{inner}]"
             key = f"A{len(ns)}"
             ns[key] = a
@@ -330,7 +330,7 @@ class Region:
         ctx_names = []
         bwd_steps = []
         for k, s in enumerate(self.steps):
-            args = ", ".join(ref(a) for a in s.args)
+            args = ", ".join(ref(a, i, s.data_pos) for i, a in enumerate(s.args))
             outs = [f"v{o.index}" for o in s.outputs]
             grad_step = (self.records and s.kind == "function"
                          and any(o.requires_grad for o in s.outputs))

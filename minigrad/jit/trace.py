@@ -144,7 +144,7 @@ class ScriptFunction:
         for v, t in zip(self._rec.inputs, flat):
             env[id(v)] = t
         for step in self._steps:
-            call_args = tuple(_arg(a, env) for a in step.args)
+            call_args = tuple(_arg(a, env, i, step.data_pos) for i, a in enumerate(step.args))
             if step.kind == "function":
                 out = step.op.apply(*call_args)
             else:
@@ -190,14 +190,14 @@ def _flatten_tensors(obj, out):
             _flatten_tensors(o, out)
 
 
-def _arg(a, env):
+def _arg(a, env, path=None, data=frozenset()):
     if isinstance(a, Value):
         t = env.get(id(a))
         if t is None:  # a constant, or a parameter: read again, as it may have been replaced
-            return a.getter() if a.getter is not None else a.tensor
-        return t
+            t = a.getter() if a.getter is not None else a.tensor
+        return t._data if path in data else t  # a tensor's array where the call took that
     if isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a):
-        return type(a)(_arg(e, env) for e in a)
+        return type(a)(_arg(e, env, (path, j), data) for j, e in enumerate(a))
     return a
 
 
