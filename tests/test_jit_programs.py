@@ -102,3 +102,30 @@ def test_compiled_program_equals_eager_bit_for_bit(ops, branch, n, m, dtype, see
         for e, c in zip(*results):
             assert e.dtype == c.dtype and e.shape == c.shape
             assert np.array_equal(e, c, equal_nan=True)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.filterwarnings("ignore::minigrad.jit.TracerWarning")
+@settings(max_examples=40, deadline=None)
+@given(
+    ops=st.lists(st.tuples(st.integers(0, 1), st.integers(0, 50)), min_size=1, max_size=6),
+    reduce=st.integers(0, 50), n=st.integers(2, 4), m=st.integers(2, 4),
+    seed=st.integers(0, 2**16),
+)
+def test_traced_program_replays_eager_on_new_inputs(ops, reduce, n, m, seed):
+    rng = np.random.default_rng(seed)
+    f = program(ops, (reduce, False))  # no branch: a trace is exact then
+    make = [lambda s=s: minigrad.tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True)
+            for s in ((n, m), (m,), (m,))]
+    traced = minigrad.jit.trace(f, tuple(mk() for mk in make))
+    data = [mk() for mk in make]
+    expected = f(*data)
+    expected.backward()
+    grads = [t.grad._data.copy() for t in data]
+    for t in data:
+        t.grad = None
+    got = traced(*data)
+    got.backward()
+    assert np.array_equal(expected._data, got._data, equal_nan=True)
+    assert all(np.array_equal(g, t.grad._data, equal_nan=True) for g, t in zip(grads, data))
