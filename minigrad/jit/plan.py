@@ -96,7 +96,7 @@ def trace_step_backward(run, spec, ctx, grads):
         if g is not None:
             known[id(g)] = ("g", i)
             keep.append(g)
-    for j, t in enumerate(ctx._to_save):
+    for j, t in enumerate(ctx._jit_saved):
         if isinstance(t, Tensor) and id(t) not in known:
             known[id(t)] = ("s", j)
             keep.append(t)
@@ -168,7 +168,7 @@ def program_code(k, prog, ns, grad_names, ctx_name):
         if kind == "g":
             return grad_names[r[1]]
         if kind == "s":
-            return f"{ctx_name}._to_save[{r[1]}]"
+            return f"{ctx_name}._jit_saved[{r[1]}]"
         if kind == "v":
             return f"b{k}_{r[1]}_{r[2]}"
         key = f"BC{k}_{len(ns)}"

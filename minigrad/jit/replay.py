@@ -59,15 +59,19 @@ class _ReplayCtx(FunctionCtx):
     """The ``ctx`` a step's forward and backward share in a replay: attributes, saved tensors, no node."""
 
     __slots__ = ("__dict__",)
-    _to_save = ()
+    _jit_saved = ()
     _materialize = True
     _non_differentiable = ()
     _dirty = ()
 
+    def save_for_backward(self, *tensors):
+        """Keep ``tensors`` for backward, as they are (the region holds them until freed)."""
+        self._jit_saved = tensors
+
     @property
     def saved_tensors(self):
-        """The tensors ``forward`` saved (kept as they are: the region holds them until freed)."""
-        return self._to_save
+        """The tensors ``forward`` saved."""
+        return self._jit_saved
 
 
 _Z = _ReplayCtx()  # the throwaway ctx of steps whose ctx is not needed

@@ -31,15 +31,20 @@ import minigrad  # noqa: E402
 TARGET = 0.5
 
 
-def best(fn, repeat=7, number=20):
-    """Best time of one call of ``fn``, in seconds, over ``repeat`` rounds of ``number`` calls."""
-    times = []
+def best_pair(fa, fb, repeat=9, number=20):
+    """Best time of one call of ``fa`` and of ``fb``, in seconds, rounds interleaved.
+
+    Interleaving the two keeps a burst of load on the shared machine from
+    landing on one side only; the best round of each is what is compared.
+    """
+    ta, tb = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return min(times)
+        for fn, times in ((fa, ta), (fb, tb)):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times.append((time.perf_counter() - t0) / number)
+    return min(ta), min(tb)
 
 
 def chain(x):
@@ -91,8 +96,7 @@ def measure(name, fn, args, leaves):
     if not same:
         raise SystemExit(f"{name}: compiled gradients differ from eager ones")
 
-    eager = best(eager_step)
-    replay = best(first)
+    eager, replay = best_pair(eager_step, first)
     ratio = replay / eager
     compile_cost = max(first_call - replay, 0.0)
     saved = eager - replay
