@@ -50,6 +50,17 @@ _BREAK_EXPLANATIONS = {
 }
 
 
+# what PyTorch raises under fullgraph=True: its first line, then its explanation
+_FULLGRAPH_MESSAGES = {
+    "bool": ("Data-dependent branching",
+             "Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not "
+             "support tracing dynamic control flow."),
+    "item": ("Unsupported Tensor.item() call with capture_scalar_outputs=False",
+             "Dynamo does not support tracing `Tensor.item()` with "
+             "config.capture_scalar_outputs=False."),
+}
+
+
 def _key(result):
     """A dictionary key for a decision's outcome (lists and arrays included)."""
     if isinstance(result, list):
@@ -264,8 +275,10 @@ class Paths:
                                     "location": d.location})
                 if self.fullgraph:
                     where = f"{d.location[0]}:{d.location[1]}" if d.location else "?"
-                    raise Unsupported(f"{_BREAK_REASONS[d.kind]} (graph break at {where}, "
-                                      "fullgraph=True)")
+                    title, explanation = _FULLGRAPH_MESSAGES.get(
+                        d.kind, (_BREAK_REASONS[d.kind], _BREAK_EXPLANATIONS.get(d.kind, "")))
+                    raise Unsupported(f"{title}\n  Explanation: {explanation}\n\n  (graph "
+                                      f"break at {where}; fullgraph=True allows none)")
             else:
                 node.output = mapped(rec.output)
             if head is None:

@@ -342,7 +342,10 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="aot_eager", m
             ``"inductor"``, generates C++ and is not available): regions are
             replayed as generated code with one ``CompiledFunctionBackward``
             node each.
-        fullgraph (bool): raise ``Unsupported`` at the first graph break instead of splitting.
+        fullgraph (bool): raise ``Unsupported`` at the first graph break instead of
+            splitting (PyTorch's message for a data-dependent branch).  Unlike
+            PyTorch, which then keeps ``t.item()`` inside the graph as a
+            symbolic number, minigrad raises at an ``.item()`` too.
         disable (bool): return ``model`` itself.
         dynamic (bool | None): None (the default, as PyTorch's): automatic
             dynamic shapes: a dim whose size changed between calls is not
