@@ -27,6 +27,8 @@ __all__ = ["build_graph", "live_steps"]
 
 # minigrad public functions whose ATen operator has another name
 ENTRY_ATEN = {"__matmul__": "matmul", "_radd": "add", "_rmul": "mul", "_rsub": "rsub",
+              "__add__": "add", "__radd__": "add", "__sub__": "sub", "__mul__": "mul",
+              "__rmul__": "mul", "__truediv__": "div", "__neg__": "neg", "__pow__": "pow",
               "square": "square", "bitwise_and": "__and__", "bitwise_or": "__or__",
               "bitwise_xor": "__xor__", "bitwise_not": "bitwise_not"}
 

@@ -451,7 +451,8 @@ class Recorder:
         for fr in reversed(chain):
             if fr.f_code.co_name not in _WRAPPERS:
                 return fr, user
-        return (chain[-1] if chain else None), user
+        # only wrappers (an operator calling its primitive directly): the primitive names itself
+        return None, user
 
     def _name_inputs(self, user, tensors):
         """Name the values used here after the learner's variables that hold them (as PyTorch's tracer)."""

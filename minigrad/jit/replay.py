@@ -60,13 +60,16 @@ class _ReplayCtx(FunctionCtx):
 
     __slots__ = ("__dict__",)
     _jit_saved = ()
+    _kept = ()           # the same, where a node keeps them, for formulas that read a node's
+    _kept_versions = ()  # storage and check versions (in-place writes since) themselves
     _materialize = True
     _non_differentiable = ()
     _dirty = ()
 
     def save_for_backward(self, *tensors):
         """Keep ``tensors`` for backward, as they are (the region holds them until freed)."""
-        self._jit_saved = tensors
+        self._jit_saved = self._kept = tensors
+        self._kept_versions = tuple(0 if t is None or t._vc is None else t._vc[0] for t in tensors)
 
     @property
     def saved_tensors(self):
