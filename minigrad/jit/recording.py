@@ -493,8 +493,21 @@ class Recorder:
 
     # ------------------------------------------------------------ hooks
 
-    def _on_apply(self, cls, args):
-        """Called by ``Function.apply`` for every primitive while this recorder is active."""
+    def _on_apply(self, cls, args, kwargs=None):
+        """Called by ``Function.apply`` for every primitive while this recorder is active.
+
+        ``kwargs``: keyword arguments of ``apply`` (custom Functions may take
+        them); a call with any is run but marks the recording unsupported.
+        """
+        if kwargs:
+            if not self._busy:
+                self.rec.unsupported.append(("a Function called with keyword arguments",
+                                             self._location()))
+            _function._tracer = None
+            try:
+                return cls.apply(*args, **kwargs)
+            finally:
+                _function._tracer = self._on_apply
         if self._busy:
             return cls.apply(*args)
         entry, user = self._entry()
