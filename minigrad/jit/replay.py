@@ -40,7 +40,6 @@ code generation; here they are generated Python code over minigrad's primitives.
 import numpy as np
 
 from ..autograd import grad_mode
-from ..autograd.engine import _sum_to
 from ..autograd.function import FunctionCtx
 from ..autograd.graph import ERR_BACKWARD_TWICE, Node
 from ..ops.reductions import SumDim as _SumDim
@@ -186,8 +185,12 @@ def _acc(old, g, meta, node_name, index):
         key = (gshape, shape)
         dims = _SUM_DIMS.get(key)
         if dims is None:
-            _sum_to(g, shape, _Named(node_name), index)  # PyTorch's error for a wrong shape
             lead = len(gshape) - len(shape)
+            if lead < 0 or any(s != 1 and s != d for s, d in zip(shape, gshape[lead:])):
+                # the engine's (PyTorch's validate_outputs) error for a gradient of a wrong shape
+                raise RuntimeError(
+                    f"Function {node_name} returned an invalid gradient at index {index} - got "
+                    f"{list(gshape)} but expected shape compatible with {list(shape)}")
             dims = _SUM_DIMS[key] = tuple(range(lead)) + tuple(
                 lead + i for i, (s, d) in enumerate(zip(shape, gshape[lead:])) if s == 1 and d != 1)
         if dims:
@@ -198,18 +201,6 @@ def _acc(old, g, meta, node_name, index):
     if g._data.dtype != dt:
         g = g.to(dt)
     return g if old is None else old + g
-
-
-class _Named:
-    """Stands in for a node in the engine's shape-error message (only its name is read)."""
-
-    __slots__ = ("_n",)
-
-    def __init__(self, n):
-        self._n = n
-
-    def name(self):
-        return self._n
 
 
 def _run_backward(spec, ctx, grads):
