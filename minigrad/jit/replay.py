@@ -100,6 +100,10 @@ class CompiledFunctionBackward(Node):
         self._ctxs = ctxs
         self.next_functions = edges
         self._in_meta = meta
+        # (shape, dtype) per output: an engine may size the gradient buffer of a node with
+        # several outputs from it (the sizes of a dynamic region's first call; only the count
+        # matters there)
+        self._out_meta = region._out_meta
 
     def name(self):
         """``"CompiledFunctionBackward"``."""
@@ -124,6 +128,9 @@ class CompiledFunctionBackward(Node):
         create_graph = _state.enabled
         _state.enabled = False  # the plan is not differentiable (as AOTAutograd's)
         region = self._region
+        n = len(region.outputs)
+        if len(grads) < n:  # (an engine may pass only the gradients up to the last one sent)
+            grads = tuple(grads) + (None,) * (n - len(grads))
         try:
             out = region._backward(ctxs, *grads)
         finally:
@@ -443,6 +450,7 @@ class Region:
         self._forward = ns["forward"]
         self._backward = ns["backward"]
         self._meta = tuple((v.shape, v.dtype) for v in self.inputs)
+        self._out_meta = tuple((v.shape, v.dtype) for v in self.outputs)
         self._out_grad = tuple(v.requires_grad for v in self.outputs)
         self._in_grad = tuple(v.requires_grad for v in self.inputs)
 
