@@ -118,6 +118,18 @@ class CompiledFunctionBackward(Node):
     def _has_saved(self):
         return self._ctxs is not None
 
+    @property
+    def _kept(self):
+        """The tensors the region's steps saved for this call (empty once freed)."""
+        ctxs = self._ctxs
+        if ctxs is None:
+            return ()
+        kept = tuple(t for c in ctxs if isinstance(c, _ReplayCtx) for t in c._jit_saved
+                     if t is not None)
+        # never empty while held: an engine that frees only nodes keeping something must free
+        # this one too (a second backward then raises, as PyTorch's does)
+        return kept or (None,)
+
     def _release_saved(self):
         self._ctxs = None
 
