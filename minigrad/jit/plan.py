@@ -118,12 +118,14 @@ def trace_step_backward(run, spec, ctx, grads):
             raise _NotClosed
         return ("c", a)
 
-    def hook(cls, args):
+    def hook(cls, args, kwargs=None):
         _function._tracer = None
         try:
-            out = cls.apply(*args)
+            out = cls.apply(*args, **(kwargs or {}))
         finally:
             _function._tracer = hook
+        if kwargs:
+            closed[0] = False  # keyword arguments: not traced
         if not closed[0]:
             return out
         try:
