@@ -88,6 +88,30 @@ class Node:
     def __repr__(self):
         return f"<{self.name()} object at {hex(id(self))}>"
 
+    def __call__(self, *grad_outputs):
+        """Apply the node to gradients of its outputs: its vector–Jacobian product.
+
+        ``y.grad_fn(v)`` returns :math:`J^\\top v`, one gradient per entry of
+        ``next_functions`` (a single tensor when there is one, else a tuple;
+        ``None`` where an input needs none), without the engine: no hooks
+        run, nothing accumulates into ``.grad``, no saved value is freed, and
+        a gradient of a broadcast input keeps the broadcast shape (the engine,
+        not the node, sums it back).  With grad mode on (the default) the
+        formula itself is recorded, as with ``create_graph=True``.
+
+        Args:
+            *grad_outputs (Tensor): one per output of the node, each of its shape.
+
+        Raises:
+            RuntimeError: the node's saved values were freed by a walk (PyTorch's
+                "Trying to backward through the graph a second time" message).
+
+        Source: calling a ``torch.autograd.graph.Node`` (``Node::operator()``,
+        torch/csrc/autograd/function.h).
+        """
+        out = tuple(self._backward(tuple(grad_outputs)))
+        return out[0] if len(out) == 1 else out
+
     # --- what the engine calls ---------------------------------------------
 
     def _priority(self):
