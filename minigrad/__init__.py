@@ -48,9 +48,9 @@ from .creation import (
     randn_like,
 )
 from .jit import compile  # define-then-run: minigrad/jit/compile.py (torch.compile)
-from .parallel import get_num_threads, set_num_threads
 from .ops import *
 from .ops import __all__ as _ops_all
+from .parallel import get_num_threads, set_num_threads
 from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
 
 float = float32
