@@ -682,7 +682,7 @@ def step_through(steps, value=0, interval=1500, **draw_kwargs):
         return _classes()["StepThrough"](steps, value=value, interval=interval, **draw_kwargs)
 
 
-def explore(fn, *, library=None, **sliders):
+def explore(fn, *, library=None, show_values=False, **sliders):
     """Sliders for ``fn``'s inputs; each change re-runs, re-records and redraws it; an ``Explorer``.
 
     Args:
@@ -694,6 +694,9 @@ def explore(fn, *, library=None, **sliders):
             slider starts in the middle), ``x=(-3.0, 3.0, 0.5, 2.0)`` (and the
             initial value), ``x=2.0`` (a slider around 2, as ``interact``
             makes), or an ``ipywidgets.FloatSlider``.
+        show_values (bool): draw the values (``tensor(2.)``) in the leaves'
+            and the output's boxes (``viz.draw``'s ``show_values``); otherwise
+            their shapes.
 
     Returns:
         Explorer: an ``ipywidgets.VBox``: the sliders, the text (inputs, tape,
@@ -716,7 +719,7 @@ def explore(fn, *, library=None, **sliders):
     if not sliders:
         raise TypeError("explore() needs at least one slider, e.g. explore(f, x=(-3.0, 3.0, 0.5))")
     with _stable_ids("explore"):
-        return _classes()["Explorer"](fn, sliders, library=library)
+        return _classes()["Explorer"](fn, sliders, library=library, show_values=show_values)
 
 
 def __getattr__(name):
