@@ -57,7 +57,8 @@ import weakref
 
 # (the widget classes StepThrough and Explorer are attributes made on first use, so that
 # ``from minigrad.widgets import *`` does not import ipywidgets)
-__all__ = ["ExploreResult", "explore", "render_step", "run_explore", "step_through"]
+__all__ = ["ExploreResult", "explore", "render_step", "run_explore",
+           "show_static_form_in_stored_state", "step_through"]
 
 _PNG_DPI = 144
 _MAX_STATIC_RUNS = 41  # slider positions run for an explorer's static strip
@@ -417,6 +418,63 @@ def _stable_ids(kind):
         yield
     finally:
         Widget.on_widget_constructed(prev)
+
+
+# ------------------------------------------------------------ the stored state
+
+STORED_CAPTION = ("Every position of the slider, as stored with this notebook. "
+                  "Run the cell to move the slider.")
+
+
+def show_static_form_in_stored_state(state, outputs):
+    """Make the stored state of each of our widgets show its static form: every position.
+
+    Where no kernel runs, a widget is drawn from the state stored in the
+    notebook (``metadata.widgets``), frozen where the run left it: a forward
+    recording at step 0, "nothing recorded yet".  nbconvert, and so nbviewer,
+    prefers that widget view to the output's ``image/png`` whenever the state is
+    stored; JupyterLab draws it when a saved lesson is reopened.  So, in the
+    stored state only, the picture of each widget is its strip (the output's
+    ``image/png``: every position as a small picture with its sentence) and its
+    caption (or, for an explorer, its text) says so.  A running kernel never
+    sees this: running the cell makes the widget anew, live.
+
+    Args:
+        state (dict): ``metadata.widgets["application/vnd.jupyter.widget-state+json"]["state"]``
+            of a notebook: model id -> ``{"model_name", "state", "buffers", ...}``;
+            changed in place.
+        outputs (iterable of dict): the notebook's display outputs (``{"data": ...,
+            "metadata": ...}``).
+
+    Returns:
+        int: how many widgets were changed (only ``minigrad-`` views with a PNG).
+
+    Source: ipywidgets' embedding format (``Widget.get_manager_state``: binary
+    traits as base64 ``buffers``); nbconvert's ``WidgetsDataTypeFilter``, which
+    renders the widget view whenever its model is in the stored state.
+    """
+    changed = 0
+    for out in outputs:
+        data = out.get("data") or {}
+        view = data.get("application/vnd.jupyter.widget-view+json") or {}
+        root = state.get(view.get("model_id", ""))
+        png = data.get("image/png")
+        if root is None or png is None or not view["model_id"].startswith("minigrad-"):
+            continue
+        kids = [state.get(ref[len("IPY_MODEL_"):]) for ref in root["state"].get("children", [])]
+        image = next((k for k in kids if k and k["model_name"] == "ImageModel"), None)
+        text = next((k for k in kids if k and k["model_name"] == "HTMLModel"), None)
+        if image is None or text is None:
+            continue
+        image["buffers"] = [{"data": png if isinstance(png, str) else "".join(png),
+                             "encoding": "base64", "path": ["value"]}]
+        width = ((out.get("metadata") or {}).get("image/png") or {}).get("width")
+        if width:
+            image["state"]["width"] = str(width)
+        text["state"]["value"] = (f'<div style="font-size: 1.05em; margin: 4px 0">'
+                                  f"<b>{html.escape(STORED_CAPTION)}</b></div>")
+        changed += 1
+    return changed
 
 
 # ------------------------------------------------------------------- widgets

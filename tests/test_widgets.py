@@ -362,3 +362,41 @@ def test_widget_ids_come_from_the_cell_so_a_saved_run_finds_its_models(monkeypat
     assert not widgets.step_through(steps).model_id.startswith("minigrad-")
     for w in (again, other, elsewhere):
         w.close()
+
+
+# ------------------------------------------------------------------ the stored state
+
+@needs_dot
+def test_stored_state_shows_the_static_form(monkeypatch):
+    """Drawn from its stored state (nbviewer, a reopened lesson), a widget shows every position."""
+    import base64
+
+    from ipywidgets.embed import dependency_state
+
+    monkeypatch.setattr(widgets, "_execution", lambda: ("cell-s", "request-1"))
+    made = [widgets.step_through(seed_steps()), widgets.explore(branchy, x=(-3.0, 3.0, 0.5, 2.0))]
+    outputs, state = [], {}
+    for w in made:
+        data, metadata = w._repr_mimebundle_()
+        outputs.append({"data": data, "metadata": metadata})
+        state.update(dependency_state(w, drop_defaults=False))  # as the notebook stores it
+    outputs.append({"data": {"text/plain": "3"}, "metadata": {}})  # not a widget: left alone
+    live = {w.image.model_id: bytes(w.image.value) for w in made}
+    assert widgets.show_static_form_in_stored_state(state, outputs) == 2
+    for w, out in zip(made, outputs):
+        image = state[w.image.model_id]
+        # the stored picture is the strip, the same bytes as the output's own PNG
+        (buf,) = image["buffers"]
+        assert buf["path"] == ["value"] and buf["encoding"] == "base64"
+        assert base64.b64decode(buf["data"]) == w.static.png() != live[w.image.model_id]
+        assert image["state"]["width"] == str(out["metadata"]["image/png"]["width"])
+        # the first text of the widget (the step's sentence; an explorer's run text) says so
+        first_html = next(state[ref[len("IPY_MODEL_"):]] for ref in
+                          state[w.model_id]["state"]["children"]
+                          if state[ref[len("IPY_MODEL_"):]]["model_name"] == "HTMLModel")
+        assert widgets.STORED_CAPTION in first_html["state"]["value"]
+    # the live widgets are untouched: a running kernel shows the slider's own frame
+    assert all(bytes(w.image.value) == live[w.image.model_id] for w in made)
+    assert "before the walk" in made[0].caption.value
+    for w in made:
+        w.close()

@@ -20,6 +20,10 @@ What `make execute` runs.  For each notebook:
   that are whole are written as JavaScript writes them (``3``, not ``3.0``),
   and consecutive pieces of one stream (the kernel splits printed text at
   random) are merged;
+* each ``minigrad.widgets`` widget's stored state shows its static form (every
+  position of its slider), not the frame the run left it at: nbviewer and a
+  lesson reopened without a kernel draw widgets from that state
+  (``widgets.show_static_form_in_stored_state``);
 * object addresses (``<MulBackward0 object at 0x...>``) differ every run, as
   in PyTorch: when the new outputs equal the stored ones once addresses are
   sanitised (the rules nbval uses, tests/nbval_sanitize.cfg), the file is left
@@ -96,6 +100,14 @@ def _normalise(nb, language_info):
         if cell.cell_type == "code":
             _merge_streams(cell)
     nb = nbformat.from_dict(_js_numbers(json.loads(nbformat.writes(nb))))
+    # Without a kernel (nbviewer, a reopened lesson) a widget is drawn from its stored state:
+    # make that state show the whole story, as the output's own static picture does.
+    state = nb.metadata.get("widgets", {}).get(_WIDGET_STATE, {}).get("state")
+    if state:
+        from minigrad.widgets import show_static_form_in_stored_state
+
+        show_static_form_in_stored_state(
+            state, [out for cell in nb.cells for out in cell.get("outputs", [])])
     # Widget model ids are random per run: renumber them in a canonical order.
     return _renumber_widgets(nb)
 
