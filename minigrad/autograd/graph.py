@@ -40,6 +40,7 @@ ERR_BACKWARD_TWICE = (
 _sequence = itertools.count()
 # AccumulateGrad runs as soon as it is ready (PyTorch gives it UINT64_MAX).
 ACCUMULATE_PRIORITY = float("inf")
+UINT64_MAX = 2**64 - 1  # the sequence number AccumulateGrad reports, as in PyTorch
 
 
 class Node:
@@ -91,6 +92,15 @@ class Node:
     # --- what the engine calls ---------------------------------------------
 
     def _priority(self):
+        return self._seq
+
+    def _sequence_nr(self):
+        """The node's sequence number: larger for nodes recorded later (``Node._sequence_nr()``).
+
+        The backward walk runs, among the nodes that are ready, the one with
+        the largest number first.  Only comparisons mean anything: PyTorch
+        and minigrad count from different starting points.
+        """
         return self._seq
 
     def _num_outputs(self):
@@ -307,6 +317,10 @@ class AccumulateGrad(Node):
 
     def _priority(self):
         return ACCUMULATE_PRIORITY
+
+    def _sequence_nr(self):
+        """``2**64 - 1`` (PyTorch's UINT64_MAX): a leaf's node runs as soon as it is ready."""
+        return UINT64_MAX
 
     def _backward(self, grads):
         from . import grad_mode
