@@ -74,7 +74,8 @@ import weakref
 
 # (the widget classes StepThrough and Explorer are attributes made on first use, so that
 # ``from minigrad.widgets import *`` does not import ipywidgets)
-__all__ = ["ExploreResult", "explore", "render_step", "run_explore", "step_through"]
+__all__ = ["ExploreResult", "explore", "render_step", "run_explore",
+           "step_through"]
 
 _PNG_DPI = 144
 _MAX_STATIC_RUNS = 41  # slider positions run for an explorer's static strip
@@ -728,7 +729,7 @@ def step_through(steps, value=0, interval=1500, **draw_kwargs):
         return _classes()["StepThrough"](steps, value=value, interval=interval, **draw_kwargs)
 
 
-def explore(fn, *, library=None, **sliders):
+def explore(fn, *, library=None, show_values=False, **sliders):
     """Sliders for ``fn``'s inputs; each change re-runs, re-records and redraws it; an ``Explorer``.
 
     Args:
@@ -740,6 +741,9 @@ def explore(fn, *, library=None, **sliders):
             slider starts in the middle), ``x=(-3.0, 3.0, 0.5, 2.0)`` (and the
             initial value), ``x=2.0`` (a slider around 2, as ``interact``
             makes), or an ``ipywidgets.FloatSlider``.
+        show_values (bool): draw the values (``tensor(2.)``) in the leaves'
+            and the output's boxes (``viz.draw``'s ``show_values``); otherwise
+            their shapes.
 
     Returns:
         Explorer: an ``ipywidgets.VBox``: the sliders, the text (inputs, tape,
@@ -763,7 +767,7 @@ def explore(fn, *, library=None, **sliders):
     if not sliders:
         raise TypeError("explore() needs at least one slider, e.g. explore(f, x=(-3.0, 3.0, 0.5))")
     with _stable_ids("explore"):
-        return _classes()["Explorer"](fn, sliders, library=library)
+        return _classes()["Explorer"](fn, sliders, library=library, show_values=show_values)
 
 
 def __getattr__(name):

@@ -296,6 +296,20 @@ def test_explorer_image_changes_and_static_picture_stays():
     assert "  x = 3.: MulBackward0; x.grad = 6." in text
 
 
+def test_explore_show_values_draws_the_values():
+    w = widgets.explore(branchy, x=(-3.0, 3.0, 0.5, 2.0), show_values=True)
+    assert set(w.sliders) == {"x"}  # show_values is not a slider
+    lines = w.result.draw(**w._draw_kwargs).text.splitlines()
+    assert lines[2] == "  x: leaf tensor(2., requires_grad=True), .grad = 4."
+    assert lines[3].endswith("-> output = tensor(4., grad_fn=<MulBackward0>), seeded with 1.")
+    # the stored pictures too: one per recording, each with its values
+    assert [p.text.splitlines()[2] for p in w.static.pictures] == [
+        "  x: leaf tensor(-1.5000, requires_grad=True), .grad = 3.",
+        "  x: leaf tensor(2., requires_grad=True), .grad = 4."]
+    plain = widgets.explore(branchy, x=(-3.0, 3.0, 0.5, 2.0))
+    assert plain.static.pictures[1].text.splitlines()[2] == "  x: leaf, shape (), .grad = 4."
+
+
 def test_explore_slider_abbreviations():
     import ipywidgets
 
