@@ -472,17 +472,22 @@ def describe(cells, i):
     return f"cell {i + 1}" + (f" ({first[0][:60]!r})" if first else "")
 
 
-JS_SAVE = """async () => {
+# (page.evaluate has no timeout of its own: a save that never settles once stalled a whole
+# run until the watchdog; bounded here, it fails that notebook, with a screenshot)
+JS_SAVE = """async (ms) => {
   const app = window.jupyterapp;
-  await app.commands.execute('docmanager:save');
+  const late = new Promise(resolve => setTimeout(() => resolve('timeout'), ms));
+  if (await Promise.race([app.commands.execute('docmanager:save'), late]) === 'timeout')
+    return 'timeout';
   const panel = app.shell.currentWidget;
   return panel && panel.context ? panel.context.model.dirty : null;
 }"""
 
 
-def save(page):
+def save(page, timeout=30):
     """File > Save in the page; waits for the server to have written the file."""
-    page.evaluate(JS_SAVE)
+    if page.evaluate(JS_SAVE, timeout * 1000) == "timeout":
+        raise CheckFailed(f"  - File > Save did not finish within {timeout} s")
     time.sleep(0.5)
 
 
