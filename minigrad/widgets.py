@@ -18,27 +18,28 @@ Promises, so that a lesson using them reads everywhere and can be tested:
 1. **The stored page tells the whole story.**  Displaying one of these widgets
    (a cell's last value, or ``display(w)``) makes two outputs (``_ipython_display_``):
 
-   * first the *strip*: every position of the slider as a small picture with
+   * first the *widget view*, whose ``text/plain`` is one deterministic line
+     (``slider: positions 0 to 3, at 0 (it moves when the notebook runs; the
+     pictures below show every position)``): a reader in JupyterLab meets
+     the live slider first, not after scrolling past every picture;
+   * then the *strip*: every position of the slider as a small picture with
      its sentence (``viz.strip``; ``explore``: one picture per different
      recording), as ``image/png`` (shown even while a notebook is
      untrusted), ``image/svg+xml`` and a deterministic ``text/plain``
-     listing every position;
-   * then the *widget view*, whose ``text/plain`` is one deterministic line
-     (``slider: positions 0 to 3, at 0 (it moves when the notebook runs; the
-     pictures above show every position)``).
+     listing every position.
 
    Two outputs, not one, because a renderer shows one mimetype per output
    and one that knows the widget mimetype (``jupyter nbconvert --to html``,
    which nbviewer runs) prefers it to the pictures beside it.  Where a
-   reader sees what: JupyterLab with a running kernel shows the strip and
-   the live widget below it; a trusted notebook reopened shows the strip and
-   the widget restored from the state stored with it; an untrusted notebook
-   (a fresh clone) shows the strip's PNG and the widget's one line; nbviewer
-   and ``nbconvert`` pages show the strip (the widget itself only where the
-   page can load the ipywidgets script); GitHub, which runs no widgets,
-   shows the strip too.  nbval compares the ``text/plain`` of both outputs
-   (not the widget view's JSON), so a re-run matches without
-   ``nbval-ignore-output``.
+   reader sees what: JupyterLab with a running kernel shows the live widget
+   and the strip below it; a trusted notebook reopened shows the widget
+   restored from the state stored with it, then the strip; an untrusted
+   notebook (a fresh clone) shows the widget's one line and the strip's
+   PNG; nbviewer and ``nbconvert`` pages show the strip (and the widget
+   above it only where the page can load the ipywidgets script); GitHub,
+   which runs no widgets, shows the strip too.  nbval compares the
+   ``text/plain`` of both outputs (not the widget view's JSON), so a re-run
+   matches without ``nbval-ignore-output``.
 2. **Widgets survive a save.**  The widgets' model ids are made from the
    notebook cell's id (JupyterLab and ``make execute`` send it with every
    execution) instead of at random, so a notebook run and saved in JupyterLab
@@ -465,17 +466,20 @@ def _set_picture(image, fallback, picture):
     fallback.layout.display = "none"
 
 
-class _StripThenWidget:
-    """Displaying ``StepThrough`` or ``Explorer``: the strip as an output of its own, then the widget.
+class _WidgetThenStrip:
+    """Displaying ``StepThrough`` or ``Explorer``: the widget, then the strip as an output of its own.
 
-    Two outputs, so that every renderer shows the strip: a renderer picks one
-    mimetype per output, and one that knows the widget-view mimetype
-    (``nbconvert --to html``, which nbviewer runs) would pick it over the
-    PNG and SVG of a shared output and drop the strip; one that cannot run
-    widgets (GitHub, an untrusted notebook) shows the strip and the widget
-    view's one-line ``text/plain``.  Both outputs are ``display_data``, made
-    once when the cell runs (moving a slider displays nothing), so a re-run
-    under nbval gives the same two outputs; nbval compares their ``text/plain``.
+    The widget first, so that a JupyterLab reader meets the live slider at
+    once; the strip below it, so that a page read without a kernel still
+    shows every position.  Two outputs, so that every renderer shows the
+    strip: a renderer picks one mimetype per output, and one that knows the
+    widget-view mimetype (``nbconvert --to html``, which nbviewer runs) would
+    pick it over the PNG and SVG of a shared output and drop the strip; one
+    that cannot run widgets (GitHub, an untrusted notebook) shows the widget
+    view's one-line ``text/plain`` and the strip.  Both outputs are
+    ``display_data``, made once when the cell runs (moving a slider displays
+    nothing), so a re-run under nbval gives the same two outputs; nbval
+    compares their ``text/plain``.
     """
 
     def _view_text(self):  # the widget view's text/plain: one deterministic line
@@ -494,12 +498,12 @@ class _StripThenWidget:
     def display_bundles(self):
         """What displaying the widget outputs, in order: a list of ``(data, metadata)`` pairs.
 
-        First the strip (``self.static``: ``image/png`` with its display size
-        in the metadata, ``image/svg+xml``, and its deterministic
-        ``text/plain``; without Graphviz, ``text/plain`` only, with the
-        reason), then the widget view (``_repr_mimebundle_``).
+        First the widget view (``_repr_mimebundle_``), then the strip
+        (``self.static``: ``image/png`` with its display size in the
+        metadata, ``image/svg+xml``, and its deterministic ``text/plain``;
+        without Graphviz, ``text/plain`` only, with the reason).
         """
-        return [self.static._repr_mimebundle_(), (self._repr_mimebundle_(), {})]
+        return [(self._repr_mimebundle_(), {}), self.static._repr_mimebundle_()]
 
     def _ipython_display_(self):
         # IPython calls this instead of _repr_mimebundle_, for a cell's last value and display()
@@ -518,7 +522,7 @@ def _classes():
         return _CLASSES
     import ipywidgets as w
 
-    class StepThrough(_StripThenWidget, w.VBox):
+    class StepThrough(_WidgetThenStrip, w.VBox):
         """A slider and a play button over the states of a recorded walk (``step_through``).
 
         Attributes:
@@ -527,7 +531,7 @@ def _classes():
             caption (HTML): the step's sentence.
             image (Image): the picture (PNG).
             static (viz.StripPicture): every position as a small picture with its
-                sentence: displayed as an output of its own above the widget, so that a
+                sentence: displayed as an output of its own below the widget, so that a
                 page read without a kernel shows every position.
         """
 
@@ -579,9 +583,9 @@ def _classes():
         def _view_text(self):
             s = self.slider
             return (f"slider: positions {s.min} to {s.max}, at {s.value} (it moves when the "
-                    "notebook runs; the pictures above show every position)")
+                    "notebook runs; the pictures below show every position)")
 
-    class Explorer(_StripThenWidget, w.VBox):
+    class Explorer(_WidgetThenStrip, w.VBox):
         """Sliders that re-run a function and redraw what it recorded (``explore``).
 
         Attributes:
@@ -592,7 +596,7 @@ def _classes():
             image (Image): the picture of the last recording, as the walk left it.
             result (ExploreResult): the last run; ``initial``: the first.
             static (viz.StripPicture): one picture per different recording over
-                the sliders' range: displayed as an output of its own above the widget.
+                the sliders' range: displayed as an output of its own below the widget.
         """
 
         def __init__(self, fn, sliders, library=None, **draw_kwargs):
@@ -657,7 +661,7 @@ def _classes():
                 for name, s in self.sliders.items())
             one = len(self.sliders) == 1
             return (f"slider{'' if one else 's'}: {ranges} ({'it moves' if one else 'they move'} "
-                    "when the notebook runs; the pictures above show every recording over "
+                    "when the notebook runs; the pictures below show every recording over "
                     f"{'its' if one else 'their'} range)")
 
     _CLASSES["StepThrough"] = StepThrough
@@ -705,10 +709,11 @@ def step_through(steps, value=0, interval=1500, **draw_kwargs):
 
     Returns:
         StepThrough: an ``ipywidgets.VBox``: play button and slider, the step's
-        sentence, the picture.  Displayed in a notebook, it shows above itself,
+        sentence, the picture.  Displayed in a notebook, it shows below itself,
         as an output of its own, every position as a strip of small pictures
-        with their sentences (see the module docstring).  ``widget.show(i)`` moves it; ``render_step(steps,
-        i)`` is the same picture and sentence without a widget.
+        with their sentences (see the module docstring).  ``widget.show(i)``
+        moves it; ``render_step(steps, i)`` is the same picture and sentence
+        without a widget.
 
     Raises:
         TypeError: ``steps`` is not a recording.
@@ -751,7 +756,7 @@ def explore(fn, *, library=None, show_values=False, **sliders):
         it.  On every change, ``fn`` runs on fresh leaves ``tensor(value,
         requires_grad=True)``, is recorded (``viz.record_forward``) and walked
         back (``viz.record_backward``).  Displayed in a notebook, it shows
-        above itself, as an output of its own, one picture per different
+        below itself, as an output of its own, one picture per different
         recording over the sliders' range.
         ``widget.update(x=-1.0)`` moves it; ``run_explore(fn, x=-1.0)`` is the
         same run without a widget.

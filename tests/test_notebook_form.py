@@ -48,7 +48,7 @@ def test_cells_have_their_own_ids(lesson):
     assert all(ids) and len(set(ids)) == len(ids)  # widgets take their model ids from them
 
 
-def test_every_widget_output_has_its_stored_state_and_its_strip_above_it(lesson):
+def test_every_widget_output_has_its_stored_state_and_its_strip_below_it(lesson):
     nb = nbformat.read(lesson, as_version=4)
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     for cell in nb.cells:
@@ -63,10 +63,10 @@ def test_every_widget_output_has_its_stored_state_and_its_strip_above_it(lesson)
             # the widget view is an output of its own (a renderer that knows its mimetype would
             # choose it over any picture beside it), with one line of text where it cannot run
             assert set(data) == {WIDGET_VIEW, "text/plain"}, cell.id
-            assert "the pictures above show every" in data["text/plain"], cell.id
-            # the output just above it is the strip: the stored page tells the whole story
-            assert k > 0 and outs[k - 1].output_type == "display_data", cell.id
-            strip = outs[k - 1].get("data", {})
+            assert "the pictures below show every" in data["text/plain"], cell.id
+            # the output just below it is the strip: the stored page tells the whole story
+            assert k + 1 < len(outs) and outs[k + 1].output_type == "display_data", cell.id
+            strip = outs[k + 1].get("data", {})
             assert set(strip) == {"image/png", "image/svg+xml", "text/plain"}, cell.id
             assert "0x" not in strip["text/plain"]
 

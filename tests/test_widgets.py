@@ -135,11 +135,19 @@ def test_step_through_image_changes_with_the_slider():
 
 
 @needs_dot
-def test_step_through_displays_its_strip_then_itself():
+def test_step_through_displays_itself_then_its_strip():
     steps = seed_steps()
     w = widgets.step_through(steps, value=2)
-    (strip_data, strip_meta), (view, view_meta) = w.display_bundles()
-    # first output: the strip alone, so that a renderer that knows the widget mimetype
+    (view, view_meta), (strip_data, strip_meta) = w.display_bundles()
+    # first output: the widget view, with one deterministic line for renderers without widgets
+    # (a JupyterLab reader meets the live slider first)
+    assert set(view) == {"text/plain", WIDGET_VIEW} and view_meta == {}
+    assert view[WIDGET_VIEW]["model_id"] == w.model_id
+    assert view["text/plain"] == ("slider: positions 0 to 3, at 2 (it moves when the notebook "
+                                  "runs; the pictures below show every position)")
+    assert w._repr_mimebundle_() == view
+    assert w._repr_mimebundle_(include={"text/plain"}) == {"text/plain": view["text/plain"]}
+    # second output: the strip alone, so that a renderer that knows the widget mimetype
     # (nbconvert, nbviewer) cannot pick the widget over it
     assert set(strip_data) == {"text/plain", "image/png", "image/svg+xml"}
     # text/plain: every position's sentence, then the last picture's text form: the whole
@@ -150,13 +158,6 @@ def test_step_through_displays_its_strip_then_itself():
     assert "\n".join(lines[5:]) == steps.draw(3, caption=False).text
     assert strip_data["text/plain"] == w.static.text and "0x" not in strip_data["text/plain"]
     assert set(strip_meta) == {"image/png"}
-    # second output: the widget view, with one deterministic line for renderers without widgets
-    assert set(view) == {"text/plain", WIDGET_VIEW} and view_meta == {}
-    assert view[WIDGET_VIEW]["model_id"] == w.model_id
-    assert view["text/plain"] == ("slider: positions 0 to 3, at 2 (it moves when the notebook "
-                                  "runs; the pictures above show every position)")
-    assert w._repr_mimebundle_() == view
-    assert w._repr_mimebundle_(include={"text/plain"}) == {"text/plain": view["text/plain"]}
     # the PNG is the strip of all four pictures (two rows of two) and one legend
     import base64
 
@@ -171,12 +172,12 @@ def test_step_through_displays_its_strip_then_itself():
     assert strip_meta["image/png"] == {"width": round(w_px / 1.5), "height": round(h_px / 1.5)}
     # the strip does not depend on the slider
     w.slider.value = 3
-    assert w.display_bundles()[0] == (strip_data, strip_meta)
+    assert w.display_bundles()[1] == (strip_data, strip_meta)
 
 
 @needs_dot
 def test_displaying_a_widget_through_ipython_makes_two_outputs(monkeypatch):
-    """What IPython does with a cell's last value (and display()): two outputs, strip first."""
+    """What IPython does with a cell's last value (and display()): two outputs, widget first."""
     import IPython.display
     from IPython.core.formatters import DisplayFormatter
 
@@ -189,7 +190,7 @@ def test_displaying_a_widget_through_ipython_makes_two_outputs(monkeypatch):
     assert DisplayFormatter().format(w) == ({}, {})
     assert [(d, m) for d, m, _raw in shown] == w.display_bundles()
     assert all(raw for _d, _m, raw in shown)
-    assert "image/png" in shown[0][0] and WIDGET_VIEW in shown[1][0]
+    assert WIDGET_VIEW in shown[0][0] and "image/png" in shown[1][0]
 
 
 def test_step_through_without_graphviz_shows_the_text(monkeypatch, tmp_path):
@@ -199,7 +200,7 @@ def test_step_through_without_graphviz_shows_the_text(monkeypatch, tmp_path):
     w = widgets.step_through(steps)
     assert w.image.layout.display == "none" and w.fallback.layout.display is None
     assert "recorded graph of z" in w.fallback.value and "no picture" in w.fallback.value
-    (strip_data, _), (view, _) = w.display_bundles()
+    (view, _), (strip_data, _) = w.display_bundles()
     assert set(strip_data) == {"text/plain"} and set(view) == {"text/plain", WIDGET_VIEW}
     assert strip_data["text/plain"].startswith(viz.strip(steps).text + "\n\n(no picture: ")
 
@@ -279,12 +280,12 @@ def test_explorer_image_changes_and_static_picture_stays():
     assert before.startswith(PNG_MAGIC)
     w.update(x=-1.0)
     assert bytes(w.image.value).startswith(PNG_MAGIC) and bytes(w.image.value) != before
-    (strip_data, _), (view, _) = w.display_bundles()
+    (view, _), (strip_data, _) = w.display_bundles()
     assert set(strip_data) == {"text/plain", "image/png", "image/svg+xml"}
     assert set(view) == {"text/plain", WIDGET_VIEW}
     assert view["text/plain"] == (
         "slider: x from -3. to 3. in steps of 0.5000, at -1. (it moves when the notebook runs; "
-        "the pictures above show every recording over its range)")
+        "the pictures below show every recording over its range)")
     text = strip_data["text/plain"]
     assert text.startswith("2 different recordings over 13 slider positions")
     # one picture per recording: the side of 0 and the side above it, each with its range
@@ -320,7 +321,7 @@ def test_explore_slider_abbreviations():
     # the widget view's line names every slider (its range, its value) in order
     assert w._repr_mimebundle_()["text/plain"] == (
         "sliders: a from -1.5000 to 4.5000 in steps of 0.1000, at 1.5000; b from 0. to 4. in "
-        "steps of 0.1000, at 2. (they move when the notebook runs; the pictures above show every "
+        "steps of 0.1000, at 2. (they move when the notebook runs; the pictures below show every "
         "recording over their range)")
     given = ipywidgets.FloatSlider(value=1.0, min=0.0, max=2.0, description="t")
     w = widgets.explore(lambda t: t.exp(), t=given)
@@ -399,7 +400,7 @@ def test_widget_ids_come_from_the_cell_so_a_saved_run_finds_its_models(monkeypat
 # ------------------------------------------------------------------ in a real kernel
 
 @needs_dot
-def test_a_run_stores_the_strip_then_the_widget_and_a_rerun_gives_the_same(tmp_path):
+def test_a_run_stores_the_widget_then_the_strip_and_a_rerun_gives_the_same(tmp_path):
     """Run as ``make execute`` runs (cell ids sent), twice: the outputs nbval would compare."""
     import nbformat
 
@@ -423,19 +424,19 @@ def test_a_run_stores_the_strip_then_the_widget_and_a_rerun_gives_the_same(tmp_p
     first, second = outputs(), outputs()
     for cell in first.cells[1:]:
         outs = cell.outputs
-        # two display_data, no execute_result: the strip, then the widget view
+        # two display_data, no execute_result: the widget view, then the strip
         assert [o.output_type for o in outs] == ["display_data", "display_data"], cell.id
-        assert set(outs[0].data) == {"text/plain", "image/png", "image/svg+xml"}
-        assert set(outs[0].metadata) == {"image/png"}
-        assert set(outs[1].data) == {"text/plain", WIDGET_VIEW}
-        assert "the pictures above show every" in outs[1].data["text/plain"]
-        assert outs[1].data[WIDGET_VIEW]["model_id"].startswith("minigrad-")  # from the cell id
-    assert first.cells[1].outputs[0].data["text/plain"] == viz.strip(seed_steps()).text
-    assert first.cells[1].outputs[1].data["text/plain"].startswith("slider: positions 0 to 3, at 1")
-    assert first.cells[2].outputs[0].data["text/plain"].startswith("2 different recordings")
+        assert set(outs[0].data) == {"text/plain", WIDGET_VIEW}
+        assert "the pictures below show every" in outs[0].data["text/plain"]
+        assert outs[0].data[WIDGET_VIEW]["model_id"].startswith("minigrad-")  # from the cell id
+        assert set(outs[1].data) == {"text/plain", "image/png", "image/svg+xml"}
+        assert set(outs[1].metadata) == {"image/png"}
+    assert first.cells[1].outputs[0].data["text/plain"].startswith("slider: positions 0 to 3, at 1")
+    assert first.cells[1].outputs[1].data["text/plain"] == viz.strip(seed_steps()).text
+    assert first.cells[2].outputs[1].data["text/plain"].startswith("2 different recordings")
     # the re-run: the same outputs, model ids included (the stored widget state names them)
     for a, b in zip(first.cells[1:], second.cells[1:]):
         assert [o.data["text/plain"] for o in a.outputs] == [o.data["text/plain"] for o in b.outputs]
-        assert a.outputs[1].data[WIDGET_VIEW] == b.outputs[1].data[WIDGET_VIEW]
+        assert a.outputs[0].data[WIDGET_VIEW] == b.outputs[0].data[WIDGET_VIEW]
     state = first.metadata.widgets["application/vnd.jupyter.widget-state+json"]["state"]
-    assert all(c.outputs[1].data[WIDGET_VIEW]["model_id"] in state for c in first.cells[1:])
+    assert all(c.outputs[0].data[WIDGET_VIEW]["model_id"] in state for c in first.cells[1:])

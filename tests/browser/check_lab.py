@@ -14,7 +14,7 @@ JupyterLab and playwright).  It
   untrusted, as a fresh clone is, and checks that every stored picture
   already shows as a picture (a PNG beside the SVG is what makes that work),
   a widget's strip included, and that every widget view has its strip as an
-  output of its own right above it (never sharing the widget's output, which
+  output of its own right below it (never sharing the widget's output, which
   nbconvert and nbviewer would show instead of the picture);
 * lets autosave run, then saves the notebook (File > Save) before running
   anything, and checks that the file is byte for byte what `make execute`
@@ -25,7 +25,8 @@ JupyterLab and playwright).  It
   `raises-exception` (tags read from the .ipynb file, matched by cell order),
   and that every picture is an <img> that loaded (non-zero naturalWidth);
 * checks that every widget with a strip shows a live picture of its own (an
-  image inside the widget), below the strip;
+  image inside the widget), and that on the page each such widget's output is
+  right above its strip's (the reader meets the live slider first);
 * for every ipywidgets slider: finds the picture that belongs to it (in its
   own output, i.e. its widget; else in its cell's output; else any widget
   picture in the notebook), presses ArrowRight on the focused slider handle
@@ -35,8 +36,9 @@ JupyterLab and playwright).  It
 * saves the notebook after the run (as autosave does), stops JupyterLab,
   starts a fresh one (same signature database: the saved notebook is trusted,
   as it is for a student), reopens every notebook and checks that no widget
-  shows "Error displaying widget", and that every widget cell shows its strip
-  and the widget's own picture (restored from the widget state stored with it);
+  shows "Error displaying widget", and that every widget cell shows the
+  widget's own picture (restored from the widget state stored with it) with
+  its strip right below it;
 * saves a screenshot per notebook (and one per slider moved, and one after
   the reopening), printing paths;
 * stops JupyterLab and its kernels at the end, also on failure or Ctrl-C.
@@ -324,7 +326,7 @@ JS_SCROLL_TO_PICTURE = """(k) => {
 
 # The picture a slider drives, as a string that changes when the picture does:
 # the pictures in the slider's own output (its widget; not the strip, an output of
-# its own above it that never changes), else in its cell output (outside the
+# its own below it that never changes), else in its cell output (outside the
 # slider), else every picture inside a widget anywhere in the notebook.
 JS_SLIDER = """(k) => {
   const handles = document.querySelectorAll(__HANDLE__);
@@ -423,26 +425,23 @@ def file_cells(path):
     """What the file stores, cell by cell: pictures, widget views, and widgets' strips.
 
     ``pictures``: outputs with an image (a widget's strip is one: an output of its own);
-    ``widgets``: widget views; ``strips``: widget views right after a picture in the same
-    cell (what ``minigrad.widgets`` stores: the strip, then the widget, which has an Image
-    of its own); ``mixed``: widget views that share an output with a picture (a renderer
+    ``widgets``: widget views; ``strips``: widget views right before a picture in the same
+    cell (what ``minigrad.widgets`` stores: the widget, which has an Image of its own, then
+    the strip); ``mixed``: widget views that share an output with a picture (a renderer
     that knows the widget mimetype would drop the picture: nbconvert, nbviewer).
     """
     nb = json.loads(path.read_text(encoding="utf-8"))
     cells = []
     for cell in nb["cells"]:
         pictures = widgets = strips = mixed = 0
-        previous_is_picture = False
-        for output in cell.get("outputs", []):
-            data = output.get("data", {})
-            picture = "image/png" in data or "image/svg+xml" in data or "image/jpeg" in data
-            if WIDGET_VIEW in data:
+        kinds = [_output_kind(output.get("data", {})) for output in cell.get("outputs", [])]
+        for k, kind in enumerate(kinds):
+            if kind in ("widget", "mixed"):
                 widgets += 1
-                strips += previous_is_picture
-                mixed += picture
-            elif picture:
+                strips += kinds[k + 1:k + 2] == ["picture"]
+                mixed += kind == "mixed"
+            elif kind == "picture":
                 pictures += 1
-            previous_is_picture = picture and WIDGET_VIEW not in data
         cells.append({
             "type": cell["cell_type"],
             "tags": set(cell.get("metadata", {}).get("tags", [])),
@@ -455,22 +454,40 @@ def file_cells(path):
     return cells
 
 
+def _output_kind(data):
+    """``widget``, ``picture``, ``mixed`` (a widget view and a picture in one output) or ``other``."""
+    picture = bool({"image/png", "image/svg+xml", "image/jpeg"} & set(data))
+    if WIDGET_VIEW in data:
+        return "mixed" if picture else "widget"
+    return "picture" if picture else "other"
+
+
+def widgets_above_strips(order):
+    """How many live widgets in a cell's outputs (as shown) are right above a picture output."""
+    return sum(a == "widget" and b == "picture" for a, b in zip(order, order[1:]))
+
+
 def describe(cells, i):
     first = cells[i]["first_line"]
     return f"cell {i + 1}" + (f" ({first[0][:60]!r})" if first else "")
 
 
-JS_SAVE = """async () => {
+# (page.evaluate has no timeout of its own: a save that never settles once stalled a whole
+# run until the watchdog; bounded here, it fails that notebook, with a screenshot)
+JS_SAVE = """async (ms) => {
   const app = window.jupyterapp;
-  await app.commands.execute('docmanager:save');
+  const late = new Promise(resolve => setTimeout(() => resolve('timeout'), ms));
+  if (await Promise.race([app.commands.execute('docmanager:save'), late]) === 'timeout')
+    return 'timeout';
   const panel = app.shell.currentWidget;
   return panel && panel.context ? panel.context.model.dirty : null;
 }"""
 
 
-def save(page):
+def save(page, timeout=30):
     """File > Save in the page; waits for the server to have written the file."""
-    page.evaluate(JS_SAVE)
+    if page.evaluate(JS_SAVE, timeout * 1000) == "timeout":
+        raise CheckFailed(f"  - File > Save did not finish within {timeout} s")
     time.sleep(0.5)
 
 
@@ -521,18 +538,25 @@ def open_notebook(page, lab, rel, expected):
                            for s in lab.sessions()), 30, "the kernel session in /api/sessions")
 
 
-# What a reopened notebook shows in each cell that stored a widget: errors, and pictures.
+# What each cell shows: widget errors, pictures, and its outputs in page order, each
+# 'widget' (a live widget), 'picture' (a loaded picture outside widgets) or 'other'.
 JS_WIDGET_CELLS = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
+  const loaded = root => Array.from(root.querySelectorAll('img'))
+    .filter(im => im.complete && im.naturalWidth > 0);
   return panel.content.widgets.map((cell, i) => {
     const out = cell.node.querySelector('.jp-Cell-outputArea');
     const text = out ? out.textContent : '';
-    const imgs = out ? Array.from(out.querySelectorAll('img')) : [];
-    const loaded = imgs.filter(im => im.complete && im.naturalWidth > 0);
+    const imgs = out ? loaded(out) : [];
+    // the cell's own outputs, not those of an Output widget inside one of them
+    const outputs = out ? Array.from(out.querySelectorAll('.jp-OutputArea-output'))
+      .filter(o => !o.parentElement.closest('.jp-OutputArea-output')) : [];
+    const order = outputs.map(o => o.querySelector('.jupyter-widgets') ? 'widget'
+      : loaded(o).length ? 'picture' : 'other');
     return {cell: i, error: text.includes('Error displaying widget'),
-            loading: text.includes('Loading widget'),
-            pictures: loaded.filter(im => !im.closest('.jupyter-widgets')).length,
-            widgetPictures: loaded.filter(im => im.closest('.jupyter-widgets')).length};
+            loading: text.includes('Loading widget'), order,
+            pictures: imgs.filter(im => !im.closest('.jupyter-widgets')).length,
+            widgetPictures: imgs.filter(im => im.closest('.jupyter-widgets')).length};
   });
 }"""
 
@@ -550,14 +574,16 @@ def check_reopened(page, lab, rel, path, shots):
         nonlocal state
         state = page.evaluate(JS_WIDGET_CELLS)
         return all(not state[i]["loading"] and state[i]["pictures"] >= expected[i]["pictures"]
-                   and state[i]["widgetPictures"] >= expected[i]["strips"] for i in widget_cells)
+                   and state[i]["widgetPictures"] >= expected[i]["strips"]
+                   and widgets_above_strips(state[i]["order"]) >= expected[i]["strips"]
+                   for i in widget_cells)
 
     try:
         wait_until(settled, 20, "every widget cell to show a picture")
     except CheckFailed:
         pass
     for i in widget_cells:
-        cell = state[i] if i < len(state) else {"error": False, "pictures": 0,
+        cell = state[i] if i < len(state) else {"error": False, "pictures": 0, "order": [],
                                                 "widgetPictures": 0, "loading": True}
         still = " (still 'Loading widget...')" if cell["loading"] else ""
         if cell["error"]:
@@ -571,6 +597,10 @@ def check_reopened(page, lab, rel, path, shots):
             problems.append(f"{describe(expected, i)}: the widget shows no picture of its own "
                             "after the notebook was saved and reopened (its stored state did not "
                             "restore)" + still)
+        elif widgets_above_strips(cell["order"]) < expected[i]["strips"]:
+            problems.append(f"{describe(expected, i)}: after the notebook was saved and reopened, "
+                            f"its outputs show as {cell['order']}: not each widget right above "
+                            "its strip" + still)
     shot = shots / (rel.replace("/", "__").removesuffix(".ipynb") + "-reopened.png")
     if widget_cells:
         page.evaluate(JS_SCROLL_TO_WIDGET, widget_cells[0])
@@ -609,10 +639,10 @@ def check_notebook(page, lab, rel, path, shots, timeout, original):
         if c["mixed"]:
             problems.append(f"{describe(expected, i)}: a widget view shares its output with a "
                             "picture (nbconvert and nbviewer show the widget and drop the picture): "
-                            "display the picture as an output of its own, above the widget")
+                            "display the picture as an output of its own, below the widget")
         if c["widgets"] > c["strips"]:
             problems.append(f"{describe(expected, i)}: {c['widgets'] - c['strips']} widget(s) "
-                            "without a stored picture right above them (a page read without a "
+                            "without a stored picture right below them (a page read without a "
                             "kernel shows nothing of them)")
     shown = [p for p in wait_pictures(page, stored, 15) if not p["widget"]]
     if len(shown) < stored:
@@ -704,7 +734,13 @@ def check_notebook(page, lab, rel, path, shots, timeout, original):
                         f"{stored} stored in the file")
     if len(pictures) - len(static) < strips:
         problems.append(f"after running: {len(pictures) - len(static)} picture(s) in widgets, but "
-                        f"{strips} widget(s) with a strip (each shows a live picture below it)")
+                        f"{strips} widget(s) with a strip (each shows a live picture of its own)")
+    shown_cells = page.evaluate(JS_WIDGET_CELLS)
+    for i, c in enumerate(expected):
+        order = shown_cells[i]["order"] if i < len(shown_cells) else []
+        if c["strips"] and widgets_above_strips(order) < c["strips"]:
+            problems.append(f"after running: {describe(expected, i)} shows its outputs as {order}: "
+                            f"not each of its {c['strips']} widget(s) right above its strip")
     for p in pictures:
         if not p["width"]:
             problems.append(f"a picture in {describe(expected, p['cell'])} did not load (naturalWidth 0)")
