@@ -22,7 +22,9 @@ def check_walk():
     cells = {c["id"]: "".join(c["source"]) for c in json.loads(LESSON.read_text())["cells"]}
     ns = {"torch": minigrad}
     exec(cells["d4-watch"], ns)
-    exec(cells["d4-checker"], ns)
+    exec(cells["d4-answer"], ns)      # as stored: no prediction; the check cell ends by checking it
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(cells["d4-checker"], ns)
 
     def run(order, x_grad):
         out = io.StringIO()

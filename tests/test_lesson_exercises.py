@@ -21,7 +21,11 @@ LESSONS = Path(__file__).resolve().parents[1] / "notebooks" / "developer"
 
 
 def load(notebook, *cell_ids):
-    """A namespace in which the given code cells of ``notebook`` have run (``torch`` is minigrad)."""
+    """A namespace in which the given code cells of ``notebook`` have run (``torch`` is minigrad).
+
+    A check cell comes after the learner's answer cell and ends by checking it, so the
+    answer cell (as stored: no prediction) runs first.
+    """
     nb = json.loads((LESSONS / notebook).read_text(encoding="utf-8"))
     cells = {c["id"]: "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"}
     namespace = {"torch": minigrad}
@@ -39,7 +43,7 @@ def said(fn, *args, **kwargs):
 
 @pytest.fixture(scope="module")
 def check_prediction():
-    return load("01_watching_the_recording.ipynb", "c63")["check_prediction"]
+    return load("01_watching_the_recording.ipynb", "c65", "c63")["check_prediction"]
 
 
 def test_lesson1_no_prediction_gives_a_hint_not_the_answer(check_prediction):
@@ -92,7 +96,7 @@ def test_lesson1_one_prediction_filled_in(check_prediction):
 
 @pytest.fixture(scope="module")
 def check_switches():
-    return load("02_switching_recording_off.ipynb", "d42", "d44")["check_switches"]
+    return load("02_switching_recording_off.ipynb", "d42", "d46", "d44")["check_switches"]
 
 
 def test_lesson2_checker(check_switches):
@@ -114,7 +118,7 @@ def test_lesson2_checker(check_switches):
 
 @pytest.fixture(scope="module")
 def check_accumulation():
-    return load("03_gradient_accumulation.ipynb", "g32", "g34")["check_accumulation"]
+    return load("03_gradient_accumulation.ipynb", "g32", "g36", "g34")["check_accumulation"]
 
 
 def test_lesson3_checker(check_accumulation):
