@@ -68,9 +68,12 @@ dot:
 	@PATH="$(abspath $(BIN)):$$PATH" bash tests/tools/ensure_dot.sh
 
 # The repository root is served, so every file a lesson names (minigrad/autograd/engine.py)
-# opens in the same JupyterLab; it opens on the lessons' README (rendered).
+# opens in the same JupyterLab; it opens on the lessons' README (rendered).  The open tabs
+# (JupyterLab's workspace) are this checkout's own, kept in the environment: not the tabs
+# another project left in ~/.jupyter.
 lab: setup
 	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/README.md \
+	  --LabApp.workspaces_dir=$(PREFIX)/share/jupyter/lab/workspaces \
 	  --ip=127.0.0.1 --no-browser $(ROOT_FLAG)
 
 test: setup

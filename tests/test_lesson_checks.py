@@ -48,6 +48,8 @@ def test_beginner1_guess():
     assert said(check, 6).startswith("6 was x's blame at 3")
     assert said(check, 26).startswith("26 is z itself")
     assert said(check, 7.5).startswith("Not yet")
+    assert said(check, "10").startswith("Right")                       # typed in quotes
+    assert said(check, "ten") == "Write a number, e.g. my_guess = 7.5 (you wrote 'ten').\n"
 
 
 def test_beginner2_detour():
@@ -85,6 +87,7 @@ def test_researcher2_checkpoint_prediction():
     assert "s = 6: right" in right and "peak = 11: right" in right
     assert "no checkpointing" in said(check, 1, 36)
     assert "every layer its own segment" in said(check, 36, 36)
+    assert said(check, "six", 11).startswith("Write numbers")
     wrong = said(check, 4, 12)
     assert "s = 4: measured peak 12" in wrong and "peak = 12: not the measured value" in wrong
 

@@ -134,3 +134,8 @@ def test_lesson3_checker(check_accumulation):
     text = said(check_accumulation, b=18)
     assert "b: right" in text and "a: no prediction yet" in text and "1 of 3 right" in text
     assert "count the backward() calls" in said(check_accumulation, a=7)
+
+
+def test_lesson1_answers_that_are_not_numbers(check_prediction):
+    assert "x.grad: right, 6" in said(check_prediction, "6", "3")      # typed in quotes: read as numbers
+    assert said(check_prediction, "six", None).startswith("Write numbers")
