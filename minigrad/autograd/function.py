@@ -207,6 +207,7 @@ class Function:
     saved_names = ()
     saved_attrs = ()
     _backward_cls = BackwardNode
+    _setup_context_style = False  # forward(*args) with setup_context (set per subclass)
     _is_view = False  # True for ops whose output shares the input's memory
     # Run forward under np.errstate(all="ignore") (PyTorch never warns about
     # inf or nan in arithmetic).  Ops that cannot produce one (shape ops,
@@ -223,6 +224,9 @@ class Function:
         for n in cls.saved_attrs:
             ns["_saved_" + n] = _saved_attr_property(n)
         cls._backward_cls = type(name, (BackwardNode,), ns)
+        # forward(*args) + setup_context(ctx, inputs, output): the style the
+        # "Extending PyTorch" note shows first
+        cls._setup_context_style = cls.setup_context is not Function.setup_context
 
     def __init__(self, *args, **kwargs):
         import warnings
@@ -241,22 +245,46 @@ class Function:
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Save what ``backward`` needs, for a ``forward(*args)`` that takes no ``ctx``.
+
+        Override it together with a ``forward`` without ``ctx``: ``apply``
+        then calls ``forward(*args)`` and ``setup_context(ctx, inputs,
+        output)``, both with recording off; ``inputs`` is the tuple of
+        ``apply``'s arguments (defaults filled in), ``output`` what forward
+        returned.  Source: ``torch.autograd.Function.setup_context``.
+
+        Raises:
+            NotImplementedError: "setup_context is not implemented." when not overridden.
+        """
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
     def backward(ctx, *grad_outputs):
         """Vector-Jacobian product; see the class docstring."""
         raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
 
     @classmethod
-    def apply(cls, *args):
+    def apply(cls, *args, **kwargs):
         """Run ``forward`` and, if any input requires grad (and grad mode is on), record a node.
+
+        Keyword arguments are passed on to ``forward`` and, as in PyTorch,
+        count as inputs after the positional ones (in the order given) for
+        ``needs_input_grad``, ``next_functions`` and the gradients
+        ``backward`` returns.  With ``setup_context`` they are bound to
+        ``forward``'s parameters first, defaults filled in, as PyTorch does.
 
         Returns:
             what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
         """
+        if cls._setup_context_style:
+            args, kwargs = _bind_default_args(cls.forward, args, kwargs)
+        inputs = args + tuple(kwargs.values()) if kwargs else args
         state = _state
         enabled = state.enabled
         record = False
         if enabled and not state.inference:  # inference mode records nothing, even under enable_grad
-            flags = tuple([isinstance(a, _Tensor) and a._requires_grad for a in args])
+            flags = tuple([isinstance(a, _Tensor) and a._requires_grad for a in inputs])
             record = True in flags
         if record:
             ctx = cls._backward_cls()
@@ -264,15 +292,17 @@ class Function:
         else:
             # Nothing to record: a throwaway context, no graph node.
             ctx = _ForwardOnlyCtx()
-            ctx.needs_input_grad = (False,) * len(args)
+            ctx.needs_input_grad = (False,) * len(inputs)
         state.enabled = False
         try:
             if cls._quiet_numpy and not state.numpy_quiet:
                 # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
                 with np.errstate(all="ignore"):
-                    out = cls.forward(ctx, *args)
+                    out = (cls.forward(ctx, *args, **kwargs) if not cls._setup_context_style
+                           else _forward_then_setup(cls, ctx, args, kwargs))
             else:
-                out = cls.forward(ctx, *args)
+                out = (cls.forward(ctx, *args, **kwargs) if not cls._setup_context_style
+                       else _forward_then_setup(cls, ctx, args, kwargs))
         finally:
             state.enabled = enabled
         if cls._is_view:
@@ -281,15 +311,30 @@ class Function:
             # another view replaces it, this view's grad_fn is rebuilt (see _record)
             out._view_base_fn = _view_root(args[0])._grad_fn
         if record:
-            out = _record(ctx, args, out)
+            out = _record(ctx, inputs, out)
         elif cls._is_view and not enabled and args[0]._requires_grad:
             # PyTorch: a view of a tensor that requires grad, taken under
             # no_grad, is a leaf that still requires grad.
             out._requires_grad = True
         if _fw_state.level is not None:
             # forward mode (autograd.forward_ad): push tangents through this op
-            forward_ad._propagate(cls, args, out, ctx)
+            forward_ad._propagate(cls, inputs, out, ctx)
         return out
+
+
+def _bind_default_args(forward, args, kwargs):
+    """``apply``'s arguments bound to ``forward``'s signature, defaults filled in (as PyTorch)."""
+    import inspect
+
+    bound = inspect.signature(forward).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args, bound.kwargs
+
+
+def _forward_then_setup(cls, ctx, args, kwargs):
+    out = cls.forward(*args, **kwargs)
+    cls.setup_context(ctx, args, out)
+    return out
 
 
 class _ForwardOnlyCtx(FunctionCtx):
@@ -361,9 +406,11 @@ def _record(ctx, args, out):
         for t in to_save:
             if t is None:
                 saved.append(None)
+            elif t._grad_fn is ctx:
+                # one of this node's own outputs: remember which one
+                saved.append(SavedTensor(t, True, t._output_nr))
             else:
-                # one of this node's own (differentiable) outputs?
-                saved.append(SavedTensor(t, t._grad_fn is ctx))
+                saved.append(SavedTensor(t))
         ctx._saved = tuple(saved)
     return out
 

@@ -180,9 +180,12 @@ class SavedTensor:
             if the tensor changed since it was saved.
     """
 
-    __slots__ = ("_is_output", "_packed", "_tensor", "_unpack_hook", "_version", "_origin")
+    __slots__ = ("_is_output", "_output_nr", "_packed", "_tensor", "_unpack_hook", "_version",
+                 "_origin")
 
-    def __init__(self, tensor, is_output=False):
+    def __init__(self, tensor, is_output=False, output_nr=0):
+        # output_nr: which output of the saving node ``tensor`` is, so that an
+        # output saved by a node of several outputs comes back in its own slot
         if tensor._inference:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created "
@@ -193,6 +196,7 @@ class SavedTensor:
         vc = tensor._vc
         self._version = 0 if vc is None else vc[0]
         self._is_output = is_output
+        self._output_nr = output_nr
         self._unpack_hook = None
         if _saved_hooks_stack and not tensor._wrapped:  # Python numbers skip the hooks
             pack, self._unpack_hook = _saved_hooks_stack[-1]
@@ -222,7 +226,7 @@ class SavedTensor:
             # saved tensor's place in the graph back (for create_graph).
             origin = self._origin
             if self._is_output:
-                return _Tensor._make(t._data, grad_fn=node)
+                return _reattached(t, node, self._output_nr, None)
             if type(origin) is tuple:
                 out = _Tensor._make(t._data, grad_fn=origin[0])
                 out._output_nr = origin[1]
@@ -236,9 +240,9 @@ class SavedTensor:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         vc = t._vc
         if vc is not None and vc[0] != self._version:
-            _raise_modified(t, node, self._version, self._is_output)
+            _raise_modified(t, node, self._version, self._is_output, self._output_nr)
         if self._is_output:
-            return _Tensor._make(t._data, grad_fn=node, vc=t._shared_vc())
+            return _reattached(t, node, self._output_nr, t._shared_vc())
         return t
 
     def release(self):
@@ -249,7 +253,15 @@ class SavedTensor:
         self._origin = None
 
 
-def _raise_modified(t, node, saved_version, is_output):
+def _reattached(t, node, output_nr, vc):
+    """A saved output given back as output ``output_nr`` of ``node`` again."""
+    out = _Tensor._make(t._data, grad_fn=node, vc=vc)
+    if output_nr:
+        out._output_nr = output_nr
+    return out
+
+
+def _raise_modified(t, node, saved_version, is_output, output_nr=0):
     """PyTorch's error for a saved tensor changed in place after it was saved."""
     import re
 
@@ -261,7 +273,7 @@ def _raise_modified(t, node, saved_version, is_output):
     where = ""
     if producer is not None:
         op = re.sub(r"Backward\d*$", "", producer.name())
-        nr = 0 if is_output else t._output_nr
+        nr = output_nr if is_output else t._output_nr
         where = f", which is output {nr} of {op},"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
