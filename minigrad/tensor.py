@@ -435,6 +435,20 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
+        self._retains_grad = True
+        self._add_retain_hook()
+
+    def _add_retain_hook(self):
+        """Register retain_grad's hook on the current grad_fn (again after an in-place op moves it).
+
+        As PyTorch's ``update_tensor_hooks_on_new_gradfn``: an in-place write
+        gives the tensor a new grad_fn, and the retain_grad hook moves to it
+        (other hooks stay with the old one), so ``.grad`` is the gradient of
+        the tensor's current value.
+        """
+        old = self.__dict__.get("_retain_handle")
+        if old is not None:
+            old.remove()
         ref = weakref.ref(self)
         nr = self._output_nr
 
@@ -449,8 +463,7 @@ class Tensor:
                     t._grad = t._grad + g
 
         retain._runs_last = True  # after the tensor's own hooks, as in PyTorch
-        self._add_tensor_hook(retain)
-        self._retains_grad = True
+        self._retain_handle = self._add_tensor_hook(retain)
 
     def _add_tensor_hook(self, fn):
         """Register ``fn(grads) -> grads | None`` on this non-leaf's grad_fn, as a tensor hook."""

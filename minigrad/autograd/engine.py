@@ -185,20 +185,26 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 grads = _run_pre_hooks(node, grads, node._tensor_pre_hooks)
             elif type(node) is AccumulateGrad and node.variable._hooks and grads[0] is not None:
                 grads = [node.variable._run_leaf_hooks(grads[0])]
+            skip = False  # run the node's hooks, compute none of its gradients
             if captures is not None:
                 cap = captures.get(node)
                 if cap:
                     for k, nr in cap:
                         results[k] = grads[nr]
-                        if accumulate_grad and not isinstance(node, AccumulateGrad):
-                            _accumulate_nonleaf(inputs[k], grads[nr])
-                if node not in needed and not (
-                    cap and accumulate_grad and isinstance(node, AccumulateGrad)
-                ):
-                    continue  # nothing wanted lies behind this node
+                if node not in needed:
+                    if not (cap and accumulate_grad):
+                        continue  # nothing wanted lies behind this node
+                    # backward(inputs=[t]): t's grad_fn "runs" as in PyTorch (its
+                    # hooks do, its saved values are freed), but nothing behind
+                    # it is wanted; t.grad came from retain_grad's hook above
+                    skip = type(node) is not AccumulateGrad
             if node._pre_hooks:
                 grads = _run_pre_hooks(node, grads, node._pre_hooks)
-            if grads[0] is not None or node is root or grads.count(None) != len(grads):
+            if skip:
+                out = (None,) * len(node.next_functions)
+                if node._post_hooks:
+                    out = _run_post_hooks(node, out, grads)
+            elif grads[0] is not None or node is root or grads.count(None) != len(grads):
                 if check_nan:
                     anomaly._state.current = node
                 out = node._backward(tuple(grads))
@@ -256,14 +262,6 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 )
         return tuple(results)
     return None
-
-
-def _accumulate_nonleaf(t, g):
-    """backward(inputs=[non_leaf]) fills that tensor's .grad, as PyTorch does."""
-    t._retains_grad = True
-    if g is None:
-        return
-    t._grad = g.detach()._copy() if t._grad is None else t._grad + g
 
 
 def _hook_name(hook):

@@ -114,6 +114,8 @@ def _adopt(t, result):
     t._grad_fn = node
     t._output_nr = result._output_nr
     t._requires_grad = True
+    if t._retains_grad:
+        t._add_retain_hook()  # retain_grad follows the new grad_fn, as in PyTorch
     # A node that saved its output saved what is now `t` itself, so a later
     # write into `t` must be caught, as in PyTorch.
     for saved in node._saved or ():
