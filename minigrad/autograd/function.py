@@ -112,8 +112,8 @@ class BackwardNode(FunctionCtx, Node):
 
     def name(self):
         """The node's PyTorch name, e.g. ``"MulBackward0"``."""
-        custom = getattr(self._forward_cls, "_name", None)
-        return custom() if custom is not None else type(self).__name__
+        custom = getattr(self._forward_cls, "_name", None)  # a staticmethod naming hook
+        return custom() if callable(custom) else type(self).__name__
 
     def __repr__(self):
         if "node_name" in self._forward_cls.__dict__:  # a built-in primitive

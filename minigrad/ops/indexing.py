@@ -96,31 +96,61 @@ class Slice(Function):
 class Index(Function):
     """Advanced indexing with masks or integer arrays (IndexBackward0).
 
-    Saves the indices and the input's sizes; the backward scatter-adds, so
-    repeated indices accumulate.
+    Saves the index tensors (``_saved_indices``: one per indexed dim, None
+    for ``:``, as PyTorch shows them) for backward, where they are freed as
+    every saved tensor is: a second walk raises.  The backward scatter-adds,
+    so repeated indices accumulate.
     """
 
     node_name = "IndexBackward0"
-    saved_attrs = ("indices", "self_sym_sizes")
+    saved_attrs = ("self_sym_sizes",)
 
     @staticmethod
     def forward(ctx, a, key, given=None):
         data = a._data
         ctx.self_sym_sizes = data.shape
-        # PyTorch shows the indices as given: a tensor per indexed dim, None for `:`
-        ctx.indices = given if given is not None else tuple(
-            None if isinstance(k, slice) else Tensor._make(np.asarray(k)) for k in key
-        )
-        ctx._key = key
         try:
             out = data[key]
         except IndexError as err:
             raise IndexError(_numpy_index_message(err, data.shape, key)) from None
+        # PyTorch shows the indices as given: a tensor per indexed dim, None for `:`
+        shown = given if given is not None else tuple(
+            None if isinstance(k, slice) else Tensor._make(np.asarray(k)) for k in key
+        )
+        ctx._shown = tuple(t is not None for t in shown)
+        ctx.save_for_backward(*[t for t in shown if t is not None])
         return _make(np.array(out))
 
     @staticmethod
     def backward(ctx, grad):
-        return _ScatterAdd.apply(grad, ctx._key, ctx.self_sym_sizes), None, None
+        key = _key_of(ctx.saved_tensors, ctx._shown, len(ctx.self_sym_sizes))
+        return _ScatterAdd.apply(grad, key, ctx.self_sym_sizes), None, None
+
+
+def _key_of(indices, shown, ndim):
+    """The numpy key that the saved index tensors stand for (a mask: its nonzero positions)."""
+    key = [slice(None)] * ndim
+    it = iter(indices)
+    pos = 0
+    for present in shown:
+        if not present:
+            pos += 1
+            continue
+        data = next(it)._data
+        comps = np.nonzero(np.atleast_1d(data)) if data.dtype == np.bool_ else (data,)
+        for c in comps:
+            key[pos] = c
+            pos += 1
+    return tuple(key)
+
+
+def _saved_indices(node):
+    it = iter(node.saved_tensors)  # raises once freed, as PyTorch's _saved_indices
+    return tuple(next(it) if present else None for present in node._shown)
+
+
+Index._backward_cls._saved_indices = property(
+    _saved_indices, doc="The index tensors, None for ``:`` (PyTorch's ``_saved_indices``).")
 
 
 def _numpy_index_message(err, shape, key):
@@ -241,8 +271,8 @@ def getitem(self, key):
             dim += 1
         elif isinstance(k, bool):
             out = unsqueeze_for_index(out, dim)
-            given = Tensor._make(np.array([k]))
-            advanced.append((dim, np.array([0] if k else [], dtype=np.int64), given, 1))
+            arr = np.array([0] if k else [], dtype=np.int64)
+            advanced.append((dim, arr, Tensor._make(arr), 1))  # PyTorch shows tensor([0])
             dim += 1
         elif isinstance(k, (int, np.integer)):
             out = Select.apply(out, dim, int(k), orig)
@@ -267,7 +297,8 @@ def getitem(self, key):
                             )
                 if arr.ndim == 0:
                     out = unsqueeze_for_index(out, dim)
-                    advanced.append((dim, np.nonzero(np.atleast_1d(arr))[0], given, 1))
+                    idx = np.nonzero(np.atleast_1d(arr))[0]
+                    advanced.append((dim, idx, Tensor._make(idx), 1))  # shown as tensor([0])
                     dim += 1
                     continue
                 for j, idx in enumerate(np.nonzero(arr)):
@@ -352,13 +383,19 @@ class Gather(Function):
     """Pick ``input[..., index[i], ...]`` along ``dim`` (GatherBackward0); backward scatter-adds."""
 
     node_name = "GatherBackward0"
-    saved_attrs = ("dim", "index", "self_sym_sizes", "sparse_grad")
+    saved_names = ("index",)
+    saved_attrs = ("dim", "self_sym_sizes", "sparse_grad")
 
     @staticmethod
     def forward(ctx, a, dim, idx):
-        # `idx` arrives as a plain array: like PyTorch, the index gets no edge
+        # `idx` is the index tensor in a 1-tuple, or a plain array (internal
+        # callers): not a Tensor argument, so, as in PyTorch, it gets no edge
+        if type(idx) is tuple:
+            (index,) = idx
+            idx = index._data
+        else:
+            index = Tensor._make(idx)
         d = canonical_dim(dim, a._data.ndim)
-        index = Tensor._make(idx)
         if idx.dtype != np.int64:
             raise RuntimeError("gather(): Expected dtype int32/int64 for index")
         if idx.ndim != a._data.ndim:
@@ -366,12 +403,14 @@ class Gather(Function):
         size = a._data.shape[d]
         if idx.size and (idx.max() >= size or idx.min() < -size):
             raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with size {size}")
-        ctx.dim, ctx.index, ctx.self_sym_sizes, ctx.sparse_grad = d, index, a._data.shape, False
+        ctx.dim, ctx.self_sym_sizes, ctx.sparse_grad = d, a._data.shape, False
+        ctx.save_for_backward(index)  # freed after the walk, as PyTorch's _saved_index
         return _make(np.take_along_axis(a._data, idx, axis=d))
 
     @staticmethod
     def backward(ctx, grad):
-        return _GatherScatterAdd.apply(grad, ctx.dim, ctx.index, ctx.self_sym_sizes), None, None
+        (index,) = ctx.saved_tensors
+        return _GatherScatterAdd.apply(grad, ctx.dim, index, ctx.self_sym_sizes), None, None
 
 
 class _GatherScatterAdd(Function):
@@ -399,4 +438,4 @@ def gather(input, dim, index):
     """Values along ``dim`` at ``index`` (int64, same ndim as input) (``torch.gather``)."""
     if not isinstance(index, Tensor):
         raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
-    return Gather.apply(input, dim, index._data)
+    return Gather.apply(input, dim, (index,))

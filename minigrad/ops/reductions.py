@@ -384,11 +384,11 @@ class Amax(Function):
     node_name = "AmaxBackward0"
     saved_names = ("self", "result")
     saved_attrs = ("dim", "keepdim")
-    _reduce, _name = staticmethod(np.max), "amax"
+    _reduce, _op = staticmethod(np.max), "amax"  # (not _name: the naming hook)
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim=False):
-        return _amax_forward(ctx, a, dim, keepdim, cls._reduce, cls._name)
+        return _amax_forward(ctx, a, dim, keepdim, cls._reduce, cls._op)
 
     @staticmethod
     def backward(ctx, grad):
@@ -399,7 +399,7 @@ class Amin(Amax):
     """Smallest values over ``dim`` (AminBackward0); ties share the gradient evenly."""
 
     node_name = "AminBackward0"
-    _reduce, _name = staticmethod(np.min), "amin"
+    _reduce, _op = staticmethod(np.min), "amin"
 
 
 def _amax_forward(ctx, a, dim, keepdim, fn, name):
