@@ -13,12 +13,22 @@ Read it next to the lessons in ``notebooks/``.  Where to look:
 ``import minigrad`` needs numpy only.
 """
 
+import math
+
 from . import (
     autograd,
     nn,
     ops,
     optim,
     utils,
+)
+from ._device import (
+    accelerator,
+    backends,
+    cuda,
+    device,
+    get_default_device,
+    set_default_device,
 )
 from ._dtype import bool, dtype, float32, float64, get_default_dtype, int64
 from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
@@ -53,6 +63,11 @@ float = float32
 double = float64
 long = int64
 
+pi = math.pi
+e = math.e
+inf = math.inf
+nan = math.nan
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -60,7 +75,8 @@ __all__ = [
     "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
     "rand_like", "manual_seed", "Generator",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
-    "get_default_dtype",
+    "get_default_dtype", "device", "cuda", "accelerator", "backends", "set_default_device",
+    "get_default_device", "pi", "e", "inf", "nan",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled", "is_anomaly_enabled", "set_detect_anomaly", "autograd", "nn",
     "optim", "utils",

@@ -22,6 +22,8 @@ import weakref
 import numpy as np
 
 from . import _dtype
+from ._device import CPU as _CPU
+from ._device import check as _check_device
 from ._dtype import as_dtype, from_numpy_dtype
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
@@ -196,8 +198,22 @@ class Tensor:
 
     @property
     def device(self):
-        """Always ``"cpu"``: minigrad computes with numpy."""
-        return "cpu"
+        """``device(type='cpu')``: minigrad computes with numpy (``Tensor.device``)."""
+        return _CPU
+
+    @property
+    def is_cuda(self):
+        """False: no tensor lives on a GPU here (``Tensor.is_cuda``)."""
+        return False
+
+    @property
+    def is_cpu(self):
+        """True (``Tensor.is_cpu``)."""
+        return True
+
+    def get_device(self):
+        """-1, PyTorch's number for the CPU (``Tensor.get_device``)."""
+        return -1
 
     def is_floating_point(self):
         """True for float32 and float64 tensors."""
@@ -692,7 +708,7 @@ def _ragged_message(data):
     return "expected a rectangular (nested) list of numbers"
 
 
-def tensor(data, dtype=None, requires_grad=False):
+def tensor(data, dtype=None, device=None, requires_grad=False):
     """Make a leaf tensor from Python numbers, (nested) lists, or a numpy array.
 
     Args:
@@ -701,6 +717,7 @@ def tensor(data, dtype=None, requires_grad=False):
         dtype: None to infer (bool, int64 for integers, float32 for Python
             floats, the array's own dtype for numpy floats), or
             ``minigrad.float32`` / ``float64`` / ``int64`` / ``bool``.
+        device: None, ``"cpu"`` or ``minigrad.device("cpu")``: the only device.
         requires_grad (bool): record operations on the new tensor.
 
     Returns:
@@ -714,6 +731,7 @@ def tensor(data, dtype=None, requires_grad=False):
 
     Source: ``torch.tensor``.
     """
+    _check_device(device)
     arr = _infer_array(data, dtype)
     if requires_grad and arr.dtype.kind != "f":
         raise RuntimeError(_INT_GRAD_ERROR)
@@ -738,7 +756,7 @@ def _filled(value, size, dtype, requires_grad):
     return Tensor._make(np.full(_shape_arg(size), value, dtype=dt.np), requires_grad=requires_grad)
 
 
-def zeros(*size, dtype=None, requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))`` (``torch.zeros``).
 
     Args:
@@ -749,25 +767,29 @@ def zeros(*size, dtype=None, requires_grad=False):
     Raises:
         RuntimeError: for a negative size, or ``requires_grad`` with an integer dtype.
     """
+    _check_device(device)
     flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     if any(isinstance(s, (int, np.integer)) and s < 0 for s in flat):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _filled(0, size, dtype, requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ones: ``ones(2, 3)`` or ``ones((2, 3))`` (``torch.ones``).
 
     Args and errors as ``zeros``.
     """
+    _check_device(device)
     return _filled(1, size, dtype, requires_grad)
 
 
-def zeros_like(t, dtype=None, requires_grad=False):
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
     """Zeros with ``t``'s shape and dtype (``torch.zeros_like``)."""
+    _check_device(device)
     return _filled(0, t.shape, dtype or t.dtype, requires_grad)
 
 
-def ones_like(t, dtype=None, requires_grad=False):
+def ones_like(t, dtype=None, device=None, requires_grad=False):
     """Ones with ``t``'s shape and dtype (``torch.ones_like``)."""
+    _check_device(device)
     return _filled(1, t.shape, dtype or t.dtype, requires_grad)

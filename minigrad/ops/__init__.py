@@ -15,7 +15,6 @@ functions attached to ``Tensor``.  The primitives themselves live by theme:
 * ``comparison.py``: ``== != < <= > >=`` and logic (never recorded).
 """
 
-from .._dtype import as_dtype
 from ..tensor import Tensor
 from . import comparison as _cmp
 from . import elementwise as _ew
@@ -337,25 +336,6 @@ def _binary(fn):
     return op
 
 
-def _to(self, dtype=None, *args, **kwargs):
-    """Convert to ``dtype`` (``Tensor.to``); same tensor if already of it; node ToCopyBackward0.
-
-    Raises:
-        RuntimeError: if converting a tensor that requires grad to an integer dtype.
-    """
-    if dtype is None or isinstance(dtype, str) and dtype == "cpu":
-        dtype = kwargs.get("dtype")
-        if dtype is None:
-            return self
-    d = as_dtype(dtype)
-    if d is self.dtype:
-        return self
-    if not d.is_floating_point:
-        # integers and bools carry no gradient: nothing is recorded
-        return Tensor._make(self._data.astype(d.np))
-    return _sh.ToCopy.apply(self, d)
-
-
 def _T(self):
     n = self._data.ndim
     if n != 2:
@@ -401,26 +381,6 @@ def _argext(self, dim, keepdim, name):
 class _Methods:
     """Tensor methods that are small conveniences over the functions above (attached below)."""
 
-    def float(self):
-        """Convert to float32 (``Tensor.float``); the same tensor if already float32."""
-        return _to(self, "float")
-
-    def double(self):
-        """Convert to float64 (``Tensor.double``)."""
-        return _to(self, "double")
-
-    def long(self):
-        """Convert to int64 (``Tensor.long``); the result does not require grad."""
-        return _to(self, "long")
-
-    def bool(self):
-        """Convert to bool (``Tensor.bool``)."""
-        return _to(self, "bool")
-
-    def type_as(self, other):
-        """Convert to ``other``'s dtype (``Tensor.type_as``)."""
-        return _to(self, other.dtype)
-
     def view_as(self, other):
         """``view`` to ``other``'s shape (``Tensor.view_as``)."""
         return view(self, other.shape)
@@ -461,22 +421,11 @@ class _Methods:
         """Index of the smallest element, overall or along ``dim``, as int64 (``Tensor.argmin``)."""
         return _argext(self, dim, keepdim, "argmin")
 
-    def type(self, dtype=None):
-        """With no argument, PyTorch's legacy type name (``"torch.FloatTensor"``); else ``to(dtype)``."""
-        if dtype is None:
-            return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor",
-                               "int64": "LongTensor", "bool": "BoolTensor"}[self.dtype.name]
-        return _to(self, dtype)
-
     def norm(self, p=2, dim=None, keepdim=False):
         """The p-norm (2 by default) over all elements or ``dim`` (``Tensor.norm``), as a composite."""
         if p == 2:
             return sqrt(sum(self * self, dim=dim, keepdim=keepdim))
         return pow(sum(pow(abs(self), p), dim=dim, keepdim=keepdim), 1.0 / p)
-
-    def cpu(self):
-        """The tensor itself: minigrad computes on the CPU (``Tensor.cpu``)."""
-        return self
 
     def any(self, dim=None, keepdim=False):
         """True if any element (along ``dim``) is nonzero, as a bool tensor (``Tensor.any``)."""
@@ -559,7 +508,10 @@ def _install():
             "__dict__", "__weakref__", "__module__", "__doc__", "__qualname__"
         ):
             setattr(T, name, fn)
-    T.to = _to
+    from .conversion import METHODS
+
+    for name, fn in METHODS.items():
+        setattr(T, name, fn)
     T.T = property(_T, doc="The tensor with its dims reversed (PermuteBackward0 for 2-d).")
     T.mT = property(lambda self: transpose(self, -2, -1), doc="Transpose of the last two dims.")
 
