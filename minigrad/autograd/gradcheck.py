@@ -226,7 +226,7 @@ def _check_inputs(tupled_inputs):
                     stacklevel=4,  # the caller of gradcheck
                 )
             data = inp._data
-            if not all(st > 0 or sz <= 1 for st, sz in zip(data.strides, data.shape)):
+            if data.size and not all(st > 0 or sz <= 1 for st, sz in zip(data.strides, data.shape)):
                 raise RuntimeError(
                     f"The {idx}th input has a dimension with stride 0. gradcheck only "
                     "supports inputs that are non-overlapping to be able to "

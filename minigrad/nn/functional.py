@@ -11,14 +11,18 @@ Source: torch/nn/functional.py and derivatives.yaml (``mse_loss``,
 
 import numpy as np
 
+from .. import ops as _ops
 from ..autograd.function import Function
-from ..ops import log_softmax, matmul, relu, sigmoid, softmax, tanh
+from ..ops import matmul, sigmoid, tanh
 from ..ops._util import as_saved_int
 from ..ops.linalg import Addmm
 from ..tensor import Tensor
 
 __all__ = [
     "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "linear",
+    "relu_",
     "cross_entropy",
     "log_softmax",
     "mse_loss",
@@ -30,6 +34,49 @@ __all__ = [
 ]
 
 _make = Tensor._make
+
+
+def relu(input, inplace=False):
+    """max(x, 0) elementwise (``F.relu``); ReluBackward0; ``inplace=True`` writes into ``input``.
+
+    Raises:
+        RuntimeError: with ``inplace=True``, PyTorch's in-place errors (a leaf
+            that requires grad).
+    """
+    return input.relu_() if inplace else _ops.relu(input)
+
+
+def relu_(input):
+    """``relu(input, inplace=True)`` (``F.relu_``)."""
+    return input.relu_()
+
+
+def _implicit_dim(name, ndim):
+    """PyTorch's legacy choice of dim when softmax is called without one (and its warning)."""
+    import warnings
+
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Softmax along ``dim`` (``F.softmax``); SoftmaxBackward0.
+
+    Without ``dim``, PyTorch's deprecated choice: dim 0 for 0-, 1- and 3-d
+    inputs, dim 1 otherwise, with its UserWarning "Implicit dimension choice
+    for softmax has been deprecated. ...".
+    """
+    if dim is None:
+        dim = _implicit_dim("softmax", input.ndim)
+    return _ops.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Log-softmax along ``dim`` (``F.log_softmax``); LogSoftmaxBackward0; ``dim`` as ``softmax``."""
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.ndim)
+    return _ops.log_softmax(input, dim, dtype=dtype)
 
 
 def linear(input, weight, bias=None):
@@ -293,3 +340,105 @@ def binary_cross_entropy(input, target, reduction="mean"):
             f"({_size(input.shape)}) is deprecated. Please ensure they have the same size."
         )
     return BinaryCrossEntropy.apply(input, target, _reduction(reduction))
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """Binary cross-entropy of logits, computed stably (BinaryCrossEntropyWithLogitsBackward0).
+
+    loss = (1 - t) x + (1 + (pw - 1) t) (log(1 + e^-|x|) + max(-x, 0)), times
+    ``weight``; pw is ``pos_weight`` (1 when not given).  d/dx = weight ((pw t
+    + 1 - t) σ(x) - pw t); d/dt = weight (log σ(-x) - pw log σ(x)).
+    ``weight`` and ``pos_weight`` get no gradient and no edge, as in PyTorch.
+    """
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    saved_names = ("self", "target", "weight", "pos_weight")
+    saved_attrs = ("reduction",)
+
+    @staticmethod
+    def forward(ctx, input, target, held, reduction):
+        weight, pos_weight = held  # in a tuple: no edges for them
+        x, t = input._data, target._data
+        ctx.reduction = reduction
+        ctx.save_for_backward(input, target, weight, pos_weight)
+        soft = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + e^-x), stably
+        if pos_weight is None:
+            loss = (1 - t) * x + soft
+        else:
+            loss = (1 - t) * x + (1 + (pos_weight._data - 1) * t) * soft
+        if weight is not None:
+            loss = loss * weight._data
+        return _make(_reduce(np.asarray(loss).astype(x.dtype, copy=False), reduction))
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..ops.elementwise import Sigmoid
+
+        x, t, weight, pos_weight = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if ctx.reduction == 1:
+            grad = grad / x._data.size
+        gx = gt = None
+        if need[0]:
+            s = Sigmoid.apply(x)
+            if pos_weight is None:
+                gx = s - t
+            else:
+                pt = pos_weight * t
+                gx = (pt + 1 - t) * s - pt
+            gx = gx * grad if weight is None else gx * weight * grad
+        if need[1]:
+            if pos_weight is None:
+                gt = -x
+            else:  # log σ(-x) = -softplus(x), log σ(x) = -softplus(-x), both stably
+                gt = -_softplus(x) + pos_weight * _softplus(-x)
+            gt = gt * grad if weight is None else gt * weight * grad
+        return gx, gt, None, None
+
+
+def _softplus(x):
+    """log(1 + eˣ) computed as max(x, 0) + log(1 + e^-|x|), with tensor ops (recordable)."""
+    return x.clamp(min=0) + ((-x.abs()).exp() + 1).log()
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Binary cross-entropy of logits and targets of one shape (``F.binary_cross_entropy_with_logits``).
+
+    Sigmoid and cross-entropy in one stable formula (see
+    ``BinaryCrossEntropyWithLogits``).
+
+    Args:
+        input (Tensor): logits, any shape, floating.
+        target (Tensor): ``input``'s shape, values in [0, 1], floating.
+        weight (Tensor | None): broadcast over the elements' losses.
+        reduction: "mean" (default), "sum" or "none".
+        pos_weight (Tensor | None): weight of the positive term, broadcast
+            along the last dim (one per class).
+
+    Raises:
+        ValueError: PyTorch's "Target size (torch.Size([3])) must be the same
+            as input size (torch.Size([2, 2]))"; "x is not a valid value for
+            reduction".
+        RuntimeError: PyTorch's "The function 'binary_cross_entropy_with_logits'
+            is not differentiable with respect to argument 'weight'. ..." for a
+            weight that requires grad.
+    """
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("minigrad: size_average and reduce are deprecated in PyTorch and "
+                                  "not supported; use reduction='mean' | 'sum' | 'none'")
+    if input.shape != target.shape:
+        raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
+                         f"({_size(input.shape)})")
+    code = _reduction(reduction)
+    if target._data.dtype.kind != "f":
+        from ..ops.inplace import _TYPE_NAMES
+
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_TYPE_NAMES[str(target._data.dtype)]}")
+    for name, w in (("weight", weight), ("pos_weight", pos_weight)):
+        if w is not None and w._requires_grad:
+            raise RuntimeError(
+                f"The function 'binary_cross_entropy_with_logits' is not differentiable with "
+                f"respect to argument '{name}'. This input cannot have requires_grad True.")
+    return BinaryCrossEntropyWithLogits.apply(input, target, (weight, pos_weight), code)

@@ -5,14 +5,18 @@ Each function here checks and converts its arguments, then calls one
 functions attached to ``Tensor``.  The primitives themselves live by theme:
 
 * ``elementwise.py``: ``+ - * / **``, ``neg``, ``abs``, ``exp``, ``log``, ``sqrt``, ``sin``,
-  ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``clamp``, ``maximum``, ``minimum``, ``where``;
+  ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``maximum``, ``minimum``, ``where``, ``%``, ``//``;
+* ``clamping.py``: ``clamp``, ``clamp_min``, ``clamp_max`` (number or tensor bounds);
 * ``reductions.py``: ``sum``, ``mean``, ``max``, ``min``, ``amax``, ``amin``, ``logsumexp``,
-  ``softmax``, ``log_softmax``, ``sum_to_size``;
-* ``shape.py``: ``reshape``/``view``, ``transpose``, ``permute``, ``t``, ``unsqueeze``,
-  ``squeeze``, ``expand``, ``flatten``, ``cat``, ``stack``, ``clone``, ``to``;
-* ``indexing.py``: ``x[...]``, ``select``, ``narrow``, ``gather``;
-* ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``;
-* ``comparison.py``: ``== != < <= > >=`` and logic (never recorded).
+  ``softmax``, ``log_softmax``, ``var``, ``std``, ``prod``, ``sum_to_size``;
+* ``sorting.py``: ``sort``, ``argsort``, ``topk``, ``msort``;
+* ``shape.py``: ``reshape``/``view``, ``transpose``, ``permute``, ``movedim``, ``t``,
+  ``unsqueeze``, ``squeeze``, ``expand``, ``flatten``, ``cat``, ``stack``, ``clone``, ...;
+* ``indexing.py``: ``x[...]``, ``select``, ``narrow``, ``gather``, ``index_select``, ``index_add``;
+* ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``, ``addmm``, ``diag``, ``diagonal``;
+* ``inplace.py``: ``add_``, ``mul_``, ``x[i] = v``, ``exp_``, ... and the version counter;
+* ``conversion.py``: ``to(dtype / device)``, ``float()``, ``type()``, ``cpu()``, ``cuda()``;
+* ``comparison.py``: ``== != < <= > >=``, ``all``, ``any`` and logic (never recorded).
 """
 
 from ..tensor import Tensor
@@ -20,7 +24,10 @@ from . import comparison as _cmp
 from . import elementwise as _ew
 from . import shape as _sh
 from ._util import as_operand, is_scalar, wrap_scalar
+from .clamping import clamp, clamp_max, clamp_min
 from .comparison import (
+    all,
+    any,
     eq,
     ge,
     gt,
@@ -36,8 +43,8 @@ from .comparison import (
     ne,
 )
 from .elementwise import where
-from .indexing import gather, getitem, narrow, select
-from .linalg import addmm, bmm, dot, matmul, mm, mv
+from .indexing import gather, getitem, index_add, index_select, narrow, select
+from .linalg import addmm, bmm, diag, diagonal, dot, matmul, mm, mv
 from .reductions import (
     amax,
     amin,
@@ -61,6 +68,7 @@ from .shape import (
     expand,
     flatten,
     flip,
+    movedim,
     permute,
     repeat,
     reshape,
@@ -72,9 +80,32 @@ from .shape import (
     unsqueeze,
     view,
 )
+from .sorting import argsort, msort, sort, topk
+
+clip = clamp
+
+moveaxis = movedim
 
 __all__ = [
+    "clamp_min",
+    "clamp_max",
+    "clip",
+    "all",
+    "any",
+    "argsort",
+    "diag",
+    "diagonal",
+    "index_add",
+    "index_select",
+    "moveaxis",
+    "movedim",
+    "msort",
+    "sort",
+    "topk",
     "abs",
+    "square",
+    "reciprocal",
+    "relu_",
     "add",
     "addmm",
     "var",
@@ -225,6 +256,21 @@ def relu(input):
     return _ew.Relu.apply(input)
 
 
+def square(input):
+    """``input ** 2`` elementwise (``torch.square``); node PowBackward0."""
+    return pow(input, 2)
+
+
+def reciprocal(input):
+    """1 / x elementwise (``torch.reciprocal``); node ReciprocalBackward0 saves its result."""
+    return _ew.Reciprocal.apply(input)
+
+
+def relu_(input):
+    """ReLU in place (``torch.relu_``); records ReluBackward0; returns ``input``."""
+    return input.relu_()
+
+
 def t(input):
     """Transpose a tensor of at most 2 dims (``torch.t``); node TBackward0."""
     return _sh.T.apply(input)
@@ -248,24 +294,6 @@ def sin(input):
 def cos(input):
     """cos elementwise (``torch.cos``); node CosBackward0."""
     return _ew.Cos.apply(input)
-
-
-def clamp(input, min=None, max=None):
-    """Limit values to ``[min, max]`` (``torch.clamp``); node ClampBackward1.
-
-    The gradient passes where ``min <= x <= max`` (bounds included), as in PyTorch.
-
-    Raises:
-        RuntimeError: "torch.clamp: At least one of 'min' or 'max' must not be None".
-    """
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = maximum(out, min if isinstance(min, Tensor) else wrap_scalar(min))
-        if max is not None:
-            out = minimum(out, max if isinstance(max, Tensor) else wrap_scalar(max))
-        return out
-    return _ew.Clamp.apply(input, min, max)
 
 
 def maximum(input, other):
@@ -397,21 +425,9 @@ class _Methods:
         """True if the elements lie in memory in row-major order (``Tensor.is_contiguous``)."""
         return bool(self._data.flags.c_contiguous)
 
-    def clamp_min(self, min):
-        """``clamp(self, min=min)`` (``Tensor.clamp_min``)."""
-        return clamp(self, min=min)
-
-    def clamp_max(self, max):
-        """``clamp(self, max=max)`` (``Tensor.clamp_max``)."""
-        return clamp(self, max=max)
-
     def where(self, condition, other):
         """``where(condition, self, other)`` (``Tensor.where``)."""
         return where(condition, self, other)
-
-    def square(self):
-        """``self ** 2`` (``Tensor.square``); node PowBackward0."""
-        return pow(self, 2)
 
     def argmax(self, dim=None, keepdim=False):
         """Index of the largest element, overall or along ``dim``, as int64 (``Tensor.argmax``)."""
@@ -426,18 +442,6 @@ class _Methods:
         if p == 2:
             return sqrt(sum(self * self, dim=dim, keepdim=keepdim))
         return pow(sum(pow(abs(self), p), dim=dim, keepdim=keepdim), 1.0 / p)
-
-    def any(self, dim=None, keepdim=False):
-        """True if any element (along ``dim``) is nonzero, as a bool tensor (``Tensor.any``)."""
-        import numpy as np
-
-        return Tensor._make(np.asarray(np.any(self._data, axis=dim, keepdims=keepdim)))
-
-    def all(self, dim=None, keepdim=False):
-        """True if every element (along ``dim``) is nonzero, as a bool tensor (``Tensor.all``)."""
-        import numpy as np
-
-        return Tensor._make(np.asarray(np.all(self._data, axis=dim, keepdims=keepdim)))
 
     def new_zeros(self, *size, dtype=None, requires_grad=False):
         """Zeros of ``size`` with this tensor's dtype by default (``Tensor.new_zeros``)."""
@@ -501,7 +505,7 @@ def _install():
     T.__xor__ = T.__rxor__ = _binary(_cmp.bitwise_xor)
     T.__invert__ = _cmp.bitwise_not
     for name in __all__:
-        if name not in ("cat", "stack", "where", "allclose", "equal"):  # functions only, or bound differently
+        if name not in ("cat", "stack", "where", "allclose", "equal", "relu_"):  # functions only, or bound differently
             setattr(T, name, globals()[name])
     for name, fn in vars(_Methods).items():
         if callable(fn) and (not name.startswith("_") or name.startswith("__")) and name not in (
@@ -509,6 +513,9 @@ def _install():
         ):
             setattr(T, name, fn)
     from .conversion import METHODS
+    from .sorting import _topk_method
+
+    T.topk = _topk_method
 
     for name, fn in METHODS.items():
         setattr(T, name, fn)

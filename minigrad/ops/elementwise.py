@@ -21,7 +21,6 @@ from ._util import binary_dtype, broadcast_shape, operands
 __all__ = [
     "Abs",
     "Add",
-    "Clamp",
     "Cos",
     "Div",
     "Exp",
@@ -571,40 +570,6 @@ class Cos(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return grad * -a.sin()
-
-
-class Clamp(Function):
-    """Clamp into ``[min, max]`` (ClampBackward1); saves self, min, max.
-
-    The gradient passes where ``min <= self <= max``, bounds included (PyTorch's rule).
-    """
-
-    node_name = "ClampBackward1"
-    saved_names = ("self",)
-    saved_attrs = ("min", "max")
-
-    @staticmethod
-    def forward(ctx, a, lo, hi):
-        if lo is None and hi is None:
-            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-        ctx.min, ctx.max = lo, hi
-        ctx.save_for_backward(a)
-        out = a._data
-        if lo is not None:
-            out = np.maximum(out, lo)
-        if hi is not None:
-            out = np.minimum(out, hi)
-        return _make(np.asarray(out).astype(a._data.dtype, copy=False))
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        keep = np.ones(a._data.shape, dtype=bool)
-        if ctx.min is not None:
-            keep &= a._data >= ctx.min
-        if ctx.max is not None:
-            keep &= a._data <= ctx.max
-        return _mask_grad(grad, keep), None, None
 
 
 class Maximum(Function):

@@ -19,7 +19,8 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim
 
-__all__ = ["Gather", "Index", "Select", "Slice", "gather", "getitem", "narrow", "select"]
+__all__ = ["Gather", "Index", "IndexAdd", "IndexSelect", "Select", "Slice", "gather", "getitem",
+           "index_add", "index_select", "narrow", "select"]
 
 _make = Tensor._make
 
@@ -439,3 +440,149 @@ def gather(input, dim, index):
     if not isinstance(index, Tensor):
         raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
     return Gather.apply(input, dim, (index,))
+
+
+# -------------------------------------------- index_select and index_add
+
+_KIND = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+
+
+def _vector_index(index, name):
+    """Check an index tensor the way index_select / index_add_ do; return it as int64 data."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' (position 2) must be Tensor, not "
+                        f"{type(index).__name__}")
+    data = index._data
+    if data.dtype != np.int64:
+        if name == "index_select":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
+                           f"{_KIND[str(data.dtype)]}")
+    if data.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {data.ndim} "
+                         f"with type: Long and size: {list(data.shape)}")
+    return data.reshape(-1)
+
+
+class IndexSelect(Function):
+    """The entries ``index`` along ``dim`` (IndexSelectBackward0); saves dim, index, sizes."""
+
+    node_name = "IndexSelectBackward0"
+    saved_names = ("index",)
+    saved_attrs = ("dim", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, dim, held):
+        (index,) = held  # in a tuple: no edge for the index, as in PyTorch
+        idx = _vector_index(index, "index_select")
+        data = a._data
+        d = canonical_dim(dim, data.ndim)
+        size = data.shape[d] if data.ndim else 1
+        if idx.size and (idx.max() >= size or idx.min() < -size):
+            raise IndexError("index out of range in self")
+        ctx.dim, ctx.self_sym_sizes, ctx._d = d, data.shape, d
+        ctx.save_for_backward(index)
+        out = np.take(data, idx, axis=d) if data.ndim else data.reshape(-1)[idx].reshape(
+            index._data.shape)
+        return _make(np.ascontiguousarray(out))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        from ..tensor import zeros
+
+        base = zeros(ctx.self_sym_sizes, dtype=grad.dtype)
+        return IndexAdd.apply(base, ctx._d, (index,), grad, 1), None, None
+
+
+class IndexAdd(Function):
+    """``self`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
+
+    Backward: ``self`` gets the gradient as it is; ``source`` gets
+    ``alpha * grad.index_select(dim, index)``.
+    """
+
+    node_name = "IndexAddBackward0"
+    saved_names = ("index", "source")
+    saved_attrs = ("alpha", "dim", "source_dim")
+
+    @staticmethod
+    def forward(ctx, a, dim, held, source, alpha):
+        (index,) = held
+        idx = _vector_index(index, "index_add_")
+        data, src = a._data, source._data
+        if data.dtype != src.dtype:
+            raise RuntimeError(f"index_add_(): self ({_KIND[str(data.dtype)]}) and source "
+                               f"({_KIND[str(src.dtype)]}) must have the same scalar type")
+        d = canonical_dim(dim, data.ndim)
+        if data.ndim and src.ndim == 0 and idx.size != 1:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        n_src = src.shape[d] if src.ndim else 1
+        if idx.size != n_src:
+            raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                               f"source.size(dim): ({n_src}), for dim: {d}")
+        if src.ndim and (src.ndim != data.ndim or any(
+                s != t for i, (s, t) in enumerate(zip(src.shape, data.shape)) if i != d)):
+            raise RuntimeError(
+                "source tensor shape must match self tensor shape, excluding the specified "
+                f"dimension. Got self.shape = {list(data.shape)} source.shape = {list(src.shape)}")
+        size = data.shape[d] if data.ndim else 1
+        if idx.size and (idx.max() >= size or idx.min() < -size):
+            bad = int(idx.max()) if idx.max() >= size else int(idx.min())
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+        ctx.alpha, ctx.dim, ctx.source_dim, ctx._d = alpha, d, src.ndim, d
+        if ctx.needs_input_grad[3]:
+            ctx.save_for_backward(index, source)
+        else:
+            ctx.save_for_backward(index, None)
+        out = data.copy()
+        if not data.ndim:
+            out = out + alpha * src.reshape(())
+        else:
+            key = [slice(None)] * data.ndim
+            key[d] = idx
+            moved = src if src.ndim else src.reshape((1,) * data.ndim)
+            np.add.at(out, tuple(key), (alpha * moved).astype(data.dtype, copy=False))
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, source = ctx.saved_tensors
+        gs = None
+        if ctx.needs_input_grad[3]:
+            gs = IndexSelect.apply(grad, ctx._d, (index,)) if grad.ndim else grad.reshape(1)
+            if ctx.alpha != 1:
+                gs = gs * ctx.alpha
+            gs = gs.reshape(source.shape) if gs.shape != source.shape else gs
+        return grad, None, None, gs, None
+
+
+def index_select(input, dim, index):
+    """The entries of ``input`` at ``index`` (1-d int64) along ``dim`` (``torch.index_select``).
+
+    Raises:
+        RuntimeError: "index_select(): Expected dtype int32/int64 for index ...".
+        IndexError: "index out of range in self" for an index beyond the dim.
+    """
+    return IndexSelect.apply(input, dim, (index,))
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (``torch.index_add``).
+
+    Args:
+        input (Tensor): any shape.
+        dim (int): the dim ``index`` refers to.
+        index (Tensor): 1-d int64, one entry per slice of ``source`` along ``dim``;
+            repeated entries accumulate.
+        source (Tensor): ``input``'s shape except ``len(index)`` along ``dim``; same dtype.
+        alpha (number): the factor on ``source``.
+
+    Raises:
+        RuntimeError / IndexError: PyTorch's messages for a bad index dtype,
+            shape or value, and for shapes that do not fit.
+    """
+    if not isinstance(source, Tensor):
+        raise TypeError(f"index_add(): argument 'source' (position 3) must be Tensor, not "
+                        f"{type(source).__name__}")
+    return IndexAdd.apply(input, dim, (index,), source, alpha)

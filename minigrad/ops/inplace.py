@@ -18,8 +18,8 @@ The rules, as in PyTorch:
   tensor's ``grad_fn`` moves to the new node (``y.add_(1)`` makes
   ``y.grad_fn`` an ``AddBackward0`` whose ``next_functions`` lead to the old one).
 
-minigrad does not rebase views: an in-place write that must be recorded on a
-view of a tensor that requires grad raises instead of giving a wrong gradient.
+An in-place write into a view rebases its base, as PyTorch does (``CopySlices``
+for the base, ``AsStridedBackward0`` for the view and its siblings).
 
 Source: PyTorch's ``VariableVersion`` and ``check_inplace``
 (torch/csrc/autograd/VariableTypeUtils.h), ``CopySlices``.
@@ -431,8 +431,9 @@ def setitem(t, key, value):
 
 def install():
     """Attach the in-place methods to Tensor."""
-    from . import clamp, relu
+    from . import relu
     from ._util import as_operand
+    from .clamping import check_inplace_cast, clamp
     from .elementwise import Add, Div, Mul, Sub
 
     def add_(self, other, *, alpha=1):
@@ -474,12 +475,27 @@ def install():
         return inplace(self, _Copy.apply, src)
 
     def clamp_(self, min=None, max=None):
-        """Clamp in place (``Tensor.clamp_``)."""
+        """Clamp in place (``Tensor.clamp_``); records what ``clamp`` records.
+
+        Raises:
+            RuntimeError: "result type Float can't be cast to the desired output
+                type long int" for a float bound on an integer tensor.
+        """
+        check_inplace_cast(self, min, max)
         return inplace(self, lambda a: clamp(a, min, max))
 
     def relu_(self):
         """ReLU in place (``Tensor.relu_``)."""
         return inplace(self, relu)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        """In-place ``index_add`` (``Tensor.index_add_``): IndexAddBackward0; see ``index_add``."""
+        from .indexing import IndexAdd
+
+        if not isinstance(source, Tensor):
+            raise TypeError(f"index_add_(): argument 'source' (position 3) must be Tensor, not "
+                            f"{type(source).__name__}")
+        return inplace(self, lambda a, s: IndexAdd.apply(a, dim, (index,), s, alpha), source)
 
     def _iop(method):
         def op(self, other):
@@ -489,10 +505,50 @@ def install():
 
         return op
 
-    for fn in (add_, sub_, mul_, div_, pow_, zero_, fill_, copy_, clamp_, relu_):
+    for fn in (add_, sub_, mul_, div_, pow_, zero_, fill_, copy_, clamp_, relu_, index_add_):
         setattr(Tensor, fn.__name__, fn)
+    _install_unary()
     Tensor.__iadd__ = _iop(add_)
     Tensor.__isub__ = _iop(sub_)
     Tensor.__imul__ = _iop(mul_)
     Tensor.__itruediv__ = _iop(div_)
     Tensor.__setitem__ = setitem
+
+
+# The in-place forms of one-argument math (``x.exp_()``): each records the
+# out-of-place op's node (ExpBackward0, ...), as PyTorch does.
+_UNARY = ("abs", "cos", "exp", "log", "neg", "reciprocal", "sigmoid", "sin", "sqrt", "square",
+          "tanh")
+
+
+def _unary_inplace(name):
+    def method(self):
+        from .. import ops
+
+        return inplace(self, getattr(ops, name))
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = (f"``{name}`` in place (``Tensor.{name}_``); records the node "
+                      f"``{name}`` records.\n\nRaises:\n    RuntimeError: the in-place errors "
+                      "(a leaf that requires grad; a float result into an integer tensor).")
+    return method
+
+
+def _install_unary():
+    for name in _UNARY:
+        setattr(Tensor, name + "_", _unary_inplace(name))
+
+    from .clamping import check_inplace_cast, clamp_max, clamp_min
+
+    def clamp_min_(self, min):
+        """``clamp_min`` in place (``Tensor.clamp_min_``): ClampMinBackward0."""
+        check_inplace_cast(self, min)
+        return inplace(self, lambda a: clamp_min(a, min))
+
+    def clamp_max_(self, max):
+        """``clamp_max`` in place (``Tensor.clamp_max_``): ClampMaxBackward0."""
+        check_inplace_cast(self, max)
+        return inplace(self, lambda a: clamp_max(a, max))
+
+    Tensor.clamp_min_, Tensor.clamp_max_ = clamp_min_, clamp_max_
+    Tensor.clip_ = Tensor.clamp_

@@ -13,7 +13,8 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 
-__all__ = ["Bmm", "Dot", "Mm", "Mv", "bmm", "dot", "matmul", "mm", "mv"]
+__all__ = ["Bmm", "DiagEmbed", "Diagonal", "DiagonalCopy", "Dot", "Mm", "Mv", "bmm", "diag", "diagonal",
+           "dot", "matmul", "mm", "mv"]
 
 _make = Tensor._make
 
@@ -399,3 +400,133 @@ def _broadcast_batch(sa, sb):
             )
         out.append(max(x, y))
     return tuple(out)
+
+
+# ---------------------------------------------------------------- diagonals
+
+def _diag_view(arr, offset, d1, d2):
+    """The (writable) view of ``arr``'s diagonal ``offset`` over dims ``d1``, ``d2`` (last dim)."""
+    shape = np.diagonal(arr, offset, d1, d2).shape
+    if 0 in shape:
+        return np.zeros(shape, dtype=arr.dtype)
+    start = [slice(None)] * arr.ndim
+    start[d1] = slice(max(-offset, 0), None)
+    start[d2] = slice(max(offset, 0), None)
+    base = arr[tuple(start)]
+    strides = [st for i, st in enumerate(base.strides) if i not in (d1, d2)]
+    strides.append(base.strides[d1] + base.strides[d2])
+    return np.lib.stride_tricks.as_strided(base, shape, strides, writeable=arr.flags.writeable)
+
+
+def _diag_dims(a, dim1, dim2):
+    from ._util import canonical_dim
+
+    n = a._data.ndim
+    d1, d2 = canonical_dim(dim1, n), canonical_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+class Diagonal(Function):
+    """A diagonal as a view (DiagonalBackward0): ``x.diagonal(offset, dim1, dim2)``."""
+
+    _is_view = True
+    _quiet_numpy = False
+    node_name = "DiagonalBackward0"
+    saved_attrs = ("dim1", "dim2", "offset", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, offset, dim1, dim2):
+        from ._util import as_saved_int
+
+        d1, d2 = _diag_dims(a, dim1, dim2)
+        ctx.dim1, ctx.dim2, ctx.offset = as_saved_int(dim1), as_saved_int(dim2), as_saved_int(offset)
+        ctx.self_sym_sizes, ctx._dims = a._data.shape, (offset, d1, d2)
+        return _make(_diag_view(a._data, offset, d1, d2), vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _DiagScatter.apply(grad, ctx._dims, ctx.self_sym_sizes), None, None, None
+
+
+class DiagonalCopy(Diagonal):
+    """``diag`` of a 2-d tensor: its diagonal as a new tensor (DiagonalBackward0_copy)."""
+
+    _is_view = False
+    node_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx, a, offset, dim1, dim2):
+        view = Diagonal.forward(ctx, a, offset, dim1, dim2)
+        return _make(view._data.copy())
+
+
+class _DiagScatter(Function):
+    """Zeros of ``sizes`` with ``grad`` on the diagonal (the backward of Diagonal)."""
+
+    node_name = "DiagonalBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, dims, sizes):
+        ctx.dims = dims
+        out = np.zeros(sizes, dtype=grad._data.dtype)
+        _diag_view(out, *dims)[...] = grad._data
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, gg):
+        offset, d1, d2 = ctx.dims
+        return DiagonalCopy.apply(gg, offset, d1, d2), None, None
+
+
+class DiagEmbed(Function):
+    """``diag`` of a 1-d tensor: a square matrix with it on diagonal ``offset`` (DiagEmbedBackward0)."""
+
+    node_name = "DiagEmbedBackward0"
+    saved_attrs = ("dim1", "dim2", "offset")
+
+    @staticmethod
+    def forward(ctx, v, offset):
+        from ._util import as_saved_int
+
+        n = v._data.shape[0] + abs(offset)
+        out = np.zeros((n, n), dtype=v._data.dtype)
+        _diag_view(out, offset, 0, 1)[...] = v._data
+        ctx.dim1, ctx.dim2, ctx.offset = as_saved_int(-2), as_saved_int(-1), as_saved_int(offset)
+        ctx._offset = offset
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Diagonal.apply(grad, ctx._offset, 0, 1), None
+
+
+def diag(input, diagonal=0):
+    """A 1-d tensor as a diagonal matrix, or a 2-d tensor's diagonal (``torch.diag``).
+
+    Args:
+        input (Tensor): 1-d of length n, giving an (n + |diagonal|)² matrix
+            (DiagEmbedBackward0); or 2-d, giving its diagonal as a new 1-d
+            tensor (DiagonalBackward0_copy).
+        diagonal (int): 0 the main diagonal, > 0 above it, < 0 below.
+
+    Raises:
+        RuntimeError: PyTorch's "diag(): Supports 1D or 2D tensors. Got 3D".
+    """
+    n = input._data.ndim
+    if n == 1:
+        return DiagEmbed.apply(input, int(diagonal))
+    if n == 2:
+        return DiagonalCopy.apply(input, int(diagonal), 0, 1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal over ``dim1`` and ``dim2`` as a view, moved to the last dim (``torch.diagonal``).
+
+    Raises:
+        RuntimeError: "diagonal dimensions cannot be identical 0, 0".
+        IndexError: "Dimension out of range ..." for a bad dim.
+    """
+    return Diagonal.apply(input, int(offset), dim1, dim2)

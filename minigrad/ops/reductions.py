@@ -606,15 +606,35 @@ def logsumexp(input, dim, keepdim=False):
     return Logsumexp.apply(input, dim, keepdim)
 
 
-def softmax(input, dim, dtype=None):
-    """Softmax along ``dim`` (``torch.softmax``): finite for logits of magnitude 1e3."""
+_NO_DIM = object()
+
+
+def _require_dim(dim, name):
+    if dim is _NO_DIM:
+        # PyTorch's binding requires dim here (only F.softmax picks one for you)
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+
+
+def softmax(input, dim=_NO_DIM, dtype=None):
+    """Softmax along ``dim`` (``torch.softmax``): finite for logits of magnitude 1e3.
+
+    Raises:
+        TypeError: PyTorch's 'softmax() missing 1 required positional
+            arguments: "dim"' without ``dim`` (``F.softmax`` picks one).
+    """
+    _require_dim(dim, "softmax")
     if dtype is not None:
         input = input.to(dtype)
     return Softmax.apply(input, dim)
 
 
-def log_softmax(input, dim, dtype=None):
-    """Log-softmax along ``dim`` (``torch.log_softmax``): finite for logits of magnitude 1e3."""
+def log_softmax(input, dim=_NO_DIM, dtype=None):
+    """Log-softmax along ``dim`` (``torch.log_softmax``): finite for logits of magnitude 1e3.
+
+    Raises:
+        TypeError: without ``dim``, as ``softmax``.
+    """
+    _require_dim(dim, "log_softmax")
     if dtype is not None:
         input = input.to(dtype)
     return LogSoftmax.apply(input, dim)

@@ -299,6 +299,38 @@ def permute(input, *dims):
     return Permute.apply(input, _shape_args(dims))
 
 
+def movedim(input, source, destination):
+    """Move the dims ``source`` to the positions ``destination`` (``torch.movedim``); PermuteBackward0.
+
+    The other dims keep their order.  ``source`` and ``destination`` are ints
+    or sequences of ints of the same length.
+
+    Raises:
+        RuntimeError: PyTorch's "movedim: Invalid source or destination dims:
+            ..." for lengths that differ, "movedim: repeated dim in `source`
+            ([0, 0])".
+        IndexError: "Dimension out of range ..." for a bad dim.
+    """
+    src = list(source) if isinstance(source, (tuple, list)) else [source]
+    dst = list(destination) if isinstance(destination, (tuple, list)) else [destination]
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+            f"same number of dims as destination ({dst} dims)")
+    n = input._data.ndim
+    s = [canonical_dim(d, n) for d in src]
+    t = [canonical_dim(d, n) for d in dst]
+    for name, given, dims in (("source", src, s), ("destination", dst, t)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
+    perm = [-1] * max(n, 1)
+    for a, b in zip(s, t):
+        perm[b] = a
+    rest = iter(d for d in range(n) if d not in s)
+    perm = [next(rest) if p < 0 else p for p in perm][:n]
+    return Permute.apply(input, tuple(perm))
+
+
 def expand(input, *sizes):
     """Broadcast singleton dims to ``sizes`` (-1 keeps a size) without copying (``Tensor.expand``)."""
     sizes = _shape_args(sizes)

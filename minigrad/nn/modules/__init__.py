@@ -4,14 +4,14 @@
 * ``linear.py``: ``Linear`` (its forward is ``F.linear``, which records ``Addmm``);
 * ``activation.py``: ``ReLU``, ``Tanh``, ``Sigmoid``;
 * ``container.py``: ``Sequential``;
-* ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``.
+* ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``.
 """
 
 from .activation import ReLU, Sigmoid, Tanh
 from .container import ModuleList, Sequential
 from .linear import Linear
-from .loss import CrossEntropyLoss, MSELoss
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss
 from .module import Module
 
 __all__ = ["Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh", "Sigmoid", "MSELoss",
-           "CrossEntropyLoss"]
+           "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
