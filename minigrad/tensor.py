@@ -239,17 +239,19 @@ class Tensor:
         """The values as a numpy array sharing memory with the tensor.
 
         Raises:
-            RuntimeError: PyTorch's message if the tensor requires grad
-                (call ``.detach().numpy()``).
+            RuntimeError: PyTorch's message if the tensor requires grad while
+                grad mode is on (call ``.detach().numpy()``); under
+                ``no_grad`` (inside a custom Function's forward, say) it is
+                allowed, as in PyTorch.
         """
-        if self._requires_grad:
+        if self._requires_grad and _state.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad:
+        if self._requires_grad and _state.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )

@@ -77,7 +77,18 @@ class FunctionCtx:
         self._materialize = bool(value)
 
     def mark_dirty(self, *tensors):
-        """Declare inputs that ``forward`` modified in place (accepted for PyTorch compatibility)."""
+        """Declare inputs that ``forward`` modified in place; each must also be returned.
+
+        As in PyTorch, ``apply`` then returns the input object itself, bumps
+        its version (so a node that saved it before notices), and rebases its
+        history: its ``grad_fn`` becomes this Function's node (a view's base
+        gets a ``CopySlices``).
+
+        Raises (from ``apply``):
+            RuntimeError: "Some elements marked as dirty during the forward
+                method were not returned as output. ..."; "a leaf Variable
+                that requires grad has been used in an in-place operation.".
+        """
         self._dirty = tensors
 
     @property
@@ -305,6 +316,8 @@ class Function:
                        else _forward_then_setup(cls, ctx, args, kwargs))
         finally:
             state.enabled = enabled
+        if ctx._dirty:
+            _mark_dirty_outputs(ctx, out, record)
         if cls._is_view:
             out._view_of = args[0]  # what an in-place write into `out` must rebase
             # the history of the memory's owner now: if an in-place write through
@@ -342,12 +355,12 @@ class _ForwardOnlyCtx(FunctionCtx):
 
     __slots__ = (
         "__dict__",
-        "_dirty",
         "_materialize",
         "_non_differentiable",
         "_to_save",
         "needs_input_grad",
     )
+    _dirty = ()  # set (in the instance dict) only by mark_dirty
 
 
 def _record(ctx, args, out):
@@ -380,11 +393,13 @@ def _record(ctx, args, out):
         ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
     else:
         outs = (out,)
+    dirty = ctx._dirty
     for o in outs:
         for a in args:
-            if o is a:
-                # forward returned an input as it is: the output is a new alias of it
-                outs = tuple(_alias_if_input(t, args) for t in outs)
+            if o is a and not (dirty and any(o is d for d in dirty)):
+                # forward returned an input as it is: the output is a new alias
+                # of it (unless marked dirty: then it is the input, rebased below)
+                outs = tuple(_alias_if_input(t, args, dirty) for t in outs)
                 out = outs if type(out) is tuple else outs[0]
                 break
     nondiff = ctx._non_differentiable
@@ -399,6 +414,8 @@ def _record(ctx, args, out):
         if k:
             t._output_nr = k
         t._requires_grad = True
+    if dirty:
+        _rebase_dirty(ctx, outs)
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
@@ -450,26 +467,96 @@ def _refresh_view(v):
     v._view_base_fn = root._grad_fn
 
 
-def _alias_if_input(t, args):
+def _alias_if_input(t, args, dirty=()):
+    if any(t is d for d in dirty):
+        return t
     for a in args:
         if t is a:
             return _Tensor._make(t._data, vc=t._shared_vc(), base=t)
     return t
 
 
+def _mark_dirty_outputs(ctx, out, record):
+    """``mark_dirty``'s checks and version bump, as PyTorch's ``_wrap_outputs`` does them."""
+    outs = out if type(out) is tuple else (out,)
+    for d in ctx._dirty:
+        if not any(d is o for o in outs):
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as "
+                "output. The inputs that are modified inplace must all be outputs of the Function.")
+        if record and d._grad_fn is None and d._requires_grad and d._view_of is None:
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place operation.")
+        d._shared_vc()[0] += 1  # the write happened behind autograd's back (numpy, .data)
+
+
+def _rebase_dirty(ctx, outs):
+    """A dirtied input that is a view: its base's history is rebased through CopySlices.
+
+    The dirtied tensor itself gets ``ctx`` as its grad_fn below (as any
+    output); when it views another tensor's memory, that tensor (the base)
+    must learn of the write too, as after ``view.mul_(2)``.
+    """
+    from ..ops.inplace import rebase_view_write
+
+    for k, t in enumerate(outs):
+        if t._view_of is not None and any(t is d for d in ctx._dirty):
+            result = _Tensor._make(t._data, grad_fn=ctx)
+            result._output_nr = k
+            rebase_view_write(t, result)
+
+
 _Tensor = None  # minigrad.tensor sets this once it is imported
 
 
 def once_differentiable(fn):
-    """Decorator for a ``backward`` that is not itself differentiable (accepted as in PyTorch).
+    """Decorator for a ``backward`` that is not itself differentiable (``torch.autograd.function.once_differentiable``).
 
-    minigrad runs such a backward with recording off.
+    The backward runs with recording off.  Under ``create_graph=True``, when
+    a gradient it received requires grad, its results are routed through an
+    ``Error`` node, as in PyTorch: differentiating them raises
+    "trying to differentiate twice a function that was marked with
+    @once_differentiable".
     """
     import functools
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with grad_mode.no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not _state.enabled:
+            return outputs
+        if not any(isinstance(a, _Tensor) and a._requires_grad for a in args):
+            return outputs
+        single = type(outputs) is not tuple
+        outs = (outputs,) if single else outputs
+        fake = [o if o is None else o.detach().requires_grad_(True) for o in outs]
+        wrapped = _DelayedError.apply(*fake)
+        wrapped = wrapped if type(wrapped) is tuple else (wrapped,)
+        return wrapped[0] if single else wrapped
 
     return wrapper
+
+
+
+class _DelayedError(Function):
+    """The node ``once_differentiable`` puts behind its results: differentiating it raises.
+
+    Source: ``torch._C._functions.DelayedError`` (named ``torch::autograd::Error``).
+    """
+
+    node_name = "Error"
+
+    @staticmethod
+    def _name():
+        return "torch::autograd::Error"
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        outs = tuple(None if t is None else _Tensor._make(t._data) for t in tensors)
+        return outs if len(outs) != 1 else outs[0]
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(
+            "trying to differentiate twice a function that was marked with @once_differentiable")

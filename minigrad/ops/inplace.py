@@ -155,21 +155,40 @@ def inplace(t, outofplace, *args, reads_self=True, via_view=False):
             forward_ad._copy_tangent(result, t)
             _adopt(t, result)
             return t
-        positions = _positions(root._data, t._data)
         old_root = _snapshot(root)
         _store(t, result, reads_self)
         forward_ad._copy_tangent(result, t)
-        new_root = _CopyIntoView.apply(old_root, positions, result)
-        _adopt(root, new_root)
-        alias = _make(root._data, grad_fn=root._grad_fn)
-        _adopt(t, _AsStrided.apply(alias, positions))
-        t._view_base_fn = root._grad_fn
+        rebase_view_write(t, result, old_root)
         return t
     with grad_mode.no_grad():
         result = outofplace(t, *args)
     _store(t, result, reads_self)
     forward_ad._copy_tangent(result, t)
     return t
+
+
+def rebase_view_write(t, result, old_root=None):
+    """After ``result``'s values were written into the view ``t``: rebase its base, then ``t``.
+
+    The base's new grad_fn is a CopySlices of its old values (``old_root``,
+    a snapshot standing where the base stood; by default its current values)
+    and ``result``; ``t`` becomes an AsStridedBackward0 view of the new base.
+    Also used by ``Function.apply`` for an input that ``mark_dirty`` names.
+    """
+    root = _view_root(t)
+    positions = _positions(root._data, t._data)
+    if old_root is None:
+        old_root = _snapshot(root)
+    prev = _state.enabled
+    _state.enabled = True
+    try:
+        new_root = _CopyIntoView.apply(old_root, positions, result)
+        _adopt(root, new_root)
+        alias = _make(root._data, grad_fn=root._grad_fn)
+        _adopt(t, _AsStrided.apply(alias, positions))
+    finally:
+        _state.enabled = prev
+    t._view_base_fn = root._grad_fn
 
 
 def _positions(root, view):
