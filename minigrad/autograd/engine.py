@@ -34,6 +34,11 @@ from .graph import AccumulateGrad, Node
 
 __all__ = ["run_backward"]
 
+# The walks in progress, innermost last: (root, deps, needed, captures,
+# accumulate_grad).  Read by graph.register_multi_grad_hook (PyTorch's
+# _current_graph_task_id and _will_engine_execute_node).
+_walks = []
+
 
 class GraphRoot(Node):
     """The walk's starting node: sends the seed gradients to the outputs' nodes.
@@ -175,10 +180,13 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     quiet.__enter__()
     prev_quiet = state.numpy_quiet
     state.numpy_quiet = True  # so the ops the walk runs need not enter errstate again
+    _walks.append((root, deps, needed, captures, accumulate_grad))  # for graph.py's hooks
     try:
         while ready:
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node)
+            if needed is not None and node not in needed and node not in captures:
+                continue  # PyTorch never runs such a node: neither do its hooks
             # Hooks on the tensor this node produced (register_hook, retain_grad)
             # see the summed gradient first, as in PyTorch; a leaf's run here too.
             if node._tensor_pre_hooks:
@@ -247,6 +255,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                         buffers[nxt] = [None] * nxt._num_outputs()
                     heapq.heappush(ready, (-nxt._priority(), next(counter), nxt))
     finally:
+        _walks.pop()
         quiet.__exit__(None, None, None)
         state.numpy_quiet = prev_quiet
         state.enabled = prev_mode

@@ -100,7 +100,22 @@ class FunctionCtx:
                 second time ..." after the graph has been freed; PyTorch's
                 in-place modification error if a saved tensor changed.
         """
-        return tuple([None if s is None else s.unpack(self) for s in self._saved])
+        saved = self._saved
+        order = self._forward_cls._pack_order
+        if order is None:
+            return tuple([None if s is None else s.unpack(self) for s in saved])
+        out = [None] * len(saved)
+        for i in order:  # unpack hooks run in PyTorch's order too
+            s = saved[i]
+            out[i] = None if s is None else s.unpack(self)
+        return tuple(out)
+
+    @property
+    def _raw_saved_tensors(self):
+        """The saved tensors, not unpacked (each has ``register_hooks``), as PyTorch's."""
+        from .hooks import RawSavedTensor
+
+        return tuple(None if s is None else RawSavedTensor(s) for s in self._saved)
 
 
 class BackwardNode(FunctionCtx, Node):
@@ -180,6 +195,17 @@ def _saved_tensor_property(index, name):
     return property(get, doc=f"The saved tensor ``{name}`` (PyTorch's ``_saved_{name}``).")
 
 
+def _raw_saved_property(index, name):
+    def get(self):
+        from .hooks import RawSavedTensor
+
+        saved = self._saved
+        return RawSavedTensor(saved[index] if index < len(saved) else None)
+
+    get.__name__ = "_raw_saved_" + name
+    return property(get, doc=f"The saved tensor ``{name}``, not unpacked (``_raw_saved_{name}``).")
+
+
 def _saved_attr_property(name):
     def get(self):
         return getattr(self, name, None)
@@ -217,6 +243,10 @@ class Function:
     node_name = None
     saved_names = ()
     saved_attrs = ()
+    # The order in which PyTorch's node packs its saved tensors (and unpacks
+    # them), as indices into saved_names, when it is not saved_names' order
+    # (MulBackward0 packs other before self); saved_tensors_hooks see it.
+    _pack_order = None
     _backward_cls = BackwardNode
     _setup_context_style = False  # forward(*args) with setup_context (set per subclass)
     _is_view = False  # True for ops whose output shares the input's memory
@@ -232,6 +262,7 @@ class Function:
               "__qualname__": name}
         for i, n in enumerate(cls.saved_names):
             ns["_saved_" + n] = _saved_tensor_property(i, n)
+            ns["_raw_saved_" + n] = _raw_saved_property(i, n)
         for n in cls.saved_attrs:
             ns["_saved_" + n] = _saved_attr_property(n)
         cls._backward_cls = type(name, (BackwardNode,), ns)
@@ -419,15 +450,17 @@ def _record(ctx, args, out):
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
-        saved = []
-        for t in to_save:
+        order = ctx._forward_cls._pack_order
+        saved = [None] * len(to_save)
+        for i in range(len(to_save)) if order is None else order:  # pack hooks run in this order
+            t = to_save[i]
             if t is None:
-                saved.append(None)
-            elif t._grad_fn is ctx:
+                continue
+            if t._grad_fn is ctx:
                 # one of this node's own outputs: remember which one
-                saved.append(SavedTensor(t, True, t._output_nr))
+                saved[i] = SavedTensor(t, True, t._output_nr)
             else:
-                saved.append(SavedTensor(t))
+                saved[i] = SavedTensor(t)
         ctx._saved = tuple(saved)
     return out
 

@@ -24,7 +24,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "saved_tensors_hooks"]
+__all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
+           "save_on_cpu", "saved_tensors_hooks"]
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -245,6 +246,35 @@ class SavedTensor:
             return _reattached(t, node, self._output_nr, t._shared_vc())
         return t
 
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack the value now with ``pack_hook``; ``unpack_hook`` gives it back when it is used.
+
+        What ``node._raw_saved_self.register_hooks(pack, unpack)`` calls; the
+        hook pair of one saved tensor, as ``saved_tensors_hooks`` gives one to
+        every tensor saved in its block.  ``pack_hook`` receives the values
+        without their autograd history, as PyTorch passes them.
+
+        Raises:
+            RuntimeError: PyTorch's "Calling register_hooks on a saved tensor
+                whose hooks have already been set. ..." and "Calling
+                register_hooks on a saved tensor after it has been freed. ...".
+        """
+        if self._unpack_hook is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time.")
+        t = self._tensor
+        if t is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. "
+                               + ERR_BACKWARD_TWICE[ERR_BACKWARD_TWICE.index("Saved "):])
+        if not self._is_output and t._requires_grad:
+            self._origin = (t._grad_fn, t._output_nr) if t._grad_fn else t
+        else:
+            self._origin = None
+        self._packed = pack_hook(_Tensor._make(t._data, vc=t._shared_vc()))
+        self._unpack_hook = unpack_hook
+        self._tensor = None
+
     def release(self):
         """Let go of the saved value (the backward walk calls this right after the node ran)."""
         self._tensor = None
@@ -378,7 +408,7 @@ class saved_tensors_hooks:
 
     def __enter__(self):
         _saved_hooks_stack.append((self.pack_hook, self.unpack_hook))
-        return self
+        # (PyTorch's __enter__ returns None: `with saved_tensors_hooks(...) as h` binds None)
 
     def __exit__(self, *exc):
         _saved_hooks_stack.pop()
@@ -386,3 +416,6 @@ class saved_tensors_hooks:
 
 
 _Tensor = None  # set by minigrad.tensor once it is imported (it imports this module)
+
+# PyTorch's torch.autograd.graph also holds these (written in hooks.py)
+from .hooks import register_multi_grad_hook, save_on_cpu  # noqa: E402

@@ -148,6 +148,7 @@ class ClampTensor(Function):
 
     node_name = "ClampBackward0"
     saved_names = ("self", "min", "max")
+    _pack_order = (2, 1, 0)  # PyTorch's order
 
     @staticmethod
     def forward(ctx, a, lo, hi):

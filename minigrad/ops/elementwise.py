@@ -143,6 +143,7 @@ class Mul(Function):
 
     node_name = "MulBackward0"
     saved_names = ("self", "other")
+    _pack_order = (1, 0)  # PyTorch packs (and unpacks) other first
 
     @staticmethod
     def forward(ctx, a, b):
@@ -185,6 +186,7 @@ class Div(Function):
 
     node_name = "DivBackward0"
     saved_names = ("self", "other")
+    _pack_order = (1, 0)  # PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
@@ -286,6 +288,7 @@ class PowTensorTensor(Function):
 
     node_name = "PowBackward1"
     saved_names = ("self", "exponent", "result")
+    _pack_order = (1, 0, 2)  # PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
@@ -577,6 +580,7 @@ class Maximum(Function):
 
     node_name = "MaximumBackward0"
     saved_names = ("self", "other")
+    _pack_order = (1, 0)  # PyTorch's order
     _pick = staticmethod(np.maximum)
     _wins = staticmethod(np.greater)  # where `self` is the one picked
 
@@ -614,6 +618,8 @@ class Remainder(Function):
     """
 
     node_name = "RemainderBackward0"
+    saved_names = ("self", "other")  # saved when other needs a gradient
+    _pack_order = (1, 0)  # PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):

@@ -152,6 +152,9 @@ def _saved_indices(node):
 
 Index._backward_cls._saved_indices = property(
     _saved_indices, doc="The index tensors, None for ``:`` (PyTorch's ``_saved_indices``).")
+Index._backward_cls._raw_saved_indices = property(
+    lambda node: node._raw_saved_tensors,
+    doc="The index tensors, not unpacked (PyTorch's ``_raw_saved_indices``).")
 
 
 def _numpy_index_message(err, shape, key):
@@ -384,8 +387,9 @@ class Gather(Function):
     """Pick ``input[..., index[i], ...]`` along ``dim`` (GatherBackward0); backward scatter-adds."""
 
     node_name = "GatherBackward0"
-    saved_names = ("index",)
-    saved_attrs = ("dim", "self_sym_sizes", "sparse_grad")
+    saved_names = ("self", "index")  # PyTorch saves self too (for its shape)
+    _pack_order = (1, 0)  # PyTorch's order: index first
+    saved_attrs = ("dim", "sparse_grad")
 
     @staticmethod
     def forward(ctx, a, dim, idx):
@@ -404,14 +408,14 @@ class Gather(Function):
         size = a._data.shape[d]
         if idx.size and (idx.max() >= size or idx.min() < -size):
             raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with size {size}")
-        ctx.dim, ctx.self_sym_sizes, ctx.sparse_grad = d, a._data.shape, False
-        ctx.save_for_backward(index)  # freed after the walk, as PyTorch's _saved_index
+        ctx.dim, ctx.sparse_grad = d, False
+        ctx.save_for_backward(a, index)  # freed after the walk, as PyTorch's _saved_index
         return _make(np.take_along_axis(a._data, idx, axis=d))
 
     @staticmethod
     def backward(ctx, grad):
-        (index,) = ctx.saved_tensors
-        return _GatherScatterAdd.apply(grad, ctx.dim, index, ctx.self_sym_sizes), None, None
+        a, index = ctx.saved_tensors
+        return _GatherScatterAdd.apply(grad, ctx.dim, index, a._data.shape), None, None
 
 
 class _GatherScatterAdd(Function):

@@ -133,6 +133,7 @@ class Bmm(Function):
 
     node_name = "BmmBackward0"
     saved_names = ("self", "mat2")
+    _pack_order = (1, 0)  # PyTorch's order: mat2 first
 
     @staticmethod
     def forward(ctx, a, b):
