@@ -57,6 +57,7 @@ from .creation import (
 )
 from .ops import *
 from .ops import __all__ as _ops_all
+from .serialization import load, save
 from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
 
 float = float32
@@ -76,7 +77,7 @@ __all__ = [
     "rand_like", "manual_seed", "Generator",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
     "get_default_dtype", "device", "cuda", "accelerator", "backends", "set_default_device",
-    "get_default_device", "pi", "e", "inf", "nan",
+    "get_default_device", "pi", "e", "inf", "nan", "save", "load",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled", "is_anomaly_enabled", "set_detect_anomaly", "autograd", "nn",
     "optim", "utils",

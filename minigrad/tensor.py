@@ -286,6 +286,17 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
+    def __reduce_ex__(self, protocol):
+        # pickling (minigrad.save): the values and requires_grad, never the history
+        from .serialization import reduce_tensor
+
+        return reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        from .serialization import deepcopy_tensor
+
+        return deepcopy_tensor(self, memo)
+
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
