@@ -209,6 +209,8 @@ def sum_to_size(input, *size):
     if lead < 0 or any(s != 1 and s != g for s, g in zip(size, shape[lead:])):
         raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
                            f"{{{', '.join(map(str, shape))}}}.")
+    if not size:
+        return Sum.apply(input, None)  # at::sum_to's shortcut for a 0-d target: SumBackward0
     dims = tuple(range(lead)) + tuple(
         lead + i for i, (s, g) in enumerate(zip(size, shape[lead:])) if s == 1 and g != 1
     )
