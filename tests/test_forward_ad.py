@@ -482,6 +482,8 @@ CASES = {
     "diagonal": (_fixed(lambda a: a.diagonal(0, 0, 2), (3, 2, 4)), {"Diagonal"}),
     "index_select": (_fixed(lambda a: a.index_select(1, minigrad.tensor([3, 0, 3])), (2, 4)),
                      {"IndexSelect"}),
+    "squeeze_dims": (_fixed(lambda a: a.squeeze((0, 2)), (1, 3, 1)), {"SqueezeDims"}),
+    "alias": (_fixed(lambda a: a[...] * 1, (2, 3)), {"Alias"}),
     "index_add": (_fixed(lambda a, s: a.index_add(0, minigrad.tensor([1, 1, 0]), s, alpha=2),
                          (2, 3), (3, 3)), {"IndexAdd"}),
     "maximum": (_binary(lambda a, b: minigrad.maximum(a, b)), {"Maximum"}),

@@ -351,7 +351,7 @@ def _build_rules():
     # -- shape: all linear -------------------------------------------------
     r[S.View] = lambda args, out, t: S.View.apply(t[0], args[1])  # a tangent need not be viewable
     for cls in (S.UnsafeView, S.Clone, S.Transpose, S.Permute, S.T, S.Expand, S.ToCopy,
-                S.Unsqueeze, S.SqueezeAll, S.SqueezeDim, S.Cat, S.Stack):
+                S.Unsqueeze, S.SqueezeAll, S.SqueezeDim, S.SqueezeDims, S.Alias, S.Cat, S.Stack):
         r[cls] = _linear(cls)
 
     # shape ops added later: linear too (Unbind and Split have several outputs)

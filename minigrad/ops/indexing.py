@@ -241,6 +241,10 @@ def getitem(self, key):
             index of a 0-dim tensor. ..."
         TypeError: for a key that is not an index at all (a string, ...).
     """
+    # PyTorch (applySlicing): a lone slice is always recorded (SliceBackward0);
+    # inside a tuple, a slice that covers its whole dim is skipped, and a key
+    # that leaves the tensor as it is gives an alias (AliasBackward0)
+    single_slice = isinstance(key, slice)
     if not isinstance(key, tuple):
         key = (key,)
     ndim = self._data.ndim
@@ -282,7 +286,7 @@ def getitem(self, key):
             out = Select.apply(out, dim, int(k), orig)
             orig += 1
         elif isinstance(k, slice):
-            if k != slice(None):
+            if single_slice or not _covers_dim(k, out._data.shape[dim]):
                 out = Slice.apply(out, dim, k.start, k.stop, k.step)
             dim += 1
             orig += 1
@@ -336,15 +340,19 @@ def getitem(self, key):
                 pos = d + covers
         out = Index.apply(out, tuple(full), tuple(shown))
     elif out is self:
-        # x[:] and x[...] are views of the whole tensor (AliasBackward0 in PyTorch)
-        out = Slice.apply(self, 0, None, None, None) if ndim else _alias(self)
+        # x[...], x[()], x[:, :]: the whole tensor, as a view (AliasBackward0)
+        from .shape import Alias
+
+        out = Alias.apply(self)
     return out
 
 
-def _alias(t):
-    from .shape import View
-
-    return View.apply(t, t._data.shape)
+def _covers_dim(k, size):
+    """True for a slice that takes a whole dim of ``size`` in order (PyTorch skips it in a tuple)."""
+    if k.step is not None and k.step <= 0:
+        return False  # (Slice raises "step must be greater than zero")
+    start, stop, step = k.indices(size)
+    return start == 0 and stop == size and step == 1
 
 
 def unsqueeze_for_index(t, dim):

@@ -301,13 +301,18 @@ def matmul(input, other):
     * 2-d @ 1-d: ``mv`` (MvBackward0);
     * 1-d @ 2-d: unsqueeze, ``mm``, squeeze (SqueezeBackward4 ← MmBackward0 ← UnsqueezeBackward0);
     * 2-d @ 2-d: ``mm`` (MmBackward0);
-    * 3-d or more @ 1-d or 2-d: the left operand's batch dims folded into its
-      rows, one ``mm``/``mv``, reshaped back (UnsafeViewBackward0 ← MmBackward0 ← ViewBackward0);
-    * 1-d or 2-d @ 3-d or more: the same on the transposed problem, transposed
-      back and made contiguous (CloneBackward0 ← TransposeBackward0 ← UnsafeViewBackward0 ← ...);
+    * 3-d or more @ 1-d or 2-d (or the other way round), when PyTorch's
+      ``should_fold`` says so (the small operand requires grad, or the large
+      one folds without a copy): the large operand's batch dims folded into
+      its rows, one ``mm``/``mv``, reshaped back (UnsafeViewBackward0 ←
+      MmBackward0 ← ViewBackward0); for a right-hand batch, on the
+      transposed problem, transposed back and made contiguous
+      (CloneBackward0 ← TransposeBackward0 ← UnsafeViewBackward0 ← ...);
     * both 3-d or more: an operand whose batch dims are all 1 is squeezed
-      first (SqueezeBackward1); otherwise the batch dims broadcast, both
-      operands are expanded and reshaped, one ``bmm``, reshaped back.
+      first (SqueezeBackward1);
+    * otherwise the batch dims broadcast, both operands are expanded and
+      reshaped, one ``bmm``, reshaped back (UnsafeViewBackward0 ← BmmBackward0
+      ← ViewBackward0 ← ExpandBackward0).
 
     Raises:
         RuntimeError: PyTorch's messages for operands that cannot be
@@ -353,13 +358,13 @@ def matmul(input, other):
                 other = SqueezeDim.apply(other, 0)
             return matmul(input, other)
     A, B = input._data.shape, other._data.shape
-    if da >= 3 and db <= 2:
-        # fold the left operand's batch dims into its rows: one mm (or mv)
-        folded = input.reshape(-1, A[-1])
-        if db == 1:
-            return UnsafeView.apply(Mv.apply(folded, other), A[:-1])
-        return UnsafeView.apply(Mm.apply(folded, other), A[:-1] + (B[-1],))
-    if db >= 3 and da <= 2:
+    if _should_fold(input, other):
+        if da >= 3:
+            # fold the left operand's batch dims into its rows: one mm (or mv)
+            folded = input.reshape(-1, A[-1])
+            if db == 1:
+                return UnsafeView.apply(Mv.apply(folded, other), A[:-1])
+            return UnsafeView.apply(Mm.apply(folded, other), A[:-1] + (B[-1],))
         if A[-1] != B[-2]:
             n = int(np.prod(B[:-2]))
             raise RuntimeError(
@@ -367,24 +372,56 @@ def matmul(input, other):
                 f"but got: [{n}, {B[-2]}]."
             )
         # (A @ B) = (Bᵀ @ Aᵀ)ᵀ: fold the right operand instead
-        t1 = Transpose.apply(other, -1, -2)
-        folded = t1.reshape(-1, B[-2])
+        folded = Transpose.apply(other, -1, -2).reshape(-1, B[-2])
         if da == 1:
             return UnsafeView.apply(Mv.apply(folded, input), B[:-2] + (B[-1],))
         out = UnsafeView.apply(Mm.apply(folded, input.t()), B[:-2] + (B[-1], A[0]))
         return contiguous(Transpose.apply(out, -1, -2))
-    # both batched: broadcast the batch dims, expand, bmm
-    if A[-1] != B[-2]:
+    # batched: broadcast the batch dims, expand, one bmm (a 1-d operand as a
+    # single row or column)
+    n = A[-2] if da > 1 else 1
+    m2 = B[-2] if db > 1 else B[0]
+    p = B[-1] if db > 1 else 1
+    batch_a, batch_b = A[:max(da - 2, 0)], B[:max(db - 2, 0)]
+    if A[-1] != m2:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(np.broadcast_shapes(A[:-2], B[:-2])))}, {A[-1]}] but got: "
-            f"[{int(np.prod(B[:-2]))}, {B[-2]}]."
+            f"[{int(np.prod(np.broadcast_shapes(batch_a, batch_b)))}, {A[-1]}] but got: "
+            f"[{int(np.prod(batch_b))}, {m2}]."
         )
-    batch = _broadcast_batch(A[:-2], B[:-2])
-    n = int(np.prod(batch))
-    a3 = expand(input, *(batch + A[-2:])).reshape(n, *A[-2:])
-    b3 = expand(other, *(batch + B[-2:])).reshape(n, *B[-2:])
-    return UnsafeView.apply(Bmm.apply(a3, b3), batch + (A[-2], B[-1]))
+    batch = _broadcast_batch(batch_a, batch_b)
+    nb = int(np.prod(batch))
+    a3 = expand(input, *(batch + (n, A[-1]))).reshape(nb, n, A[-1])
+    rhs = other if db > 1 else Unsqueeze.apply(other, 1)
+    b3 = expand(rhs, *(batch + (m2, p))).reshape(nb, m2, p)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    out = Bmm.apply(a3, b3)
+    if db == 1:
+        out = SqueezeDim.apply(out, -1)  # the column a 1-d right operand became
+    return UnsafeView.apply(out, shape)
+
+
+def _should_fold(t1, t2):
+    """PyTorch's ``should_fold(tensor1, tensor2)``: fold the larger operand into rows (mm/mv), not bmm.
+
+    Only for a 3-d-or-more operand against a 1-d or 2-d one (a right-hand
+    batch is considered transposed): when the small operand requires grad
+    (so its gradient is one mm, not a batch summed afterwards), or, unless
+    the left operand is 2-d, when the larger one folds without a copy.
+    """
+    larger = t1._data.ndim >= t2._data.ndim
+    big = t1._data if larger else np.swapaxes(t2._data, -1, -2)
+    small = t2 if larger else t1
+    if not (big.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small._requires_grad:
+        return True
+    if t1._data.ndim == 2:
+        return False  # it would be mm of the transposed problem and a copy back
+    if big.size == 0:
+        return True
+    st, sh = big.strides, big.shape
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(big.ndim - 2))
 
 
 def _broadcast_batch(sa, sb):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import as_saved_int, canonical_dim
+from ._util import as_saved_int, canonical_dim, canonical_dims
 
 __all__ = [
     "Cat",
@@ -264,18 +264,26 @@ class ToCopy(Function):
         return grad.to(ctx.src), None
 
 
+class ReshapeAlias(View):
+    """``reshape`` of a non-contiguous tensor that still needs no copy (ReshapeAliasBackward0)."""
+
+    node_name = "ReshapeAliasBackward0"
+
+
 def reshape(input, *shape):
     """Same elements in a new shape; one size may be -1 (``torch.reshape``).
 
-    Like PyTorch, a view (ViewBackward0) when the memory layout allows it,
-    otherwise a copy (CloneBackward0 then UnsafeViewBackward0).
+    Like PyTorch, a view when the memory layout allows it (ViewBackward0 for
+    a contiguous input, ReshapeAliasBackward0 for another), otherwise a copy
+    (CloneBackward0 then UnsafeViewBackward0).
 
     Raises:
         RuntimeError: "shape '[4, 5]' is invalid for input of size 6".
     """
     shape = _infer_shape(_shape_args(shape), input._data.size)
-    if _is_viewable(input._data, shape):
-        return View.apply(input, shape)
+    data = input._data
+    if _is_viewable(data, shape):
+        return (View if data.flags.c_contiguous else ReshapeAlias).apply(input, shape)
     return UnsafeView.apply(Clone.apply(input), shape)
 
 
@@ -431,6 +439,45 @@ class SqueezeDim(Function):
         return grad.reshape(ctx.self_sym_sizes), None
 
 
+class SqueezeDims(Function):
+    """Remove the dims in a tuple that have size 1 (SqueezeBackward2); saves dims and sizes."""
+
+    _is_view = True
+    _quiet_numpy = False
+
+    node_name = "SqueezeBackward2"
+    saved_attrs = ("dim", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        data = a._data
+        ds = canonical_dims(tuple(dims), data.ndim)  # raises for a dim given twice
+        ctx.dim, ctx.self_sym_sizes = tuple(as_saved_int(d) for d in dims), data.shape
+        drop = tuple(d for d in ds if data.ndim and data.shape[d] == 1)
+        return _make(np.squeeze(data, drop) if drop else data.view(), vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.self_sym_sizes), None
+
+
+class Alias(Function):
+    """The whole tensor as a view of itself (AliasBackward0): ``x[...]``, ``x[()]``, ``x[:, :]``."""
+
+    _is_view = True
+    _quiet_numpy = False
+
+    node_name = "AliasBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return _make(a._data.view(), vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
 class SqueezeDimMatmul(SqueezeDim):
     """The squeeze ``matmul`` applies after a 1-d @ 2-d product (SqueezeBackward4)."""
 
@@ -572,14 +619,17 @@ def unsqueeze(input, dim):
 
 
 def squeeze(input, dim=None):
-    """Remove size-1 dims: all (SqueezeBackward0) or ``dim`` (SqueezeBackward1) (``torch.squeeze``)."""
+    """Remove size-1 dims (``torch.squeeze``): all of them (SqueezeBackward0), ``dim``
+    (SqueezeBackward1) or those of a tuple of dims (SqueezeBackward2); a view.
+
+    Raises:
+        IndexError: "Dimension out of range ..."; RuntimeError: "dim 0 appears
+            multiple times in the list of dims".
+    """
     if dim is None:
         return SqueezeAll.apply(input)
     if isinstance(dim, (tuple, list)):
-        out = input
-        for d in sorted((canonical_dim(d, input.ndim) for d in dim), reverse=True):
-            out = SqueezeDim.apply(out, d)
-        return out
+        return SqueezeDims.apply(input, tuple(dim))
     return SqueezeDim.apply(input, dim)
 
 
