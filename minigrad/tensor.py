@@ -97,7 +97,8 @@ class Tensor:
     _post_acc_hooks = None
     _base = None       # the tensor whose memory this one shares (views, detach)
     _view_of = None    # the input of the view op that made this tensor (differentiable views)
-    _view_base_fn = None  # its memory owner's grad_fn when the view was made
+    _view_version = 0  # the shared version counter when the view's grad_fn was made
+    _no_grad_view = False  # a view taken under no_grad of a tensor that requires grad
     _inference = False
 
     # numpy must defer to Tensor's reflected operators (ndarray * Tensor)
@@ -309,14 +310,21 @@ class Tensor:
         """Whether operations on this tensor are recorded.
 
         Setting it is allowed on leaves only (PyTorch's rule) and only to True
-        for floating dtypes.
+        for floating dtypes.  A view follows its base: ``v = b[:2];
+        b.requires_grad_()`` makes ``v.requires_grad`` True too, as in
+        PyTorch (such a view, like one taken under ``no_grad``, collects no
+        gradient).
 
         Raises:
             RuntimeError: "you can only change requires_grad flags of leaf
                 variables." for a non-leaf; "Only Tensors of floating point
                 and complex dtype can require gradients" for an integer tensor.
         """
-        return self._requires_grad
+        if self._requires_grad:
+            return True
+        if self._view_of is not None and self._grad_fn is None:
+            return _function._view_root(self)._requires_grad
+        return False
 
     @requires_grad.setter
     def requires_grad(self, value):

@@ -224,6 +224,8 @@ def _build_rules():
             x = a._data
             lo = args[1] if cls is not C.ClampMaxTensor else None
             hi = args[2] if cls is C.ClampTensor else args[1] if cls is C.ClampMaxTensor else None
+            lo = None if lo is C._NO_BOUND else lo
+            hi = None if hi is C._NO_BOUND else hi
             tl = t[1] if lo is not None else None
             th = (t[2] if cls is C.ClampTensor else t[1]) if hi is not None else None
             keep = np.ones(x.shape, dtype=bool)

@@ -351,15 +351,21 @@ class Function:
             _mark_dirty_outputs(ctx, out, record)
         if cls._is_view:
             out._view_of = args[0]  # what an in-place write into `out` must rebase
-            # the history of the memory's owner now: if an in-place write through
-            # another view replaces it, this view's grad_fn is rebuilt (see _record)
-            out._view_base_fn = _view_root(args[0])._grad_fn
+            # the memory's version now: once an in-place write (through the
+            # base, a sibling view, or under no_grad) moves it, this view's
+            # grad_fn is rebuilt from its base's (see _refresh_view)
+            vc = out._vc
+            if vc is not None:
+                out._view_version = vc[0]
         if record:
             out = _record(ctx, inputs, out)
         elif cls._is_view and not enabled and args[0]._requires_grad:
             # PyTorch: a view of a tensor that requires grad, taken under
-            # no_grad, is a leaf that still requires grad.
+            # no_grad, is a leaf that still requires grad, but no gradient
+            # reaches it or its base, and writing into it with grad mode on
+            # is refused (ops/inplace.py)
             out._requires_grad = True
+            out._no_grad_view = True
         if _fw_state.level is not None:
             # forward mode (autograd.forward_ad): push tangents through this op
             forward_ad._propagate(cls, inputs, out, ctx)
@@ -473,20 +479,30 @@ def _view_root(t):
 
 
 def _refresh_view(v):
-    """Rebuild a view's grad_fn when its base was rebased by an in-place write elsewhere.
+    """Rebuild a view's grad_fn when its memory was written in place since it was made.
 
     ``y = x * 1; a = y[0]; b = y[:2]; b.mul_(2)`` rebases ``y`` (CopySlices):
     ``a`` still shows the old ``y``'s history, but its values are the new
     ones.  As PyTorch does, ``a`` becomes an ``AsStridedBackward0`` view of
-    the new ``y`` before it is used, so no gradient is silently lost.
+    its base's current history before it is used, so no gradient is
+    silently lost.  The same happens after a write under ``no_grad`` (an
+    optimizer's step into a weight a view was taken of): the version counter
+    they share says the view's recorded history is out of date.
     """
+    vc = v._vc
+    if vc is None or vc[0] == v._view_version or v._no_grad_view:
+        return
     root = _view_root(v)
-    if root._grad_fn is v._view_base_fn or root._grad_fn is None:
+    if root._grad_fn is None and not root._requires_grad:
+        v._view_version = vc[0]
         return
     from ..ops.inplace import _AsStrided, _positions
 
-    alias = _Tensor._make(root._data, grad_fn=root._grad_fn)
-    alias._output_nr = root._output_nr
+    if root._grad_fn is not None:
+        alias = _Tensor._make(root._data, grad_fn=root._grad_fn)
+        alias._output_nr = root._output_nr
+    else:
+        alias = root  # a leaf: the rebuilt view leads to its AccumulateGrad
     positions = _positions(root._data, v._data)
     prev = _state.enabled
     _state.enabled = True
@@ -497,7 +513,7 @@ def _refresh_view(v):
     v._grad_fn = fresh._grad_fn
     v._output_nr = 0
     v._requires_grad = True
-    v._view_base_fn = root._grad_fn
+    v._view_version = vc[0]
 
 
 def _alias_if_input(t, args, dirty=()):

@@ -357,6 +357,8 @@ class AccumulateGrad(Node):
         if grad is None:
             return ()
         var = self.variable
+        if var._no_grad_view:
+            return ()  # a view taken under no_grad collects no gradient (PyTorch's rule)
         old = var._grad
         if old is None:
             if grad_mode._state.enabled:

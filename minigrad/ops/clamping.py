@@ -152,6 +152,8 @@ class ClampTensor(Function):
 
     @staticmethod
     def forward(ctx, a, lo, hi):
+        lo = None if lo is _NO_BOUND else lo
+        hi = None if hi is _NO_BOUND else hi
         _shape_check(a, (lo, hi))
         ctx.save_for_backward(a, lo, hi)
         return _clip(a._data, None if lo is None else lo._data, None if hi is None else hi._data,
@@ -219,6 +221,11 @@ class ClampMaxTensor(Function):
                 _select(a._data > hi._data, grad) if need[1] else None)
 
 
+# stands for a bound not given, so ClampTensor's node keeps PyTorch's three
+# edges (min and max are optional Tensor arguments: an absent one is (None, 0))
+_NO_BOUND = Tensor._make(np.zeros(()))
+
+
 def _bound(v):
     """A number as a Python number (numpy scalars and 1-element arrays are unwrapped)."""
     if v is None or isinstance(v, Tensor):
@@ -247,8 +254,8 @@ def clamp(input, min=None, max=None):
     """
     lo, hi = _bound(min), _bound(max)
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
-        lo = wrap_scalar(lo) if lo is not None and not isinstance(lo, Tensor) else lo
-        hi = wrap_scalar(hi) if hi is not None and not isinstance(hi, Tensor) else hi
+        lo = _NO_BOUND if lo is None else lo if isinstance(lo, Tensor) else wrap_scalar(lo)
+        hi = _NO_BOUND if hi is None else hi if isinstance(hi, Tensor) else wrap_scalar(hi)
         return ClampTensor.apply(input, lo, hi)
     return Clamp.apply(input, lo, hi)
 

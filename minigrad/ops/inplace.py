@@ -29,6 +29,7 @@ import numpy as np
 
 from ..autograd import forward_ad, grad_mode
 from ..autograd.function import Function
+from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._util import is_scalar, wrap_scalar
 
@@ -57,6 +58,11 @@ def _check_writable(t, via_view=False):
         )
     if not _state.enabled:
         return False
+    v = t
+    while v is not None:
+        if v._no_grad_view:
+            _raise_no_grad_view(t, v)
+        v = v._view_of
     root = _view_root(t)
     if root._grad_fn is None and root._requires_grad:
         if root is not t or via_view:
@@ -66,6 +72,21 @@ def _check_writable(t, via_view=False):
             )
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     return True
+
+
+def _raise_no_grad_view(t, view):
+    """PyTorch's error for writing, with grad mode on, into a view made under no_grad."""
+    import re
+
+    rest = ("created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+            "that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+            "your code by moving both the view and the inplace either both inside the no_grad "
+            "block (if you don't want the inplace to be tracked) or both outside (if you want "
+            "the inplace to be tracked).")
+    if view is t or t._grad_fn is None:
+        raise RuntimeError("A view was " + rest)
+    op = re.sub(r"Backward\d*$", "", t._grad_fn.name())
+    raise RuntimeError(f"Output {t._output_nr} of {op} is a view of a view which was " + rest)
 
 
 def _store(t, result, reads_self=True):
@@ -147,7 +168,10 @@ def inplace(t, outofplace, *args, reads_self=True, via_view=False):
     recording = _check_writable(t, via_view)
     others_need = any(isinstance(a, Tensor) and a._requires_grad for a in args)
     root = _view_root(t)
-    if recording and (t._requires_grad or others_need or root._requires_grad):
+    # (an integer or bool tensor records nothing: no gradient flows into it,
+    # even when a float that requires grad is copied in, as in PyTorch)
+    if recording and t._data.dtype.kind == "f" and (
+            t._requires_grad or others_need or root._requires_grad):
         old = _snapshot(t)
         result = outofplace(old, *args)
         if root is t:
@@ -179,16 +203,29 @@ def rebase_view_write(t, result, old_root=None):
     positions = _positions(root._data, t._data)
     if old_root is None:
         old_root = _snapshot(root)
+    if forward_ad._state.level is not None:
+        # the base's tangent: its old tangent with the view's elements replaced
+        with grad_mode.no_grad():
+            forward_ad._copy_tangent(_CopyIntoView.apply(old_root, positions, result), root)
+    fn = result._grad_fn
+    if fn is None:
+        return
+    base_edge = (old_root._grad_fn, old_root._output_nr) if old_root._grad_fn is not None \
+        else (None, 0)
+    root._grad_fn = CopySlices(base_edge, (root._data.shape, root._data.dtype), positions, fn)
+    root._output_nr = 0
+    root._requires_grad = True
+    if root._retains_grad:
+        root._add_retain_hook()
     prev = _state.enabled
     _state.enabled = True
     try:
-        new_root = _CopyIntoView.apply(old_root, positions, result)
-        _adopt(root, new_root)
         alias = _make(root._data, grad_fn=root._grad_fn)
         _adopt(t, _AsStrided.apply(alias, positions))
     finally:
         _state.enabled = prev
-    t._view_base_fn = root._grad_fn
+    if t._vc is not None:
+        t._view_version = t._vc[0]
 
 
 def _positions(root, view):
@@ -214,6 +251,55 @@ def _positions(root, view):
     lookup = np.full(int(root_off.max()) + 1 if root_off.size else 1, -1, dtype=np.int64)
     lookup[root_off.reshape(-1)] = np.arange(root.size)
     return lookup[view_off]
+
+
+class CopySlices(Node):
+    """The base's node after an in-place op wrote into one of its views (PyTorch's ``CopySlices``).
+
+    It wraps the in-place op's own node ``fn`` (``y[1:].mul_(w)``: a
+    MulBackward0), as PyTorch does: its ``next_functions`` are the base's old
+    node followed by ``fn``'s other inputs (``w``).  Backward: the view's
+    part of the gradient goes through ``fn``; what ``fn`` returns for its
+    first input (the view's old values) replaces that part for the base, the
+    rest is passed on to ``fn``'s other inputs.
+
+    Source: ``torch::autograd::CopySlices`` (torch/csrc/autograd/functions/tensor.cpp).
+    """
+
+    def __init__(self, base_edge, base_meta, positions, fn):
+        Node.__init__(self)
+        self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
+        meta = fn._in_meta
+        self._in_meta = (base_meta,) + tuple(meta[1:]) if meta is not None else None
+        self._fn = fn
+        self._positions = positions
+
+    def name(self):
+        """``'torch::autograd::CopySlices'``, PyTorch's name() of its C++ class."""
+        return "torch::autograd::CopySlices"
+
+    def __repr__(self):
+        return f"<CopySlices object at {hex(id(self))}>"
+
+    def _backward(self, grads):
+        g = grads[0]
+        pos = self._positions
+        res = self._fn._backward((_AsStrided.apply(g, pos),))
+        r0 = res[0] if res else None
+        if r0 is None:
+            r0 = _make(np.zeros((), dtype=g._data.dtype))
+        else:
+            if r0._data.shape != pos.shape:
+                r0 = r0.sum_to_size(pos.shape)
+            if r0._data.dtype != g._data.dtype:
+                r0 = r0.to(g._data.dtype)
+        return (_CopyIntoView.apply(g, pos, r0),) + tuple(res[1:])
+
+    def _release_saved(self):
+        self._fn._release_saved()
+
+    def _has_saved(self):
+        return self._fn._has_saved()
 
 
 class _CopyIntoView(Function):
@@ -380,7 +466,11 @@ class _CopySlices(Function):
     def forward(ctx, a, key, value):
         ctx.key = key
         out = a._data.copy()
-        out[key] = np.broadcast_to(value._data, out[key].shape)
+        target = out[key].shape
+        v = value._data
+        while v.ndim > len(target) and v.shape[0] == 1:
+            v = v[0]  # leading 1-dims of the value are dropped, as PyTorch's setitem does
+        out[key] = np.broadcast_to(v, target)
         return _make(out)
 
     @staticmethod
@@ -440,12 +530,35 @@ def setitem(t, key, value):
     if value._data.shape != target and not value._wrapped:
         from .shape import Expand
 
+        shape = value._data.shape
+        while shape and shape[0] == 1 and len(shape) > len(target):
+            shape = shape[1:]  # PyTorch drops leading 1-dims of the value first
         with grad_mode.no_grad():  # only to raise expand's errors for a value that does not fit
-            Expand.apply(Tensor._make(value._data), tuple(target))
+            Expand.apply(Tensor._make(value._data.reshape(shape)), tuple(target))
+    if value._requires_grad and _state.enabled:
+        value = _fit_value(value, target, _is_advanced(key))
     if _is_advanced(key):
         return inplace(t, lambda a, v: _IndexPut.apply(a, np_key, v), value, reads_self=False)
     return inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value, reads_self=False,
                    via_view=True)
+
+
+def _fit_value(value, target, advanced):
+    """The value as PyTorch's setitem records it: leading 1-dims viewed away, then expanded.
+
+    (``copy_to`` and ``index_put_`` in python_variable_indexing.cpp: a value of
+    the target's shape, or a 0-d one, is used as it is.)
+    """
+    shape = value._data.shape
+    if not shape or (shape == tuple(target) and not advanced):
+        return value
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    if advanced:  # index_put_: viewed only when there are leading 1-dims to drop
+        return value.view(shape[i:]) if i else value
+    value = value.view(shape[i:])
+    return value if value._data.shape == tuple(target) else value.expand(*target)
 
 
 def install():
