@@ -43,8 +43,10 @@ from .autograd.grad_mode import (
 from .creation import (
     Generator,
     arange,
+    as_tensor,
     empty,
     eye,
+    from_numpy,
     full,
     full_like,
     linspace,
@@ -74,7 +76,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "Size", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "full",
     "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
-    "rand_like", "manual_seed", "Generator",
+    "rand_like", "manual_seed", "Generator", "from_numpy", "as_tensor",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
     "get_default_dtype", "device", "cuda", "accelerator", "backends", "set_default_device",
     "get_default_device", "pi", "e", "inf", "nan", "save", "load",

@@ -20,10 +20,12 @@ import numpy as np
 from . import _dtype
 from ._device import check as _check_device
 from ._dtype import as_dtype
-from .tensor import _INT_GRAD_ERROR, Tensor, _shape_arg
+from .tensor import _INT_GRAD_ERROR, Tensor, _shape_arg, numpy_dtype_of, tensor
 
 __all__ = [
     "Generator",
+    "as_tensor",
+    "from_numpy",
     "arange",
     "empty",
     "eye",
@@ -196,3 +198,35 @@ def rand_like(input, *, dtype=None, device=None, requires_grad=False):
     """``rand`` with ``input``'s shape and dtype (``torch.rand_like``)."""
     _check_device(device)
     return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def from_numpy(ndarray):
+    """A tensor that shares memory with a numpy array (``torch.from_numpy``).
+
+    Writing into one is seen by the other; the dtype is the array's (float32,
+    float64, int64 or bool: minigrad's four).
+
+    Raises:
+        TypeError: "expected np.ndarray (got list)" for anything else; for an
+            array of another dtype, that minigrad cannot hold it (see
+            ``minigrad.tensor``).
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    numpy_dtype_of(ndarray)
+    return Tensor._make(ndarray)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """``data`` as a tensor, without a copy when it already is one (``torch.as_tensor``).
+
+    A Tensor of the dtype asked for is returned as it is; a numpy array of a
+    minigrad dtype shares its memory; anything else is copied as by
+    ``minigrad.tensor``.
+    """
+    _check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None or as_dtype(dtype) is data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or as_dtype(dtype).np == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)

@@ -259,9 +259,13 @@ class Tensor:
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __float__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
 
     def __index__(self):
@@ -675,16 +679,64 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+_KEPT_NUMPY = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_))
+
+
+def numpy_dtype_of(arr):
+    """The minigrad dtype that holds a numpy array as it is, or a clear refusal.
+
+    PyTorch keeps an array's dtype (uint8, int32, float16, ...); minigrad has
+    four dtypes, so any other is refused rather than silently converted.
+
+    Raises:
+        TypeError: "can't convert np.ndarray of type numpy.uint8. The only
+            supported types are: float64, float32, int64, and bool ..." (PyTorch's
+            first sentence), naming what to do.
+    """
+    if arr.dtype in _KEPT_NUMPY:
+        return from_numpy_dtype(arr.dtype)
+    name = arr.dtype.name if arr.dtype.kind != "O" else "object_"
+    hint = {"i": "int64", "u": "int64", "f": "float32", "c": None}.get(arr.dtype.kind)
+    advice = (f" Convert it first, e.g. arr.astype(numpy.{hint}), or pass dtype=minigrad.{hint}."
+              if hint else "")
+    raise TypeError(f"can't convert np.ndarray of type numpy.{name}. The only supported types "
+                    f"are: float64, float32, int64, and bool (minigrad's four dtypes; PyTorch "
+                    f"has more).{advice}")
+
+
+def _unwrap_tensors(data):
+    """Tensors inside a (nested) list as their one value, as torch.tensor reads them."""
+    if isinstance(data, Tensor):
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(())
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_tensors(d) for d in data]
+    return data
+
+
 def _infer_array(data, dtype):
     """Turn Python data or an array into a numpy array of a minigrad dtype, as torch.tensor does."""
     if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than torch.tensor(sourceTensor).", UserWarning, stacklevel=3)
         arr = data._data
         return arr.astype(as_dtype(dtype).np) if dtype is not None else arr.copy()
     if isinstance(data, np.ndarray):
-        target = as_dtype(dtype) if dtype is not None else from_numpy_dtype(data.dtype)
+        target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
         return np.array(data, dtype=target.np)
     if isinstance(data, (str, bytes)) or data is None:
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, np.generic):
+        data = np.asarray(data)  # a numpy scalar keeps its dtype, as an array does
+        target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
+        return np.array(data, dtype=target.np)
+    declared = None
+    if isinstance(data, (list, tuple)):
+        data = _unwrap_tensors(data)
+        declared = _declared_float(data)
     try:
         arr = np.array(data)
     except ValueError:
@@ -705,8 +757,26 @@ def _infer_array(data, dtype):
     if kind in "iu":
         return arr.astype(np.int64, copy=False)
     if kind == "f":
-        return arr.astype(np.float32)  # Python floats: the default dtype
+        # Python floats give the default dtype; float values that came with a
+        # dtype (numpy scalars, one-element tensors) keep the widest of theirs
+        return arr.astype(np.float32 if declared is None else declared)
     raise TypeError(f"can't convert data of type {arr.dtype} to a tensor")
+
+
+def _declared_float(data):
+    """The widest float dtype among the numpy values in nested ``data`` (None: Python floats only)."""
+    best = None
+    stack = [data]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, list):
+            stack.extend(d)
+        elif isinstance(d, (np.ndarray, np.generic)):
+            dt = np.dtype(d.dtype)
+            if dt.kind == "f":
+                numpy_dtype_of(np.empty(0, dtype=dt))  # float16 is refused, not widened
+                best = dt if best is None or dt.itemsize > best.itemsize else best
+    return best
 
 
 def _ragged_message(data):

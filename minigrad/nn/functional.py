@@ -142,10 +142,13 @@ class MseLoss(Function):
 
     @staticmethod
     def forward(ctx, input, target, reduction):
+        from ..ops._util import binary_dtype
+
         ctx.reduction = reduction
         ctx.save_for_backward(input, target)
-        diff = input._data - target._data
-        return _make(_reduce(diff * diff, reduction).astype(input._data.dtype, copy=False))
+        dt = binary_dtype(input, target)  # an int target with float input: promoted, as PyTorch
+        diff = input._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)
+        return _make(_reduce(diff * diff, reduction).astype(dt, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -167,8 +170,14 @@ def mse_loss(input, target, reduction="mean"):
     Raises:
         ValueError: for an unknown reduction.
         RuntimeError: if the shapes differ.
+        NotImplementedError: '"mse_cpu" not implemented for 'Long'' when
+            neither tensor is floating, as PyTorch.
     """
     code = _reduction(reduction)
+    kinds = (input._data.dtype.kind, target._data.dtype.kind)
+    if "f" not in kinds:
+        kind = "Bool" if "b" in kinds and kinds[0] == kinds[1] else "Long"
+        raise NotImplementedError(f'"mse_cpu" not implemented for \'{kind}\'')
     if input.shape != target.shape:
         import warnings
 
@@ -204,6 +213,14 @@ class NllLoss(Function):
         x = input._data
         if x.ndim not in (1, 2):
             raise ValueError(f"Expected 1 or 2 dimensions (got {x.ndim})")
+        if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{t.shape[0]}")
+        if x.ndim == 2 and (t.ndim == 0 or t.shape[0] != x.shape[0]):
+            raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
+                             f"batch_size ({t.shape[0] if t.ndim else 0}).")
+        if t.ndim > 1:
+            raise RuntimeError("1D target tensor expected, multi-target not supported")
         batched = x.ndim == 2
         xb = x if batched else x[None]
         tb = t.reshape(-1) if batched else t.reshape(1)

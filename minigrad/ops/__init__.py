@@ -525,6 +525,41 @@ def _install():
 
 _install()
 
+# torch.exp(2.0) and torch.sum([1, 2]) raise PyTorch's TypeError naming the
+# argument; the functions PyTorch lets take a number first (torch.add(2, x))
+# and those whose first argument is not one tensor are left as they are.  The
+# Tensor methods (x.exp()) were bound above to the functions themselves.
+_NUMBER_FIRST_OK = {"add", "sub", "mul", "div", "remainder", "floor_divide", "pow", "eq", "ne",
+                    "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
+_NOT_ONE_TENSOR = {"cat", "stack", "where", "allclose", "equal", "all", "any"}  # (all, any: own message)
+
+
+def _tensor_first(fn, name):
+    import functools
+
+    @functools.wraps(fn)
+    def checked(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            if name in ("clamp", "clip"):  # overloaded in PyTorch: its other message
+                got = [type(a).__name__ for a in (input,) + args]
+                got += [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+                raise TypeError(
+                    f"{name}() received an invalid combination of arguments - got "
+                    f"({', '.join(got)}), but expected one of:\n"
+                    " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                    " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return fn(input, *args, **kwargs)
+
+    checked.__name__ = name  # an alias (clip, moveaxis) reports its own name
+    return checked
+
+
+for _name in __all__:
+    if _name not in _NUMBER_FIRST_OK and _name not in _NOT_ONE_TENSOR:
+        globals()[_name] = _tensor_first(globals()[_name], _name)
+
 from . import inplace as _inplace
 
 _inplace.install()

@@ -128,7 +128,9 @@ class Rsub(Function):
         from ._util import wrap_scalar
 
         ctx.alpha = alpha
-        dt = binary_dtype(a, wrap_scalar(other))
+        w = wrap_scalar(other)
+        _no_bool_subtraction(a, w)
+        dt = binary_dtype(a, w)
         ad = a._data if alpha == 1 else a._data * alpha
         return _make(np.subtract(other, ad, dtype=dt))
 
@@ -283,6 +285,18 @@ class PowTensorScalar(Function):
         return grad * MulScalar.apply(a ** (e - 1), e), None
 
 
+def _int_power(A, B):
+    """Integer powers with negative exponents, as PyTorch computes them (numpy refuses).
+
+    A negative power of an integer truncates to 0, except for a base of 1
+    (always 1) and of -1 (±1 by the exponent's parity).
+    """
+    A, B = np.broadcast_arrays(A, B)
+    pos = np.power(A, np.maximum(B, 0))
+    neg = np.where(A == 1, 1, np.where(A == -1, np.where(B % 2 == 0, 1, -1), 0))
+    return np.where(B >= 0, pos, neg).astype(A.dtype)
+
+
 class PowTensorTensor(Function):
     """``self ** exponent`` for a tensor exponent (PowBackward1)."""
 
@@ -294,8 +308,14 @@ class PowTensorTensor(Function):
     def forward(ctx, a, b):
         dt = binary_dtype(a, b)
         broadcast_shape(a, b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = _make(np.power(a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)))
+        if dt == np.bool_:
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        A, B = a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)
+        if dt.kind in "iu" and (B < 0).any():
+            out = _make(_int_power(A, B))
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = _make(np.power(A, B))
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -381,7 +401,13 @@ class Where(Function):
 
 
 def where(cond, a, b):
-    """Elementwise ``a`` where ``cond`` is True, else ``b`` (``torch.where``)."""
+    """Elementwise ``a`` where ``cond`` is True, else ``b`` (``torch.where``).
+
+    Raises:
+        RuntimeError: "where expected condition to be a boolean tensor, ...";
+            PyTorch's "The size of tensor a (3) must match the size of tensor b
+            (2) at non-singleton dimension 0" when the three do not broadcast.
+    """
     from ._util import as_operand
 
     if not isinstance(cond, Tensor):
@@ -391,7 +417,11 @@ def where(cond, a, b):
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype {kind}"
         )
-    return Where.apply(cond._data, as_operand(a, "where"), as_operand(b, "where"))
+    a, b = as_operand(a, "where"), as_operand(b, "where")
+    # condition with self, then that shape with other: PyTorch's message names the pair
+    ca = broadcast_shape(cond, a)
+    broadcast_shape(Tensor._make(np.broadcast_to(np.empty((), dtype=np.bool_), ca)), b)
+    return Where.apply(cond._data, a, b)
 
 
 class Exp(Function):
@@ -625,6 +655,7 @@ class Remainder(Function):
     def forward(ctx, a, b):
         # `b` may be a Python number (remainder.Scalar: then it gets no edge)
         A, B = operands(a, b) if isinstance(b, Tensor) else (a._data, b)
+        _no_integer_zero_division(A, B)
         need = ctx.needs_input_grad
         if need[1]:
             ctx.save_for_backward(a, b)
@@ -640,6 +671,13 @@ class Remainder(Function):
         return (grad if need[0] else None), gb
 
 
+def _no_integer_zero_division(A, B):
+    """PyTorch raises for an integer divided by an integer zero (floats give inf or nan)."""
+    A, B = np.asarray(A), np.asarray(B)
+    if A.dtype.kind in "biu" and B.dtype.kind in "biu" and (B == 0).any():
+        raise RuntimeError("ZeroDivisionError")
+
+
 class FloorDivide(Function):
     """``self // other`` (no derivative in PyTorch either: backward raises its message)."""
 
@@ -648,6 +686,9 @@ class FloorDivide(Function):
     @staticmethod
     def forward(ctx, a, b):
         A, B = operands(a, b)
+        if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
+            raise NotImplementedError('"div_floor_cpu" not implemented for \'Bool\'')
+        _no_integer_zero_division(A, B)
         return _make(np.asarray(np.floor_divide(A, B)))
 
     @staticmethod

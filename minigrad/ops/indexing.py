@@ -120,7 +120,7 @@ class Index(Function):
         )
         ctx._shown = tuple(t is not None for t in shown)
         ctx.save_for_backward(*[t for t in shown if t is not None])
-        return _make(np.array(out))
+        return _make(np.ascontiguousarray(out))  # a new tensor, contiguous as PyTorch's
 
     @staticmethod
     def backward(ctx, grad):
@@ -192,7 +192,7 @@ class _Pick(Function):
     @staticmethod
     def forward(ctx, a, key):
         ctx.key, ctx.sizes = key, a._data.shape
-        return _make(np.array(a._data[key]))
+        return _make(np.ascontiguousarray(a._data[key]))
 
     @staticmethod
     def backward(ctx, grad):

@@ -26,6 +26,12 @@ def _dtype_name(d):
     return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[d.name]
 
 
+def _no_bool(a, b, kernel):
+    """PyTorch's products have no bool kernel: its error, not numpy's logical product."""
+    if a._data.dtype == np.bool_ and b._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 class Mm(Function):
     """2-d matrix product (MmBackward0); saves each operand if the other needs a gradient."""
 
@@ -35,6 +41,7 @@ class Mm(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _no_bool(a, b, "addmm_impl_cpu_")
         A, B = a._data, b._data
         if A.ndim != 2:
             raise RuntimeError("self must be a matrix")
@@ -75,6 +82,7 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _no_bool(a, b, "dot")
         if a._data.shape != b._data.shape:
             raise RuntimeError(
                 f"inconsistent tensor size, expected tensor [{a._data.shape[0]}] and src [{b._data.shape[0]}] to have the same "
@@ -104,6 +112,7 @@ class Mv(Function):
 
     @staticmethod
     def forward(ctx, a, v):
+        _no_bool(a, v, "addmv_impl_cpu")
         A, V = a._data, v._data
         if A.shape[1] != V.shape[0]:
             raise RuntimeError(
@@ -137,6 +146,7 @@ class Bmm(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _no_bool(a, b, "bmm")
         A, B = a._data, b._data
         if A.ndim != 3 or B.ndim != 3:
             raise RuntimeError("batch1 must be a 3D tensor")

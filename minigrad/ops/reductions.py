@@ -500,6 +500,8 @@ class Softmax(Function):
         ctx.dim, ctx._d = as_saved_int(dim), d
         if data.ndim == 0:
             out = _make(np.ones_like(data))
+        elif data.size == 0:
+            out = _make(np.empty_like(data, order="C"))  # nothing to normalise
         else:
             e = np.exp(data - np.max(data, axis=d, keepdims=True))
             # contiguous, as PyTorch's softmax output is whatever the input's layout
@@ -532,6 +534,8 @@ class LogSoftmax(Function):
         ctx.dim, ctx._d = as_saved_int(dim), d
         if data.ndim == 0:
             out = _make(np.zeros_like(data))
+        elif data.size == 0:
+            out = _make(np.empty_like(data, order="C"))
         else:
             shifted = data - np.max(data, axis=d, keepdims=True)
             out = _make(np.ascontiguousarray(
@@ -788,6 +792,8 @@ class ProdDim(Function):
     def backward(ctx, grad):
         a, r = ctx.saved_tensors
         data = a._data
+        if data.ndim == 0:
+            return grad * 1, None, None  # the product of one value: the value itself
         g = _unsqueeze_to(grad, data.shape, (ctx._d,), ctx.keepdim)
         if np.all(data != 0):
             return g * _unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a, None, None
