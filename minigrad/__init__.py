@@ -8,6 +8,7 @@ Read it next to the lessons in ``notebooks/``.  Where to look:
 * ``autograd/engine.py``: the backward walk;
 * ``autograd/grad_mode.py``: ``no_grad`` and friends;
 * ``ops/``: the primitives, each forward next to its vector-Jacobian product;
+* ``jit/``: define-then-run: ``jit.trace`` and ``compile``;
 * ``viz.py``: pictures of the recording (needs the ``graphviz`` package and ``dot``).
 
 ``import minigrad`` needs numpy only.
@@ -17,6 +18,7 @@ import math
 
 from . import (
     autograd,
+    jit,
     nn,
     ops,
     optim,
@@ -57,6 +59,7 @@ from .creation import (
     randn,
     randn_like,
 )
+from .jit import compile  # define-then-run: minigrad/jit/compile.py (torch.compile)
 from .ops import *
 from .ops import __all__ as _ops_all
 from .serialization import load, save
@@ -82,5 +85,5 @@ __all__ = [
     "get_default_device", "pi", "e", "inf", "nan", "save", "load",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled", "is_anomaly_enabled", "set_detect_anomaly", "autograd", "nn",
-    "optim", "utils",
+    "optim", "utils", "jit", "compile",
 ] + list(_ops_all)

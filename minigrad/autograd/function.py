@@ -319,6 +319,8 @@ class Function:
         Returns:
             what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
         """
+        if _tracer is not None:  # minigrad.jit is recording this call (jit/recording.py); else free
+            return _tracer(cls, args, kwargs) if kwargs else _tracer(cls, args)
         if cls._setup_context_style:
             args, kwargs = _bind_default_args(cls.forward, args, kwargs)
         inputs = args + tuple(kwargs.values()) if kwargs else args
@@ -556,6 +558,10 @@ def _rebase_dirty(ctx, outs):
 
 
 _Tensor = None  # minigrad.tensor sets this once it is imported
+# While minigrad.jit traces a function, the callable that records each call of
+# ``apply`` (it runs the call itself, with ``_tracer`` set back to None, so the
+# operations a primitive runs inside its own forward are not recorded twice).
+_tracer = None
 
 
 def once_differentiable(fn):

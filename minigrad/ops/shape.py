@@ -280,11 +280,12 @@ def reshape(input, *shape):
     Raises:
         RuntimeError: "shape '[4, 5]' is invalid for input of size 6".
     """
-    shape = _infer_shape(_shape_args(shape), input._data.size)
+    # a new name, not `shape`: minigrad.jit reads the arguments as given (-1 stays -1)
+    size = _infer_shape(_shape_args(shape), input._data.size)
     data = input._data
-    if _is_viewable(data, shape):
-        return (View if data.flags.c_contiguous else ReshapeAlias).apply(input, shape)
-    return UnsafeView.apply(Clone.apply(input), shape)
+    if _is_viewable(data, size):
+        return (View if data.flags.c_contiguous else ReshapeAlias).apply(input, size)
+    return UnsafeView.apply(Clone.apply(input), size)
 
 
 def view(input, *shape):

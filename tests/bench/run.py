@@ -160,3 +160,6 @@ def main():
 
 if __name__ == "__main__":
     main()
+    import replay  # compiled replay against eager (tests/bench/replay.py)
+
+    replay.main()
