@@ -552,7 +552,8 @@ CASES = {
     "split_unbind": (_fixed(lambda a: a.split(1, 0)[1] * 2 + a.split([1, 2], 1)[1].sum()
                             + list(a)[0].sum(), (2, 3)),
                      {"Split", "SplitWithSizes", "Unbind"}),
-    "remainder": (_fixed(lambda a, b: a % (b.abs() + 1.5), (2, 3), (2, 3)), {"Remainder"}),
+    "remainder": (_fixed(lambda a, b: a % (b.abs() + 1.5), (2, 3), (2, 3)), {"RemainderTensor"}),
+    "remainder_scalar": (_fixed(lambda a: a % 1.5, (2, 3)), {"Remainder"}),
     "index_put": (_fixed(lambda a, b: IP._IndexPut.apply(a, (np.array([0, 2]),), b), (3, 2), (2, 2)),
                   {"_IndexPut"}),
     "view_write": (_fixed(lambda a, b: IP._CopyIntoView.apply(a, np.array([[0, 1], [4, 5]]), b)

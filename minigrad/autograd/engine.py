@@ -212,6 +212,12 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 out = (None,) * len(node.next_functions)
                 if node._post_hooks:
                     out = _run_post_hooks(node, out, grads)
+            elif node._formula_only and not any(nxt is not None for nxt, _ in node.next_functions):
+                # no input of this primitive needs a gradient: PyTorch's generated
+                # formulas then compute (and unpack) nothing; the node still "runs"
+                out = (None,) * len(node.next_functions)
+                if node._post_hooks:
+                    out = _run_post_hooks(node, out, grads)
             elif grads[0] is not None or node is root or grads.count(None) != len(grads):
                 if check_nan:
                     anomaly._state.current = node

@@ -371,7 +371,7 @@ def _build_rules():
         q = _const(np.floor(np.asarray(a._data / b._data)), tb)
         return _plus(t[0], -tb * q)
 
-    r[E.Remainder] = remainder
+    r[E.Remainder] = r[E.RemainderTensor] = remainder
 
     # -- indexing: linear (and the scatters their backwards use) -----------
     for cls in (I.Select, I.Slice, I.Index, I.Gather, I._PutInZeros, I._Pick, I._ScatterAdd,

@@ -259,7 +259,7 @@ class Function:
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or cls.__name__ + "Backward"
         ns = {"__slots__": (), "_forward_cls": cls, "__module__": cls.__module__,
-              "__qualname__": name}
+              "__qualname__": name, "_formula_only": "node_name" in cls.__dict__}
         for i, n in enumerate(cls.saved_names):
             ns["_saved_" + n] = _saved_tensor_property(i, n)
             ns["_raw_saved_" + n] = _raw_saved_property(i, n)
@@ -413,7 +413,10 @@ def _record(ctx, args, out):
                 _refresh_view(a)
             if a._requires_grad:
                 fn = a._grad_fn
-                edges.append((fn, a._output_nr) if fn is not None else (a._accumulator(), 0))
+                if fn is not None:
+                    edges.append((fn, a._output_nr))
+                else:  # a leaf; a view taken under no_grad has no gradient edge (PyTorch)
+                    edges.append((a._accumulator(), 0) if not a._no_grad_view else _NO_EDGE)
             else:
                 edges.append(_NO_EDGE)
             meta.append((a._data.shape, a._data.dtype))

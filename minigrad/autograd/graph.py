@@ -70,6 +70,9 @@ class Node:
     _anomaly_trace = None
     # Shapes and dtypes of the inputs, one per edge (BackwardNode sets its own).
     _in_meta = None
+    # True for the nodes of built-in primitives: like PyTorch's generated
+    # formulas, they compute nothing when no input needs a gradient.
+    _formula_only = False
 
     def __init__(self):
         self.next_functions = ()
@@ -357,8 +360,6 @@ class AccumulateGrad(Node):
         if grad is None:
             return ()
         var = self.variable
-        if var._no_grad_view:
-            return ()  # a view taken under no_grad collects no gradient (PyTorch's rule)
         old = var._grad
         if old is None:
             if grad_mode._state.enabled:

@@ -313,10 +313,18 @@ def minimum(input, other):
 # ----------------------------------------------------------------- operators
 
 def remainder(input, other):
-    """``input % other`` with the sign of ``other``, as Python's (``torch.remainder``)."""
+    """``input % other`` with the sign of ``other``, as Python's (``torch.remainder``).
+
+    Nodes as PyTorch's: RemainderBackward0 for a number ``other``,
+    RemainderBackward1 for a tensor, NotImplemented for a number ``input``
+    (no derivative: backward raises "derivative for aten::remainder is not
+    implemented").
+    """
     if isinstance(input, Tensor) and is_scalar(other):
-        return _ew.Remainder.apply(input, other)
-    return _ew.Remainder.apply(as_operand(input, "remainder"), as_operand(other, "remainder"))
+        return _ew.Remainder.apply(input, other.item() if hasattr(other, "item") else other)
+    if not isinstance(input, Tensor):
+        return _ew.RemainderScalarTensor.apply(as_operand(input, "remainder"), other)
+    return _ew.RemainderTensor.apply(input, as_operand(other, "remainder"))
 
 
 def floor_divide(input, other):
@@ -486,7 +494,7 @@ def _install():
     T.__truediv__ = _binary(div)
     T.__mod__ = _binary(remainder)
     T.__floordiv__ = _binary(floor_divide)
-    T.__rmod__ = _binary(lambda self, other: remainder(wrap_scalar(other), self))
+    T.__rmod__ = _binary(lambda self, other: remainder(other, self))
     T.__rfloordiv__ = _binary(lambda self, other: floor_divide(wrap_scalar(other), self))
     T.__rtruediv__ = _rtruediv
     T.__pow__ = _binary(pow)

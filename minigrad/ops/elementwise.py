@@ -641,25 +641,46 @@ class Minimum(Maximum):
     _wins = staticmethod(np.less)
 
 
+def _remainder(A, B):
+    """PyTorch's remainder kernel: fmod, then moved into the divisor's sign (a 0 stays +0)."""
+    _no_integer_zero_division(A, B)
+    if np.asarray(A).dtype.kind != "f" and np.asarray(B).dtype.kind != "f":
+        return _make(np.asarray(np.remainder(A, B)))
+    mod = np.fmod(A, B)
+    return _make(np.asarray(np.where((mod != 0) & ((B < 0) != (mod < 0)), mod + B, mod)))
+
+
 class Remainder(Function):
-    """``self % other``, Python's sign convention (RemainderBackward0).
+    """``self % number``, the sign of the number (RemainderBackward0): d/dself = 1."""
+
+    node_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        # `b` is a Python number (remainder.Scalar): it gets no edge
+        return _remainder(a._data, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class RemainderTensor(Function):
+    """``self % other`` for two tensors (RemainderBackward1).
 
     d/dself = 1; d/dother = -floor(self / other).
     """
 
-    node_name = "RemainderBackward0"
+    node_name = "RemainderBackward1"
     saved_names = ("self", "other")  # saved when other needs a gradient
     _pack_order = (1, 0)  # PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
-        # `b` may be a Python number (remainder.Scalar: then it gets no edge)
-        A, B = operands(a, b) if isinstance(b, Tensor) else (a._data, b)
-        _no_integer_zero_division(A, B)
-        need = ctx.needs_input_grad
-        if need[1]:
+        A, B = operands(a, b)
+        if ctx.needs_input_grad[1]:
             ctx.save_for_backward(a, b)
-        return _make(np.asarray(np.remainder(A, B)))
+        return _remainder(A, B)
 
     @staticmethod
     def backward(ctx, grad):
@@ -669,6 +690,25 @@ class Remainder(Function):
             a, b = ctx.saved_tensors
             gb = -grad * _const(np.floor(np.asarray(a._data / b._data)).astype(grad._data.dtype))
         return (grad if need[0] else None), gb
+
+
+class RemainderScalarTensor(Function):
+    """``number % tensor``: no derivative in PyTorch (its NotImplemented node; backward raises)."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def _name():
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        A, B = operands(a, b)
+        return _remainder(A, B)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
 
 
 def _no_integer_zero_division(A, B):
@@ -682,6 +722,10 @@ class FloorDivide(Function):
     """``self // other`` (no derivative in PyTorch either: backward raises its message)."""
 
     node_name = "NotImplemented"  # what PyTorch records for a non-differentiable op
+
+    @staticmethod
+    def _name():
+        return "torch::autograd::NotImplemented"
 
     @staticmethod
     def forward(ctx, a, b):

@@ -318,8 +318,8 @@ def matmul(input, other):
       MmBackward0 ← ViewBackward0); for a right-hand batch, on the
       transposed problem, transposed back and made contiguous
       (CloneBackward0 ← TransposeBackward0 ← UnsafeViewBackward0 ← ...);
-    * both 3-d or more: an operand whose batch dims are all 1 is squeezed
-      first (SqueezeBackward1);
+    * both 3-d, one a batch of one matrix that requires grad, the other a
+      real batch: that one is squeezed to a matrix first (SqueezeBackward1);
     * otherwise the batch dims broadcast, both operands are expanded and
       reshaped, one ``bmm``, reshaped back (UnsafeViewBackward0 ← BmmBackward0
       ← ViewBackward0 ← ExpandBackward0).
@@ -357,16 +357,14 @@ def matmul(input, other):
         return SqueezeDimMatmul.apply(Mm.apply(Unsqueeze.apply(input, 0), other), 0)
     if da == 2 and db == 2:
         return Mm.apply(input, other)
-    if da >= 3 and db >= 3:
-        # an operand whose batch is a single matrix is treated as that matrix
-        if all(s == 1 for s in input._data.shape[:-2]):
-            while input._data.ndim > 2:
-                input = SqueezeDim.apply(input, 0)
-            return matmul(input, other)
-        if all(s == 1 for s in other._data.shape[:-2]):
-            while other._data.ndim > 2:
-                other = SqueezeDim.apply(other, 0)
-            return matmul(input, other)
+    if da == 3 and db == 3:
+        # a batch of one matrix against a real batch, when that one matrix
+        # requires grad, is squeezed to a matrix first (so its gradient is one mm)
+        a0, b0 = input._data.shape[0], other._data.shape[0]
+        if a0 == 1 and b0 != 1 and input._requires_grad:
+            return matmul(SqueezeDim.apply(input, 0), other)
+        if b0 == 1 and a0 != 1 and other._requires_grad:
+            return matmul(input, SqueezeDim.apply(other, 0))
     A, B = input._data.shape, other._data.shape
     if _should_fold(input, other):
         if da >= 3:
