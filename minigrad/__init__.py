@@ -19,6 +19,7 @@ import math
 from . import (
     autograd,
     jit,
+    linalg,
     nn,
     ops,
     optim,
@@ -85,5 +86,5 @@ __all__ = [
     "get_default_device", "pi", "e", "inf", "nan", "save", "load",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled", "is_anomaly_enabled", "set_detect_anomaly", "autograd", "nn",
-    "optim", "utils", "jit", "compile",
+    "optim", "utils", "linalg", "jit", "compile",
 ] + list(_ops_all)

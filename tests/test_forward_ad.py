@@ -482,6 +482,9 @@ CASES = {
     "diagonal": (_fixed(lambda a: a.diagonal(0, 0, 2), (3, 2, 4)), {"Diagonal"}),
     "index_select": (_fixed(lambda a: a.index_select(1, minigrad.tensor([3, 0, 3])), (2, 4)),
                      {"IndexSelect"}),
+    "norm": (_with_dim(lambda d, k: lambda a: a.norm(dim=d, keepdim=k)), {"VectorNorm"}),
+    "norm_all": (_unary(lambda a: a.norm(3)), {"VectorNorm"}),
+    "norm_1": (_fixed(lambda a: a.norm(1, dim=(0, 1)), (2, 3)), {"VectorNorm"}),
     "squeeze_dims": (_fixed(lambda a: a.squeeze((0, 2)), (1, 3, 1)), {"SqueezeDims"}),
     "alias": (_fixed(lambda a: a[...] * 1, (2, 3)), {"Alias"}),
     "index_add": (_fixed(lambda a, s: a.index_add(0, minigrad.tensor([1, 1, 0]), s, alpha=2),
@@ -634,7 +637,7 @@ def test_the_cases_cover_every_rule_in_the_table():
     covered = set().union(*(classes for _, classes in CASES.values()))
     # the internal functions of backward passes are covered by forward-over-reverse below
     backward_only = {"_PutInZeros", "_Pick", "_ScatterAdd", "_GatherScatterAdd",
-                     "_IndexScatter", "_DiagScatter", "PrimalView"}
+                     "_IndexScatter", "_DiagScatter", "PrimalView", "ThresholdBackward", "Sgn"}
     assert in_table - backward_only <= covered, in_table - backward_only - covered
     listed_in_the_brief = {
         "Mul", "Add", "Sub", "Rsub", "Div", "Neg", "Reciprocal", "PowTensorScalar",

@@ -188,6 +188,14 @@ def _build_rules():
     r[E.Sigmoid] = _unary(lambda a, out, ta: ta * out * (1 - out))
     r[E.Relu] = _unary(lambda a, out, ta: ta * _const(out._data > 0, ta))
     r[E.Abs] = _unary(lambda a, out, ta: ta * _const(np.sign(a._data), ta))
+    r[E.Sgn] = _unary(lambda a, out, ta: ta * 0)
+
+    def threshold_backward(args, out, t):
+        # linear in the gradient; the saved result only selects
+        g, res = args
+        return None if t[0] is None else E.ThresholdBackward.apply(t[0], res)
+
+    r[E.ThresholdBackward] = threshold_backward
     r[E.Sin] = _unary(lambda a, out, ta: ta * a.cos())
     r[E.Cos] = _unary(lambda a, out, ta: ta * -a.sin())
 
@@ -372,6 +380,29 @@ def _build_rules():
         return _plus(t[0], -tb * q)
 
     r[E.Remainder] = r[E.RemainderTensor] = remainder
+
+    from ..ops import statistics as Q
+
+    def vector_norm(args, out, t):
+        # ṙ = Σ (∂r/∂x) ẋ over the reduced dims, ∂r/∂x as norm_backward gives it
+        a, p, dim, keepdim = args
+        if t[0] is None or p == 0:
+            return None
+        dims = tuple(range(a._data.ndim)) if dim is None else canonical_dims(dim, a._data.ndim)
+        x, ta = a._data, t[0]
+        rk = out._data if keepdim or dim is None or not dims else np.expand_dims(out._data, dims)
+        with np.errstate(all="ignore"):
+            if p in (np.inf, -np.inf):
+                mask = np.abs(x) == rk
+                coef = np.sign(x) * mask / mask.sum(axis=dims, keepdims=True)
+            elif p == 1:
+                coef = np.sign(x)
+            else:
+                coef = np.sign(x) * np.abs(x) ** (p - 1) / rk ** (p - 1)
+            coef = np.where(rk == 0, 0, coef)
+        return (ta * _const(coef, ta)).sum(dims, keepdim=keepdim) if dims else ta * _const(coef, ta)
+
+    r[Q.VectorNorm] = vector_norm
 
     # -- indexing: linear (and the scatters their backwards use) -----------
     for cls in (I.Select, I.Slice, I.Index, I.Gather, I._PutInZeros, I._Pick, I._ScatterAdd,

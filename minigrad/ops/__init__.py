@@ -55,10 +55,8 @@ from .reductions import (
     min,
     prod,
     softmax,
-    std,
     sum,
     sum_to_size,
-    var,
 )
 from .shape import (
     cat,
@@ -81,12 +79,14 @@ from .shape import (
     view,
 )
 from .sorting import argsort, msort, sort, topk
+from .statistics import norm, std, var
 
 clip = clamp
 
 moveaxis = movedim
 
 __all__ = [
+    "norm",
     "clamp_min",
     "clamp_max",
     "clip",
@@ -444,12 +444,6 @@ class _Methods:
     def argmin(self, dim=None, keepdim=False):
         """Index of the smallest element, overall or along ``dim``, as int64 (``Tensor.argmin``)."""
         return _argext(self, dim, keepdim, "argmin")
-
-    def norm(self, p=2, dim=None, keepdim=False):
-        """The p-norm (2 by default) over all elements or ``dim`` (``Tensor.norm``), as a composite."""
-        if p == 2:
-            return sqrt(sum(self * self, dim=dim, keepdim=keepdim))
-        return pow(sum(pow(abs(self), p), dim=dim, keepdim=keepdim), 1.0 / p)
 
     def new_zeros(self, *size, dtype=None, requires_grad=False):
         """Zeros of ``size`` with this tensor's dtype by default (``Tensor.new_zeros``)."""

@@ -38,8 +38,10 @@ __all__ = [
     "Sigmoid",
     "Sin",
     "Sqrt",
+    "Sgn",
     "Sub",
     "Tanh",
+    "ThresholdBackward",
     "Where",
     "where",
 ]
@@ -521,9 +523,52 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (r,) = ctx.saved_tensors
-        # PyTorch's threshold_backward selects, it does not multiply: an inf
-        # arriving where the input was negative gives 0, not nan (and never -0.)
-        return _mask_grad(grad, r._data > 0)
+        # PyTorch's threshold_backward(grad, result, 0): a select, not a product
+        # (an inf arriving where the input was negative gives 0, not nan), and
+        # recorded with an edge to the result, so create_graph connects through it
+        return ThresholdBackward.apply(grad, r)
+
+
+class ThresholdBackward(Function):
+    """``grad`` where ``self > 0``, else 0: relu's backward as its own op (ThresholdBackwardBackward0).
+
+    Its derivative: the same select for ``grad``, zeros for ``self`` (so a
+    second derivative through relu is 0, not "unused", as in PyTorch).
+    """
+
+    node_name = "ThresholdBackwardBackward0"
+    saved_names = ("self",)
+    saved_attrs = ("threshold",)
+
+    @staticmethod
+    def forward(ctx, grad, r):
+        ctx.threshold = 0
+        ctx.save_for_backward(r)
+        g = grad._data
+        return _make(np.where(r._data > 0, g, g.dtype.type(0)))
+
+    @staticmethod
+    def backward(ctx, gg):
+        (r,) = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ggrad = ThresholdBackward.apply(gg, r) if need[0] else None
+        gr = _make(np.zeros(r._data.shape, dtype=gg._data.dtype)) if need[1] else None
+        return ggrad, gr
+
+
+class Sgn(Function):
+    """The sign of each element (SgnBackward0): -1, 0 or 1; its derivative is 0."""
+
+    node_name = "SgnBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return _make(np.sign(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
 
 
 def _float_data(a):
@@ -548,7 +593,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * _const(np.sign(a._data))
+        return grad * Sgn.apply(a)  # PyTorch's grad * self.sgn(): recorded (SgnBackward0)
 
 
 class Sqrt(Function):

@@ -1,4 +1,7 @@
-"""Reductions: ``sum`` and ``mean``, and ``sum_to_size`` that undoes broadcasting.
+"""Reductions: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``logsumexp``, ``softmax``, ``prod``.
+
+And ``sum_to_size``, that undoes broadcasting.  (``var``, ``std`` and
+``norm`` are in ``statistics.py``.)
 
 The backward of a reduction spreads the incoming gradient back over the
 elements that were reduced: ``expand`` for ``sum``, ``expand / n`` for ``mean``.
@@ -37,11 +40,7 @@ __all__ = [
     "softmax",
     "sum",
     "sum_to_size",
-    "var",
-    "std",
     "prod",
-    "Var",
-    "Std",
     "Prod",
     "ProdDim",
 ]
@@ -644,100 +643,6 @@ def log_softmax(input, dim=_NO_DIM, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     return LogSoftmax.apply(input, dim)
-
-
-def _var_setup(ctx, a, dim, correction, keepdim, name):
-    data = a._data
-    if data.dtype.kind != "f":
-        kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
-        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex. "
-                           f"Got {kind} instead.")
-    dims = canonical_dims(dim, data.ndim)
-    ctx.dim = None if dim is None else _raw_dims(dim)
-    ctx.correction = correction if dim is not None or correction != 1 else None
-    ctx.keepdim = keepdim
-    ctx._dims, ctx._corr = dims, correction
-    n = 1
-    for d in dims:
-        n *= data.shape[d]
-    ctx._n = n
-    return data, dims, n
-
-
-class Var(Function):
-    """Variance over ``dim`` with Bessel's ``correction`` (VarBackward0); saves its input.
-
-    d var / dx = 2 (x - mean) / (N - correction).
-    """
-
-    node_name = "VarBackward0"
-    saved_names = ("self",)
-    saved_attrs = ("correction", "dim", "keepdim")
-
-    @staticmethod
-    def forward(ctx, a, dim, correction, keepdim):
-        data, dims, n = _var_setup(ctx, a, dim, correction, keepdim, "var")
-        ctx.save_for_backward(a)
-        with np.errstate(all="ignore"):
-            out = np.var(data, axis=dims, ddof=correction, keepdims=keepdim)
-        return _make(np.asarray(out, dtype=data.dtype))
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        dims = ctx._dims
-        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-        centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred * (2.0 / (ctx._n - ctx._corr)), None, None, None
-
-
-class Std(Function):
-    """Standard deviation over ``dim`` (StdBackward0); saves its input and result.
-
-    d std / dx = (x - mean) / ((N - correction) · std).
-    """
-
-    node_name = "StdBackward0"
-    saved_names = ("self", "result")
-    saved_attrs = ("correction", "dim", "keepdim")
-
-    @staticmethod
-    def forward(ctx, a, dim, correction, keepdim):
-        data, dims, n = _var_setup(ctx, a, dim, correction, keepdim, "std")
-        with np.errstate(all="ignore"):
-            out = _make(np.asarray(np.std(data, axis=dims, ddof=correction, keepdims=keepdim),
-                                   dtype=data.dtype))
-        ctx.save_for_backward(a, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, r = ctx.saved_tensors
-        dims = ctx._dims
-        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-        rk = _unsqueeze_to(r, a._data.shape, dims, ctx.keepdim)
-        centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred / (rk * (ctx._n - ctx._corr)), None, None, None
-
-
-def _correction(unbiased, correction):
-    if correction is not None:
-        return correction
-    return 1 if unbiased in (None, True) else 0
-
-
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance, over all elements or ``dim``; ``correction=1`` (Bessel's) by default (``torch.var``).
-
-    Raises:
-        RuntimeError: for integer input; IndexError for a bad dim.
-    """
-    return Var.apply(input, dim, _correction(unbiased, correction), keepdim)
-
-
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Standard deviation, over all elements or ``dim`` (``torch.std``); see ``var``."""
-    return Std.apply(input, dim, _correction(unbiased, correction), keepdim)
 
 
 def _exclusive_products(data, axis):

@@ -8,7 +8,7 @@ program is written as source text with the name ``torch`` and run in two
 namespaces, one binding ``torch`` to PyTorch, one to minigrad; after every
 step the fuzzer compares what both saw:
 
-* ``value``: dtype, shape and values (float32 rtol 1e-4, float64 rtol 1e-9)
+* ``value``: dtype, shape and values (float32 rtol 1e-4, float64 rtol 2e-6)
   of each new tensor, and every ``.grad`` after backward;
 * ``internal``: minigrad raised where PyTorch did not, or raised a different
   exception from inside minigrad or numpy (a traceback a learner should
@@ -42,7 +42,6 @@ Software", 1998) applied to an autograd engine and its reference.
 
 import argparse
 import math
-import random
 import re
 import sys
 import traceback
@@ -55,7 +54,8 @@ sys.path.insert(0, str(ROOT))
 from tests.fuzz import programs  # noqa: E402  (after the path is set)
 
 KINDS = ("value", "internal", "error", "graph", "print")
-TOLERANCE = {"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-11)}
+# float64 values may have come from float32 ones (x.double()): not much tighter
+TOLERANCE = {"float32": (1e-4, 1e-5), "float64": (2e-6, 1e-9)}
 _ADDR = re.compile(r"0x[0-9a-fA-F]+")
 
 
@@ -88,6 +88,8 @@ def describe(obj, lib):
 
 def _describe_tensor(t, lib):
     d = t.detach()
+    if getattr(d, "_is_zerotensor", None) is not None and d._is_zerotensor():
+        d = lib.zeros_like(d)  # PyTorch's "efficient zero" tensors have no storage to list
     node = t.grad_fn
     return {
         "dtype": _norm(str(t.dtype)),
@@ -272,7 +274,7 @@ def main(argv=None):
         found = differences(program, torch, minigrad)
         if args.show:
             print(f"# seed {seed}")
-            for i, (kind, src) in enumerate(program):
+            for i, (_kind, src) in enumerate(program):
                 print(f"[{i}] {src}")
             for i, kind, text in found:
                 print(f"--- step {i} [{kind}] {text}")
