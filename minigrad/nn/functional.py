@@ -318,7 +318,7 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def forward(ctx, input, target, reduction):
         p, t = input._data, target._data
-        if np.any((p < 0) | (p > 1)):
+        if not np.all((p >= 0) & (p <= 1)):  # (nan fails too, as in PyTorch)
             raise RuntimeError("all elements of input should be between 0 and 1")
         ctx.reduction, ctx.weight = reduction, None
         ctx.save_for_backward(input, target)

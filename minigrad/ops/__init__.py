@@ -323,14 +323,23 @@ def remainder(input, other):
     if isinstance(input, Tensor) and is_scalar(other):
         return _ew.Remainder.apply(input, other.item() if hasattr(other, "item") else other)
     if not isinstance(input, Tensor):
-        return _ew.RemainderScalarTensor.apply(as_operand(input, "remainder"), other)
+        return _ew.RemainderScalarTensor.apply((as_operand(input, "remainder"),), other)
     return _ew.RemainderTensor.apply(input, as_operand(other, "remainder"))
 
 
+def _edge_only_if_needed(t):
+    """A tensor that needs no gradient, held in a tuple: the NotImplemented nodes of
+    non-differentiable ops have edges only for the inputs that require grad (PyTorch)."""
+    return t if t._requires_grad else (t,)
+
+
 def floor_divide(input, other):
-    """``input // other`` (``torch.floor_divide``); not differentiable (backward raises)."""
-    return _ew.FloorDivide.apply(as_operand(input, "floor_divide"),
-                                 as_operand(other, "floor_divide"))
+    """``input // other`` (``torch.floor_divide``); not differentiable (backward raises).
+
+    Node: NotImplemented, with an edge for each input that requires grad.
+    """
+    return _ew.FloorDivide.apply(_edge_only_if_needed(as_operand(input, "floor_divide")),
+                                 _edge_only_if_needed(as_operand(other, "floor_divide")))
 
 
 def _radd(self, other):
@@ -372,9 +381,28 @@ def _binary(fn):
     return op
 
 
+def _mT(self):
+    n = self._data.ndim
+    if n == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           "Got 1-D tensor.")
+    if n == 0:
+        import warnings
+
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+        return self  # the tensor itself, as PyTorch
+    return transpose(self, -2, -1)
+
+
 def _T(self):
     n = self._data.ndim
-    if n != 2:
+    if n == 0:
+        import warnings
+
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+    elif n != 2:
         import warnings
 
         warnings.warn(
@@ -408,6 +436,8 @@ def _argext(self, dim, keepdim, name):
     from ._util import canonical_dim
 
     fn = getattr(np, name)
+    if self._data.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         return Tensor._make(np.asarray(fn(self._data), dtype=np.int64))
     d = canonical_dim(dim, self._data.ndim)
@@ -522,7 +552,7 @@ def _install():
     for name, fn in METHODS.items():
         setattr(T, name, fn)
     T.T = property(_T, doc="The tensor with its dims reversed (PermuteBackward0 for 2-d).")
-    T.mT = property(lambda self: transpose(self, -2, -1), doc="Transpose of the last two dims.")
+    T.mT = property(_mT, doc="Transpose of the last two dims (``Tensor.mT``).")
 
 
 _install()

@@ -748,6 +748,7 @@ class RemainderScalarTensor(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        (a,) = a  # the number, in a tuple: no edge for it
         A, B = operands(a, b)
         return _remainder(A, B)
 
@@ -774,6 +775,9 @@ class FloorDivide(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        # an input that needs no gradient comes in a 1-tuple (no edge for it)
+        a = a[0] if type(a) is tuple else a
+        b = b[0] if type(b) is tuple else b
         A, B = operands(a, b)
         if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
             raise NotImplementedError('"div_floor_cpu" not implemented for \'Bool\'')

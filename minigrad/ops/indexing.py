@@ -369,6 +369,8 @@ def select(input, dim, index):
         IndexError: PyTorch's "select(): index 3 out of range for tensor of size [2, 3] at
             dimension 1"; "Dimension out of range ..." for a bad dim.
     """
+    if not input._data.ndim:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     if input._data.ndim:
         d = canonical_dim(dim, input._data.ndim)
         size = input._data.shape[d]
@@ -382,6 +384,8 @@ def select(input, dim, index):
 
 def narrow(input, dim, start, length):
     """``length`` positions from ``start`` along ``dim`` (``torch.narrow``); SliceBackward0."""
+    if not input._data.ndim:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = canonical_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if start < 0:

@@ -539,8 +539,33 @@ def setitem(t, key, value):
         value = _fit_value(value, target, _is_advanced(key))
     if _is_advanced(key):
         return inplace(t, lambda a, v: _IndexPut.apply(a, np_key, v), value, reads_self=False)
+    if _whole(key, t._data.shape):
+        # x[...] = v, x[:] = v: PyTorch writes into the tensor itself, no view
+        # (FillBackward3 for one value, CopyBackwards for many)
+        if not value._data.ndim:
+            return inplace(t, _FillTensor.apply, value, reads_self=False)
+        return inplace(t, _Copy.apply, value, reads_self=False)
     return inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value, reads_self=False,
                    via_view=True)
+
+
+def _whole(key, shape):
+    """True for a key that selects the tensor itself: ``...``, ``()``, ``:`` and whole-dim slices.
+
+    (PyTorch's setitem, unlike getitem, does not keep a lone whole slice.)
+    """
+    keys = key if isinstance(key, tuple) else (key,)
+    dim = 0
+    for k in keys:
+        if k is Ellipsis:
+            dim = len(shape) - sum(1 for j in keys if j is not Ellipsis) + dim
+            continue
+        if not isinstance(k, slice) or dim >= len(shape):
+            return False
+        if k.step is not None and k.step <= 0 or k.indices(shape[dim]) != (0, shape[dim], 1):
+            return False
+        dim += 1
+    return True
 
 
 def _fit_value(value, target, advanced):

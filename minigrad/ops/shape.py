@@ -337,6 +337,8 @@ def movedim(input, source, destination):
         perm[b] = a
     rest = iter(d for d in range(n) if d not in s)
     perm = [next(rest) if p < 0 else p for p in perm][:n]
+    if n == 0:
+        return Alias.apply(input)  # a 0-d tensor: PyTorch gives an alias (AliasBackward0)
     return Permute.apply(input, tuple(perm))
 
 
@@ -585,7 +587,7 @@ class Unbind(Function):
     def forward(ctx, a, dim):
         data = a._data
         if data.ndim == 0:
-            raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         d = canonical_dim(dim, data.ndim)
         ctx.dim, ctx._d = as_saved_int(dim), d
         vc = a._shared_vc()
@@ -708,6 +710,8 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, a, dims):
         dd = tuple(canonical_dim(d, a._data.ndim) for d in dims)
+        if not a._data.ndim:
+            dd = ()  # a 0-d tensor accepts dim 0 / -1 and flips to itself
         ctx.dims, ctx._dd = tuple(as_saved_int(d) for d in dims), dd
         return _make(np.flip(a._data, dd).copy() if dd else a._data.copy())
 
@@ -803,6 +807,8 @@ def split(input, split_size_or_sections, dim=0):
     Raises:
         RuntimeError: PyTorch's message when the sizes do not add up to the dim's size.
     """
+    if not input._data.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     n = input._data.shape[canonical_dim(dim, input._data.ndim)]
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = [int(s) for s in split_size_or_sections]
@@ -818,7 +824,13 @@ def split(input, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
-    """``chunks`` pieces of equal size along ``dim`` (the last may be smaller) (``torch.chunk``)."""
+    """``chunks`` pieces of equal size along ``dim`` (the last may be smaller) (``torch.chunk``).
+
+    Raises:
+        RuntimeError: "chunk expects at least a 1-dimensional tensor".
+    """
+    if not input._data.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     n = input._data.shape[canonical_dim(dim, input._data.ndim)]
     step = -(-n // chunks) if n else 1
     return split(input, step, dim)

@@ -94,6 +94,8 @@ class Topk(_Selecting):
     @staticmethod
     def forward(ctx, a, k, dim, largest, sorted_=True):
         data = a._data
+        if data.dtype == np.bool_:
+            raise RuntimeError("topk does not support bool dtypes on CPU")
         d = canonical_dim(dim, data.ndim)
         n = data.shape[d] if data.ndim else 1
         if not 0 <= k <= n:

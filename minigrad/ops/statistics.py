@@ -23,9 +23,7 @@ _make = Tensor._make
 def _var_setup(ctx, a, dim, correction, keepdim, name):
     data = a._data
     if data.dtype.kind != "f":
-        kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
-        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex. "
-                           f"Got {kind} instead.")
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = canonical_dims(dim, data.ndim)
     ctx.dim = None if dim is None else _raw_dims(dim)
     ctx.correction = correction if dim is not None or correction != 1 else None

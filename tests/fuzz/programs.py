@@ -238,7 +238,7 @@ class _Gen:
         self.assign(r.choice(ops))
 
     def index(self):
-        a = self.pick(lambda t: t.dim() > 0)
+        a = self.pick(lambda t: t.dim() > 0 and t.shape[0] > 0)
         if a is None:
             return
         r = self.rng
@@ -420,7 +420,10 @@ def generate(seed, torch):
         g.leaf()
     names, weights = zip(*_STEPS)
     for _ in range(g.rng.randint(3, 14)):
-        getattr(g, g.rng.choices(names, weights)[0])()
+        try:
+            getattr(g, g.rng.choices(names, weights)[0])()
+        except (ValueError, IndexError, ZeroDivisionError):
+            pass  # the generator met a shape it cannot use (an empty dim): next step
     g.finish()
     torch.set_grad_enabled(True)
     return g.program
