@@ -380,6 +380,7 @@ def _build_rules():
         return _plus(t[0], -tb * q)
 
     r[E.Remainder] = r[E.RemainderTensor] = remainder
+    r[E.DivFloor] = lambda args, out, t: None  # piecewise constant: no tangent
 
     from ..ops import statistics as Q
 

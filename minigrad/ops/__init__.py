@@ -438,6 +438,8 @@ def _argext(self, dim, keepdim, name):
     fn = getattr(np, name)
     if self._data.dtype == np.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
+    if self._data.size == 0 and (dim is None or self._data.shape[canonical_dim(dim, self.ndim)] == 0):
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
     if dim is None:
         return Tensor._make(np.asarray(fn(self._data), dtype=np.int64))
     d = canonical_dim(dim, self._data.ndim)

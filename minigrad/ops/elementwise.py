@@ -23,6 +23,7 @@ __all__ = [
     "Add",
     "Cos",
     "Div",
+    "DivFloor",
     "Exp",
     "Log",
     "Maximum",
@@ -73,7 +74,10 @@ class Add(Function):
         A, B = operands(a, b)
         ctx.alpha = alpha
         if alpha != 1:
-            B = B * alpha
+            if np.asarray(B).dtype == np.bool_:
+                B = np.logical_and(B, bool(alpha))  # bool stays bool (a logical or), as PyTorch
+            else:
+                B = B * alpha
         return _make(np.add(A, B))
 
     @staticmethod
@@ -281,8 +285,8 @@ class PowTensorScalar(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         e = ctx.exponent
-        if e == 0:
-            return grad * 0, None
+        if e == 0:  # PyTorch's pow_backward: zeros_like(self), a constant
+            return _const(np.zeros(grad._data.shape, dtype=grad._data.dtype)), None
         # PyTorch's pow_backward: grad * (exponent * self ** (exponent - 1))
         return grad * MulScalar.apply(a ** (e - 1), e), None
 
@@ -353,8 +357,12 @@ class PowScalarTensor(Function):
 
         ctx.self = base
         dt = binary_dtype(b, wrap_scalar(base))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = _make(np.power(np.asarray(base, dtype=dt), b._data.astype(dt, copy=False)))
+        B = b._data.astype(dt, copy=False)
+        if dt.kind in "iu" and (B < 0).any():
+            out = _make(_int_power(np.asarray(base, dtype=dt), B))  # numpy refuses these
+        else:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                out = _make(np.power(np.asarray(base, dtype=dt), B))
         ctx.save_for_backward(b, out)
         return out
 
@@ -513,7 +521,7 @@ class Relu(Function):
     @staticmethod
     def forward(ctx, a):
         if a._data.dtype == np.bool_:
-            raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
+            raise RuntimeError("Boolean inputs not supported for relu")
         data = a._data
         # PyTorch: x < 0 ? 0 : x, which keeps -0.0 and nan as they are
         out = _make(np.where(data < 0, data.dtype.type(0), data))
@@ -568,7 +576,7 @@ class Sgn(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return _const(np.zeros(grad._data.shape, dtype=grad._data.dtype))  # zeros_like, a constant
 
 
 def _float_data(a):
@@ -587,7 +595,7 @@ class Abs(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         if a._data.dtype == np.bool_:
-            raise RuntimeError('"abs_cpu" not implemented for \'Bool\'')
+            raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
         return _make(np.abs(a._data))
 
     @staticmethod
@@ -688,6 +696,8 @@ class Minimum(Maximum):
 
 def _remainder(A, B):
     """PyTorch's remainder kernel: fmod, then moved into the divisor's sign (a 0 stays +0)."""
+    if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
+        raise NotImplementedError('"remainder_cpu" not implemented for \'Bool\'')
     _no_integer_zero_division(A, B)
     if np.asarray(A).dtype.kind != "f" and np.asarray(B).dtype.kind != "f":
         return _make(np.asarray(np.remainder(A, B)))
@@ -733,8 +743,30 @@ class RemainderTensor(Function):
         gb = None
         if need[1]:
             a, b = ctx.saved_tensors
-            gb = -grad * _const(np.floor(np.asarray(a._data / b._data)).astype(grad._data.dtype))
+            # PyTorch: -grad * self.div(other, rounding_mode="floor"), recorded (DivBackward2)
+            gb = -grad * DivFloor.apply(a, b)
         return (grad if need[0] else None), gb
+
+
+class DivFloor(Function):
+    """``div(self, other, rounding_mode="floor")`` (DivBackward2): its derivative is 0 everywhere."""
+
+    node_name = "DivBackward2"
+    saved_names = ("self", "other")
+    saved_attrs = ("rounding_mode",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.rounding_mode = "floor"
+        A, B = operands(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.floor_divide(A, B) if np.asarray(A).dtype.kind in "iub" else np.floor(A / B)
+        return _make(np.asarray(out))
+
+    @staticmethod
+    def backward(ctx, grad):
+        zero = _const(np.zeros(grad._data.shape, dtype=grad._data.dtype))
+        return zero, zero
 
 
 class RemainderScalarTensor(Function):

@@ -107,7 +107,7 @@ def _store(t, result, reads_self=True):
                 f"output with shape {list(data.shape)} doesn't match the broadcast shape "
                 f"{list(np.broadcast_shapes(data.shape, result._data.shape))}"
             ) from None
-    overlapping = any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
+    overlapping = data.size > 1 and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
     if not data.flags.writeable or (overlapping and reads_self):
         # an expanded tensor: one memory location stands for several elements
         raise RuntimeError(
@@ -369,6 +369,12 @@ class _ScatterIntoBase(Function):
         return _AsStrided.apply(gg, ctx.positions), None, None
 
 
+def _zeros_like(grad):
+    """The overwritten values' gradient: zeros, a constant (PyTorch's ``zeros_like(grad)``),
+    so a second derivative does not flow back through the write."""
+    return _make(np.zeros(grad._data.shape, dtype=grad._data.dtype))
+
+
 class _Fill(Function):
     """Overwrite every element with a number (FillBackward2): no gradient reaches the old values."""
 
@@ -380,7 +386,7 @@ class _Fill(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, None
+        return _zeros_like(grad), None
 
 
 class _FillTensor(Function):
@@ -399,7 +405,7 @@ class _FillTensor(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, (grad.sum() if ctx.needs_input_grad[1] else None)
+        return _zeros_like(grad), (grad.sum() if ctx.needs_input_grad[1] else None)
 
 
 class _Zero(Function):
@@ -413,7 +419,7 @@ class _Zero(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return _zeros_like(grad)
 
 
 class _Copy(Function):
@@ -445,7 +451,7 @@ class _Copy(Function):
     @staticmethod
     def backward(ctx, grad):
         g = grad if grad.dtype is ctx.src_dtype else grad.to(ctx.src_dtype)
-        return grad * 0, g
+        return _zeros_like(grad), g
 
 
 class _CopySlices(Function):
@@ -541,8 +547,9 @@ def setitem(t, key, value):
         return inplace(t, lambda a, v: _IndexPut.apply(a, np_key, v), value, reads_self=False)
     if _whole(key, t._data.shape):
         # x[...] = v, x[:] = v: PyTorch writes into the tensor itself, no view
-        # (FillBackward3 for one value, CopyBackwards for many)
-        if not value._data.ndim:
+        # (copy_to: CopyBackwards for a value of the same shape, FillBackward3
+        # for one value, CopyBackwards again for one to broadcast)
+        if not value._data.ndim and t._data.ndim:
             return inplace(t, _FillTensor.apply, value, reads_self=False)
         return inplace(t, _Copy.apply, value, reads_self=False)
     return inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value, reads_self=False,

@@ -373,13 +373,8 @@ def matmul(input, other):
             if db == 1:
                 return UnsafeView.apply(Mv.apply(folded, other), A[:-1])
             return UnsafeView.apply(Mm.apply(folded, other), A[:-1] + (B[-1],))
-        if A[-1] != B[-2]:
-            n = int(np.prod(B[:-2]))
-            raise RuntimeError(
-                f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {A[-1]}] "
-                f"but got: [{n}, {B[-2]}]."
-            )
-        # (A @ B) = (Bᵀ @ Aᵀ)ᵀ: fold the right operand instead
+        # (A @ B) = (Bᵀ @ Aᵀ)ᵀ: fold the right operand instead (a size mismatch is
+        # then mm's "mat1 and mat2 shapes cannot be multiplied", as in PyTorch)
         folded = Transpose.apply(other, -1, -2).reshape(-1, B[-2])
         if da == 1:
             return UnsafeView.apply(Mv.apply(folded, input), B[:-2] + (B[-1],))

@@ -587,6 +587,7 @@ class Unbind(Function):
     def forward(ctx, a, dim):
         data = a._data
         if data.ndim == 0:
+            canonical_dim(dim, 0)  # a bad dim is named first, as in PyTorch
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         d = canonical_dim(dim, data.ndim)
         ctx.dim, ctx._d = as_saved_int(dim), d
@@ -640,6 +641,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one (``torch.flatten``): a reshape."""
     n = input._data.ndim
     if n == 0:
+        canonical_dim(start_dim, 0), canonical_dim(end_dim, 0)  # (0 and -1 only, as PyTorch)
         return reshape(input, 1)
     s, e = canonical_dim(start_dim, n), canonical_dim(end_dim, n)
     if s > e:

@@ -136,9 +136,9 @@ def argsort(input, dim=-1, descending=False, stable=False):
     """The int64 indices that sort ``input`` along ``dim`` (``torch.argsort``); never recorded."""
     _check_tensor(input, "argsort")
     data = input._data
+    d = canonical_dim(dim, data.ndim)
     if data.ndim == 0:
         return _make(np.zeros((), dtype=np.int64))
-    d = canonical_dim(dim, data.ndim)
     return _make(_order(data, d, bool(descending)).astype(np.int64, copy=False))
 
 
