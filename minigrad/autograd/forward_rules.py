@@ -504,3 +504,20 @@ def _build_loss_rules(r):
             return reduce(term, code)
 
         r[F.BinaryCrossEntropy] = bce
+    if hasattr(F, "BinaryCrossEntropyGrad"):
+        def bce_grad(args, out, t):
+            # the partial derivatives its backward uses, applied to the tangents
+            g, p, y, code = args
+            scale = 1.0 / p._data.size if code == 1 else 1.0
+            eps = F._EPS
+            inner = (p + eps) * (1 - p + eps)
+            term = None
+            if t[0] is not None:
+                term = t[0] * (p - y) / inner * scale
+            if t[1] is not None:
+                term = _plus(term, t[1] * g * (p * p - 2 * p * y + y) / (inner * inner) * scale)
+            if t[2] is not None:
+                term = _plus(term, -t[2] * g / inner * scale)
+            return term
+
+        r[F.BinaryCrossEntropyGrad] = bce_grad

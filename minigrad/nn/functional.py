@@ -332,16 +332,51 @@ class BinaryCrossEntropy(Function):
     def backward(ctx, grad):
         p, t = ctx.saved_tensors
         need = ctx.needs_input_grad
-        if ctx.reduction == 1:
-            grad = grad / p._data.size
         gp = gt = None
         if need[0]:
-            eps = 1e-12  # PyTorch's EPSILON in binary_cross_entropy_backward
-            gp = grad * (p - t) / ((1 - p) * p).clamp(min=eps)
+            gp = BinaryCrossEntropyGrad.apply(grad, p, t, ctx.reduction)
         if need[1]:
+            g = grad / p._data.size if ctx.reduction == 1 else grad
             # d/dt of -(t log p + (1-t) log(1-p)) = log(1-p) - log(p), logs clamped at -100
-            gt = grad * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100))
+            gt = g * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100))
         return gp, gt, None
+
+
+_EPS = 1e-12  # PyTorch's EPSILON in binary_cross_entropy_backward
+
+
+class BinaryCrossEntropyGrad(Function):
+    """BCE's gradient ``grad (p - t) / max(p (1 - p), eps)`` as one op (BinaryCrossEntropyBackwardBackward0).
+
+    Its own derivatives are PyTorch's ``binary_cross_entropy_double_backward``
+    formulas (with ``p + eps`` and ``1 - p + eps``, so they stay finite where
+    a sigmoid saturates to exactly 0 or 1).
+    """
+
+    node_name = "BinaryCrossEntropyBackwardBackward0"
+    saved_names = ("grad_output", "self", "target")
+    saved_attrs = ("reduction",)
+
+    @staticmethod
+    def forward(ctx, grad, p, t, reduction):
+        ctx.reduction = reduction
+        ctx.save_for_backward(grad, p, t)
+        g, P, T = grad._data, p._data, t._data
+        if reduction == 1:
+            g = g / P.size
+        out = g * (P - T) / np.maximum((1 - P) * P, _EPS)
+        return _make(np.asarray(out).astype(P.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, p, t = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        scale = 1.0 / p._data.size if ctx.reduction == 1 else 1.0
+        inner = (p + _EPS) * (1 - p + _EPS)
+        gg_out = gg * (p - t) / inner * scale if need[0] else None
+        gp = gg * grad * (p * p - 2 * p * t + t) / (inner * inner) * scale if need[1] else None
+        gt = -gg * grad / inner * scale if need[2] else None
+        return gg_out, gp, gt, None
 
 
 def binary_cross_entropy(input, target, reduction="mean"):

@@ -511,8 +511,7 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        if y.ndim == 0:
-            return grad * 0, None
+        # (a 0-d input too: its gradient is 0, through the result, as PyTorch's)
         return y * (grad - (grad * y).sum(ctx._d, keepdim=True)), None
 
 
@@ -545,8 +544,6 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        if y.ndim == 0:
-            return grad * 0, None
         return grad - y.exp() * grad.sum(ctx._d, keepdim=True), None
 
 

@@ -73,8 +73,13 @@ class Var(Function):
         (a,) = ctx.saved_tensors
         dims = ctx._dims
         g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
+        if ctx.dim is None and ctx._n - ctx._corr <= 0:
+            # PyTorch's var_backward: 2 / 0 is inf, times (x - mean), which is 0
+            # exactly where x equals the mean: a constant of nan and inf
+            data = a._data
+            fill = np.where(data == data.mean(), np.nan, np.inf).astype(data.dtype)
+            return g * _make(fill), None, None, None
         centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        # (n - correction may be 0: inf, as PyTorch, not a Python ZeroDivisionError)
         return g * centred * float(np.float64(2.0) / (ctx._n - ctx._corr)), None, None, None
 
 
