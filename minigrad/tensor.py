@@ -99,6 +99,7 @@ class Tensor:
     _view_of = None    # the input of the view op that made this tensor (differentiable views)
     _view_version = 0  # the shared version counter when the view's grad_fn was made
     _no_grad_view = False  # a view taken under no_grad of a tensor that requires grad
+    _multi_view = None  # (op, k): output k of a function returning several views (split)
     _inference = False
 
     # numpy must defer to Tensor's reflected operators (ndarray * Tensor)

@@ -501,6 +501,13 @@ def _refresh_view(v):
     if root._grad_fn is None and not root._requires_grad:
         v._view_version = vc[0]
         return
+    if v._multi_view is not None:
+        op, nr = v._multi_view
+        raise RuntimeError(
+            f"Output {nr} of {op} is a view and its base or another view of its base has been "
+            "modified inplace. This view is the output of a function that returns multiple "
+            "views. Such functions do not allow the output views to be modified inplace. You "
+            "should replace the inplace operation by an out-of-place one.")
     from ..ops.inplace import _AsStrided, _positions
 
     if root._grad_fn is not None:

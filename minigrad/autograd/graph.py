@@ -215,6 +215,7 @@ class SavedTensor:
         else:
             # an output is kept as an alias without history: no node <-> output cycle
             self._tensor = _Tensor._alias_of(tensor) if is_output else tensor
+            self._origin = None
 
     def unpack(self, node):
         """Return the saved tensor (an output is re-attached to ``node``)."""
@@ -230,7 +231,7 @@ class SavedTensor:
             # saved tensor's place in the graph back (for create_graph).
             origin = self._origin
             if self._is_output:
-                return _reattached(t, node, self._output_nr, None)
+                return _reattached(t, node, self._output_nr, None, self._origin)
             if type(origin) is tuple:
                 out = _Tensor._make(t._data, grad_fn=origin[0])
                 out._output_nr = origin[1]
@@ -246,7 +247,7 @@ class SavedTensor:
         if vc is not None and vc[0] != self._version:
             _raise_modified(t, node, self._version, self._is_output, self._output_nr)
         if self._is_output:
-            return _reattached(t, node, self._output_nr, t._shared_vc())
+            return _reattached(t, node, self._output_nr, t._shared_vc(), self._origin)
         return t
 
     def register_hooks(self, pack_hook, unpack_hook):
@@ -286,8 +287,15 @@ class SavedTensor:
         self._origin = None
 
 
-def _reattached(t, node, output_nr, vc):
-    """A saved output given back as output ``output_nr`` of ``node`` again."""
+def _reattached(t, node, output_nr, vc, moved=None):
+    """A saved output given back as output ``output_nr`` of ``node`` again.
+
+    ``moved``: ``(node, output_nr)`` for an output written in place into a
+    view: it comes back with the view's history after the write (PyTorch's
+    ``is_inplace_on_view`` saved variables), not the wrapped op's.
+    """
+    if moved is not None:
+        node, output_nr = moved
     out = _Tensor._make(t._data, grad_fn=node, vc=vc)
     if output_nr:
         out._output_nr = output_nr

@@ -61,11 +61,16 @@ def _check_bool(a, bounds, kernel):
 
 
 def _clip(data, lo, hi, dt):
+    """PyTorch's kernel, min(max(x, lo), hi) with std::max/min: x is kept where it equals a
+    bound (so -0. stays -0.), a nan in x or in a bound gives nan."""
     out = np.asarray(data).astype(dt, copy=False)
-    if lo is not None:
-        out = np.maximum(out, lo)
-    if hi is not None:
-        out = np.minimum(out, hi)
+    with np.errstate(invalid="ignore"):
+        if lo is not None:
+            out = np.where(out < lo, lo, out)
+            out = np.where(np.isnan(lo), lo, out) if np.isnan(lo).any() else out
+        if hi is not None:
+            out = np.where(out > hi, hi, out)
+            out = np.where(np.isnan(hi), hi, out) if np.isnan(hi).any() else out
     return _make(np.asarray(out).astype(dt, copy=False))
 
 

@@ -64,6 +64,13 @@ def _check_writable(t, via_view=False):
             _raise_no_grad_view(t, v)
         v = v._view_of
     root = _view_root(t)
+    if t._multi_view is not None and (root._requires_grad or t._requires_grad):
+        op, nr = t._multi_view
+        raise RuntimeError(
+            f"Output {nr} of {op} is a view and is being modified inplace. This view is the "
+            "output of a function that returns multiple views. Such functions do not allow the "
+            "output views to be modified inplace. You should replace the inplace operation by "
+            "an out-of-place one.")
     if root._grad_fn is None and root._requires_grad:
         if root is not t or via_view:
             raise RuntimeError(
@@ -224,6 +231,14 @@ def rebase_view_write(t, result, old_root=None):
         _adopt(t, _AsStrided.apply(alias, positions))
     finally:
         _state.enabled = prev
+    # the wrapped op saved its output (exp_'s result): that is the view now,
+    # with the view's new history, as PyTorch's saved variables of an
+    # in-place op on a view give it back
+    for saved in fn._saved or ():
+        if saved is not None and saved._is_output:
+            saved._tensor = Tensor._alias_of(t)
+            saved._version = t._vc[0]
+            saved._origin = (t._grad_fn, t._output_nr)
     if t._vc is not None:
         t._view_version = t._vc[0]
 

@@ -592,7 +592,8 @@ class Unbind(Function):
         d = canonical_dim(dim, data.ndim)
         ctx.dim, ctx._d = as_saved_int(dim), d
         vc = a._shared_vc()
-        return tuple(_make(np.take(data, i, axis=d), vc=vc, base=a) for i in range(data.shape[d]))
+        return _multi_views(a, [_make(np.take(data, i, axis=d), vc=vc, base=a)
+                                for i in range(data.shape[d])], "Unbind")
 
     @staticmethod
     def backward(ctx, *grads):
@@ -753,6 +754,21 @@ class Repeat(Function):
         return g.reshape(*sizes), None
 
 
+def _multi_views(base, outs, op):
+    """Mark the outputs of a function returning several views (split, unbind).
+
+    PyTorch forbids writing into them in place, or using them once their
+    memory was written in place elsewhere: a single rebuilt view could not
+    stand for the others (see ``autograd/function.py``'s ``_refresh_view``).
+    """
+    vc = base._shared_vc()
+    for k, t in enumerate(outs):
+        t._view_of = base
+        t._multi_view = (op, k)
+        t._view_version = vc[0]
+    return tuple(outs)
+
+
 class Split(Function):
     """Cut along ``dim`` into pieces (SplitBackward0 / SplitWithSizesBackward0), one output each."""
 
@@ -771,7 +787,8 @@ class Split(Function):
             key = (slice(None),) * d + (slice(start, start + n),)
             out.append(_make(data[key], vc=vc, base=a))
             start += n
-        return tuple(out)
+        return _multi_views(a, out, "SplitWithSizes" if type(ctx).__name__.startswith(
+            "SplitWithSizes") else "Split")
 
     @staticmethod
     def backward(ctx, *grads):

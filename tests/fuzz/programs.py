@@ -30,6 +30,8 @@ class _Gen:
         self.retained = []   # non-leaves that retain_grad()
         self.count = 0
         self.errors = 0
+        self.defined = False  # the custom Functions of _CUSTOM
+        self.modules = []     # nn.Linear layers (their parameters' grads are looked at)
 
     # ---------------------------------------------------------- helpers
 
@@ -360,6 +362,73 @@ class _Gen:
         else:
             self.program.append(("eval", f"({a}.requires_grad, {a}.is_leaf, {a}.shape == {a}.size())"))
 
+    def views(self):
+        a = self.pick(lambda t: t.dim() > 0 and t.shape[0] > 1 and t.dtype.is_floating_point)
+        if a is None:
+            return
+        r = self.rng
+        base = self.assign(f"{a}.clone()" if r.random() < 0.7 else f"{a} * 1")
+        if base is None:
+            return
+        t = self.t(base)
+        view = r.choice((f"{base}[1:]", f"{base}[0]", f"{base}.view(-1)",
+                         f"{base}.t()" if t.dim() == 2 else f"{base}[..., :1]",
+                         f"{base}.unsqueeze(0)", f"{base}[::2]", f"{base}.diagonal()"
+                         if t.dim() == 2 else f"{base}[:1]"))
+        v = self.assign(view)
+        if v is None:
+            return
+        op = r.choice((f"{v}.mul_(2)", f"{v}.add_({self.value()})", f"{v}[0] = {self.value()}"
+                       if self.t(v).dim() else f"{v}.zero_()", f"{v}.exp_()", f"{v}.clamp_(-1, 1)",
+                       f"with torch.no_grad():\n    {v}.mul_(3)", f"{base}.mul_(0.5)",
+                       f"with torch.no_grad():\n    {base}.add_(1)"))
+        if self.run("exec", op):
+            self.program.append(("eval", base))
+            self.program.append(("eval", v))
+
+    def custom(self):
+        a = self.pick(lambda t: t.dtype.is_floating_point)
+        if a is None:
+            return
+        if not self.defined:
+            self.defined = True
+            self.program.append(("exec", _CUSTOM))
+            exec(_CUSTOM, self.ns)  # noqa: S102
+        self.assign(self.rng.choice((f"Square.apply({a})", f"ScaleTwo.apply({a}, 1.5)[0]",
+                                     f"ScaleTwo.apply({a}, -2.0)[1]", f"Inplace.apply({a} * 1)",
+                                     f"Square.apply(Square.apply({a}))")))
+
+    def grads_midway(self):
+        a = self.pick(lambda t: t.requires_grad and t.dtype.is_floating_point)
+        leaves = [n for n in self.leaves if n in self.pool]
+        if a is None or not leaves:
+            return
+        r = self.rng
+        chosen = r.sample(leaves, min(len(leaves), r.randint(1, 2)))
+        create = r.random() < 0.3
+        name = self.name()
+        if create:
+            name = "g" + name[1:]  # a gradient with a graph of its own (the fuzzer's graph2)
+        if self.run("exec", f"{name} = torch.autograd.grad(({a} * {a}).sum(), [{', '.join(chosen)}], "
+                            f"retain_graph=True, allow_unused=True, create_graph={create})",
+                    keep_errors=1):
+            self.program.append(("eval", name))
+
+    def module(self):
+        a = self.pick(lambda t: t.dim() > 0 and t.dtype == self.torch.float32)
+        if a is None:
+            return
+        k = self.t(a).shape[-1]
+        name = self.name()
+        out = self.rng.randint(1, 3)
+        src = (f"{name} = torch.nn.Linear({k}, {out})\nwith torch.no_grad():\n"
+               f"    {name}.weight.copy_({self.constant((out, k))})\n"
+               f"    {name}.bias.fill_({self.value()})")
+        if self.run("exec", src, keep_errors=0):
+            self.modules.append(name)
+            self.assign(self.rng.choice((f"{name}({a})", f"torch.relu({name}({a}))",
+                                         f"torch.nn.Sequential({name}, torch.nn.Tanh())({a})")))
+
     # ---------------------------------------------------------- finish
 
     def finish(self):
@@ -382,12 +451,18 @@ class _Gen:
                          f" if g is not None and g.requires_grad else None", keep_errors=1)
         else:
             retain = r.random() < 0.3
-            self.run("exec", f"loss.backward({'retain_graph=True' if retain else ''})",
-                     keep_errors=1)
+            inputs = ""
+            if leaf_vars and r.random() < 0.2:
+                inputs = f"inputs=[{r.choice(leaf_vars)}]"
+            args = ", ".join(a for a in ("retain_graph=True" if retain else "", inputs) if a)
+            self.run("exec", f"loss.backward({args})", keep_errors=1)
             if r.random() < 0.5:
                 self.run("exec", "loss.backward()", keep_errors=1)  # again: accumulates or raises
         for n in leaf_vars + self.retained:
             self.program.append(("eval", f"{n}.grad"))
+        for m in self.modules:
+            self.program.append(("eval", f"{m}.weight.grad"))
+            self.program.append(("eval", f"{m}.bias.grad"))
 
 
 def _broadcasts(a, b):
@@ -409,7 +484,40 @@ def _factor(n, r):
 
 
 _STEPS = (("unary", 5), ("binary", 5), ("reduction", 3), ("shape_op", 4), ("index", 3),
-          ("product", 2), ("inplace", 2), ("no_grad", 1), ("loss", 1), ("misc", 1), ("leaf", 1))
+          ("product", 2), ("inplace", 2), ("no_grad", 1), ("loss", 1), ("misc", 1), ("leaf", 1),
+          ("views", 1.5), ("custom", 1), ("grads_midway", 0.7), ("module", 0.7))
+
+# Custom Functions a program may use (defined once, when first used)
+_CUSTOM = """class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * x * g
+class ScaleTwo(torch.autograd.Function):
+    @staticmethod
+    def forward(x, k):
+        return x * k, x.exp()
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.k = inputs[1]
+        ctx.save_for_backward(output[1])
+    @staticmethod
+    def backward(ctx, g1, g2):
+        (e,) = ctx.saved_tensors
+        return g1 * ctx.k + g2 * e, None
+class Inplace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2"""
 
 
 def generate(seed, torch):
