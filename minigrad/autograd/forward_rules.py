@@ -187,7 +187,7 @@ def _build_rules():
     r[E.Tanh] = _unary(lambda a, out, ta: ta * (1 - out * out))
     r[E.Sigmoid] = _unary(lambda a, out, ta: ta * out * (1 - out))
     r[E.Relu] = _unary(lambda a, out, ta: ta * _const(out._data > 0, ta))
-    r[E.Abs] = _unary(lambda a, out, ta: ta * _const(np.sign(a._data), ta))
+    r[E.Abs] = _unary(lambda a, out, ta: ta * _const(E.sign_data(a._data), ta))
     r[E.Sgn] = _unary(lambda a, out, ta: ta * 0)
 
     def threshold_backward(args, out, t):
@@ -395,11 +395,11 @@ def _build_rules():
         with np.errstate(all="ignore"):
             if p in (np.inf, -np.inf):
                 mask = np.abs(x) == rk
-                coef = np.sign(x) * mask / mask.sum(axis=dims, keepdims=True)
+                coef = E.sign_data(x) * mask / mask.sum(axis=dims, keepdims=True)
             elif p == 1:
-                coef = np.sign(x)
+                coef = E.sign_data(x)
             else:
-                coef = np.sign(x) * np.abs(x) ** (p - 1) / rk ** (p - 1)
+                coef = E.sign_data(x) * np.abs(x) ** (p - 1) / rk ** (p - 1)
             coef = np.where(rk == 0, 0, coef)
         return (ta * _const(coef, ta)).sum(dims, keepdim=keepdim) if dims else ta * _const(coef, ta)
 

@@ -361,7 +361,7 @@ class Function:
                 out._view_version = vc[0]
         if record:
             out = _record(ctx, inputs, out)
-        elif cls._is_view and not enabled and args[0]._requires_grad:
+        elif cls._is_view and not enabled and _view_root(args[0])._requires_grad:
             # PyTorch: a view of a tensor that requires grad, taken under
             # no_grad, is a leaf that still requires grad, but no gradient
             # reaches it or its base, and writing into it with grad mode on
@@ -495,21 +495,29 @@ def _refresh_view(v):
     they share says the view's recorded history is out of date.
     """
     vc = v._vc
-    if vc is None or vc[0] == v._view_version or v._no_grad_view:
+    if vc is None or vc[0] == v._view_version:
         return
     root = _view_root(v)
     if root._grad_fn is None and not root._requires_grad:
         v._view_version = vc[0]
         return
-    if v._multi_view is not None:
-        op, nr = v._multi_view
+    if v._no_grad_view:
+        raise RuntimeError(
+            "A view was created in no_grad mode and its base or another view of its base has been "
+            "modified inplace with grad mode enabled. Given that this use case is ambiguous and "
+            "error-prone, it is forbidden. You can clarify your code by moving both the view and "
+            "the inplace either both inside the no_grad block (if you don't want the inplace to "
+            "be tracked) or both outside (if you want the inplace to be tracked).")
+    from ..ops.inplace import _AsStrided, _positions, multi_view_name
+
+    named = multi_view_name(v)
+    if named is not None:
+        op, nr = named
         raise RuntimeError(
             f"Output {nr} of {op} is a view and its base or another view of its base has been "
             "modified inplace. This view is the output of a function that returns multiple "
             "views. Such functions do not allow the output views to be modified inplace. You "
             "should replace the inplace operation by an out-of-place one.")
-    from ..ops.inplace import _AsStrided, _positions
-
     if root._grad_fn is not None:
         alias = _Tensor._make(root._data, grad_fn=root._grad_fn)
         alias._output_nr = root._output_nr

@@ -309,7 +309,11 @@ def _raise_modified(t, node, saved_version, is_output, output_nr=0):
     kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
             "bool": "BoolTensor"}[t.dtype.name]
     shape = ", ".join(str(s) for s in t.shape)
-    producer = node if is_output else t._grad_fn
+    # the tensor's history now (a view written since is AsStridedBackward0), as PyTorch names it
+    try:
+        producer = node if is_output else t.grad_fn
+    except RuntimeError:  # (a split/unbind output whose memory was written)
+        producer = t._grad_fn
     # PyTorch names the producing operation without its "Backward0" suffix
     where = ""
     if producer is not None:

@@ -119,6 +119,7 @@ __all__ = [
     "floor_divide",
     "allclose",
     "equal",
+    "adjoint",
     "amax",
     "amin",
     "bmm",
@@ -395,6 +396,40 @@ def _mT(self):
     return transpose(self, -2, -1)
 
 
+def _conj_transpose(name, matrices_only=False):
+    """``Tensor.mH``/``adjoint()``/``H``: for minigrad's real dtypes, the transpose (TransposeBackward0).
+
+    As PyTorch: a 0-d tensor is returned as it is, with its deprecation
+    warning; a 1-d one (and, for ``H``, anything but 2-d) raises.
+    """
+    what = "tensor.H" if matrices_only else f"tensor.{name}"
+
+    def conj_transpose(self):
+        n = self._data.ndim
+        if n == 0:
+            import warnings
+
+            shown = "adjoint()" if name == "adjoint()" else f"Tensor.{name}"
+            warnings.warn(f"{shown} is deprecated on 0-D tensors. Consider using x.conj().",
+                          UserWarning, stacklevel=2)
+            return self
+        if matrices_only and n != 2:
+            hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
+            raise RuntimeError(f"{what} is only supported on matrices (2-D tensors). Got {n}-D "
+                               f"tensor.{hint}")
+        if n == 1:
+            raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. "
+                               "Got 1-D tensor.")
+        return transpose(self, -2, -1)
+
+    return conj_transpose
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dims (``torch.adjoint``); real dtypes: ``mT``."""
+    return _conj_transpose("adjoint()")(input)
+
+
 def _T(self):
     n = self._data.ndim
     if n == 0:
@@ -438,8 +473,11 @@ def _argext(self, dim, keepdim, name):
     fn = getattr(np, name)
     if self._data.dtype == np.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
-    if self._data.size == 0 and (dim is None or self._data.shape[canonical_dim(dim, self.ndim)] == 0):
+    if self._data.size == 0 and dim is None:
         raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    if self._data.size == 0 and self._data.shape[canonical_dim(dim, self.ndim)] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {canonical_dim(dim, self.ndim)} to "
+                         "have non-zero size.")
     if dim is None:
         return Tensor._make(np.asarray(fn(self._data), dtype=np.int64))
     d = canonical_dim(dim, self._data.ndim)
@@ -547,14 +585,19 @@ def _install():
         ):
             setattr(T, name, fn)
     from .conversion import METHODS
-    from .sorting import _topk_method
+    from .sorting import _argsort_method, _sort_method, _topk_method
 
     T.topk = _topk_method
+    T.sort = _sort_method
+    T.argsort = _argsort_method
 
     for name, fn in METHODS.items():
         setattr(T, name, fn)
     T.T = property(_T, doc="The tensor with its dims reversed (PermuteBackward0 for 2-d).")
     T.mT = property(_mT, doc="Transpose of the last two dims (``Tensor.mT``).")
+    T.mH = property(_conj_transpose("mH"), doc="Conjugate transpose of the last two dims (``mT``).")
+    T.H = property(_conj_transpose("H", True), doc="Conjugate transpose of a matrix (``Tensor.H``).")
+    T.adjoint = _conj_transpose("adjoint()")
 
 
 _install()

@@ -564,15 +564,21 @@ class ThresholdBackward(Function):
         return ggrad, gr
 
 
+def sign_data(d):
+    """``np.sign`` with nan mapped to 0, as PyTorch's sgn kernel (so abs's gradient at nan is 0)."""
+    s = np.sign(d)
+    return np.where(np.isnan(s), s.dtype.type(0), s) if s.dtype.kind == "f" else s
+
+
 class Sgn(Function):
-    """The sign of each element (SgnBackward0): -1, 0 or 1; its derivative is 0."""
+    """The sign of each element (SgnBackward0): -1, 0 or 1 (0 for nan); its derivative is 0."""
 
     node_name = "SgnBackward0"
     saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a):
-        return _make(np.sign(a._data))
+        return _make(sign_data(a._data))
 
     @staticmethod
     def backward(ctx, grad):

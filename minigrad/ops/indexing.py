@@ -120,7 +120,7 @@ class Index(Function):
         )
         ctx._shown = tuple(t is not None for t in shown)
         ctx.save_for_backward(*[t for t in shown if t is not None])
-        return _make(np.ascontiguousarray(out))  # a new tensor, contiguous as PyTorch's
+        return _make(np.array(out, order="C"))  # a new tensor, contiguous as PyTorch's
 
     @staticmethod
     def backward(ctx, grad):
@@ -192,7 +192,7 @@ class _Pick(Function):
     @staticmethod
     def forward(ctx, a, key):
         ctx.key, ctx.sizes = key, a._data.shape
-        return _make(np.ascontiguousarray(a._data[key]))
+        return _make(np.array(a._data[key], order="C"))
 
     @staticmethod
     def backward(ctx, grad):
@@ -232,6 +232,53 @@ def _as_index_array(k, dim_size=None):
     return arr.astype(np.int64, copy=False)
 
 
+def check_key(ndim, key):
+    """``(key as a tuple, dims it consumes)``, or PyTorch's IndexError for a key too long for ``ndim``.
+
+    Raises:
+        IndexError: "too many indices for tensor of dimension 0", or, for a
+            lone int or slice key of a 0-d tensor, PyTorch's own sentences.
+        TypeError: for a string in the key.
+    """
+    if ndim == 0 and not isinstance(key, tuple):
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            raise IndexError(_ZERO_DIM_INDEX)
+        if isinstance(key, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if not isinstance(key, tuple):
+        key = (key,)
+    # how many dims the key consumes (None, Ellipsis and Python bools consume none)
+    consumed = 0
+    for k in key:
+        if isinstance(k, str):
+            raise TypeError(f"new(): invalid data type '{type(k).__name__}'")
+        if k is None or k is Ellipsis or isinstance(k, bool):
+            continue
+        if isinstance(k, (Tensor, np.ndarray, list)) and _as_index_array(k).dtype == np.bool_:
+            consumed += _as_index_array(k).ndim
+        else:
+            consumed += 1
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    return key, consumed
+
+
+def ints_for_scalar_tensors(key):
+    """The key with each 0-d integer tensor replaced by its int (a tuple stays a tuple).
+
+    PyTorch's indexing (``applySlicing``) selects with such a tensor, as with a
+    Python int (SelectBackward0); bool 0-d tensors stay masks.
+    """
+    def one(k):
+        if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu":
+            return int(k._data)
+        return k
+
+    return tuple(one(k) for k in key) if isinstance(key, tuple) else one(key)
+
+
 def getitem(self, key):
     """``self[key]`` with PyTorch's decomposition into select / slice / unsqueeze / index.
 
@@ -245,26 +292,9 @@ def getitem(self, key):
     # inside a tuple, a slice that covers its whole dim is skipped, and a key
     # that leaves the tensor as it is gives an alias (AliasBackward0)
     single_slice = isinstance(key, slice)
-    if not isinstance(key, tuple):
-        key = (key,)
+    key, consumed = check_key(self._data.ndim, key)
+    key = ints_for_scalar_tensors(key)
     ndim = self._data.ndim
-    # how many dims the key consumes (None, Ellipsis and Python bools consume none)
-    consumed = 0
-    for k in key:
-        if isinstance(k, str):
-            raise TypeError(f"new(): invalid data type '{type(k).__name__}'")
-        if k is None or k is Ellipsis or isinstance(k, bool):
-            continue
-        if isinstance(k, (Tensor, np.ndarray, list)) and _as_index_array(k).dtype == np.bool_:
-            consumed += _as_index_array(k).ndim
-        else:
-            consumed += 1
-    if ndim == 0 and any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key):
-        raise IndexError(_ZERO_DIM_INDEX)
-    if consumed > ndim:
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    if sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     out = self
     dim = 0        # position in `out`
     orig = 0       # position in `self`, for error messages

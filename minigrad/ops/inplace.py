@@ -64,12 +64,12 @@ def _check_writable(t, via_view=False):
             _raise_no_grad_view(t, v)
         v = v._view_of
     root = _view_root(t)
-    if t._multi_view is not None and (root._requires_grad or t._requires_grad):
-        op, nr = t._multi_view
+    named = multi_view_name(t)
+    if named is not None and (root._requires_grad or t._requires_grad):
         raise RuntimeError(
-            f"Output {nr} of {op} is a view and is being modified inplace. This view is the "
-            "output of a function that returns multiple views. Such functions do not allow the "
-            "output views to be modified inplace. You should replace the inplace operation by "
+            f"Output {named[1]} of {named[0]} is a view and is being modified inplace. This view "
+            "is the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation by "
             "an out-of-place one.")
     if root._grad_fn is None and root._requires_grad:
         if root is not t or via_view:
@@ -79,6 +79,27 @@ def _check_writable(t, via_view=False):
             )
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     return True
+
+
+def multi_view_name(t):
+    """``(op, output_nr)`` naming ``t`` in PyTorch's error, if ``t`` is, or views, an output of split/unbind.
+
+    PyTorch's views inherit their base's creation meta (``MULTI_OUTPUT_NODE``),
+    so a view of such an output is refused too, named by its own node
+    (``Output 0 of Select``); None for any other tensor.
+    """
+    import re
+
+    if t._multi_view is not None:
+        return t._multi_view
+    v = t._view_of
+    while v is not None:
+        if v._multi_view is not None:
+            fn = t._grad_fn
+            return (re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else "",
+                    t._output_nr)
+        v = v._view_of
+    return None
 
 
 def _raise_no_grad_view(t, view):
@@ -535,12 +556,14 @@ def setitem(t, key, value):
         RuntimeError: the in-place errors (a leaf that requires grad, casts, shapes).
         IndexError: for an index out of range.
     """
+    from .indexing import _numpy_index_message, check_key, ints_for_scalar_tensors
+
+    given, key = key, ints_for_scalar_tensors(key)  # x[torch.tensor(1)] = v selects, as x[1]
     np_key = _key_array(key)
     try:
         t._data[np_key] if not isinstance(np_key, tuple) or len(np_key) else None
     except IndexError as err:
-        from .indexing import _numpy_index_message
-
+        check_key(t._data.ndim, given)  # PyTorch's sentences for a key too long
         raise IndexError(_numpy_index_message(err, t._data.shape, np_key)) from None
     if not isinstance(value, Tensor):
         if not is_scalar(value):
@@ -567,6 +590,8 @@ def setitem(t, key, value):
         if not value._data.ndim and t._data.ndim:
             return inplace(t, _FillTensor.apply, value, reads_self=False)
         return inplace(t, _Copy.apply, value, reads_self=False)
+    if _state.enabled and multi_view_name(t) is not None:
+        _check_writable(t[key])  # PyTorch writes into the view t[key]: its node names the error
     return inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value, reads_self=False,
                    via_view=True)
 

@@ -498,7 +498,7 @@ class Softmax(Function):
         data = _float_only(a, d, "softmax")
         ctx.dim, ctx._d = as_saved_int(dim), d
         if data.ndim == 0:
-            out = _make(np.ones_like(data))
+            out = _make(np.exp(data - data) / np.exp(data - data))  # 1, or nan for inf/nan
         elif data.size == 0:
             out = _make(np.empty_like(data, order="C"))  # nothing to normalise
         else:
@@ -531,7 +531,7 @@ class LogSoftmax(Function):
         data = _float_only(a, d, "log_softmax")
         ctx.dim, ctx._d = as_saved_int(dim), d
         if data.ndim == 0:
-            out = _make(np.zeros_like(data))
+            out = _make(np.asarray(data - data))  # 0, or nan for inf/nan
         elif data.size == 0:
             out = _make(np.empty_like(data, order="C"))
         else:
@@ -642,14 +642,21 @@ def log_softmax(input, dim=_NO_DIM, dtype=None):
     return LogSoftmax.apply(input, dim)
 
 
-def _exclusive_products(data, axis):
-    """Product of all the other elements along ``axis`` (works with zeros, unlike result / x)."""
-    moved = np.moveaxis(data, axis, -1)
-    ones = np.ones(moved.shape[:-1] + (1,), dtype=data.dtype)
-    left = np.concatenate([ones, np.cumprod(moved, axis=-1)[..., :-1]], axis=-1)
-    right = np.flip(np.concatenate([ones, np.cumprod(np.flip(moved, -1), axis=-1)[..., :-1]],
-                                   axis=-1), -1)
-    return np.moveaxis(left * right, -1, axis)
+def _exclusive_products(x, d):
+    """For each element, the product of the others along dim ``d`` (works with zeros).
+
+    Written with recorded ops (each element's copy of the row with itself
+    replaced by 1, then a product), so that, as PyTorch's cumprod-based
+    ``prod_backward``, a second derivative through a product with zeros works.
+    """
+    from .elementwise import where
+
+    shape = x._data.shape
+    n = shape[d]
+    rows = x.unsqueeze(d).expand(*(shape[:d] + (n,) + shape[d:]))  # rows[.., i, j, ..] = x_j
+    eye = np.eye(n, dtype=bool).reshape((1,) * d + (n, n) + (1,) * (len(shape) - d - 1))
+    one = _make(np.ones((), dtype=x._data.dtype))
+    return ProdDim.apply(where(_make(eye), one, rows), d + 1, False)
 
 
 class Prod(Function):
@@ -670,8 +677,7 @@ class Prod(Function):
         data = a._data
         if np.all(data != 0):
             return grad * r / a  # recordable, so a second derivative works
-        others = _exclusive_products(data.reshape(-1), 0).reshape(data.shape)
-        return grad * Tensor._make(others)
+        return grad * _exclusive_products(a.reshape(-1), 0).reshape(data.shape)
 
 
 class ProdDim(Function):
@@ -699,7 +705,7 @@ class ProdDim(Function):
         g = _unsqueeze_to(grad, data.shape, (ctx._d,), ctx.keepdim)
         if np.all(data != 0):
             return g * _unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a, None, None
-        return g * Tensor._make(_exclusive_products(data, ctx._d)), None, None
+        return g * _exclusive_products(a, ctx._d), None, None
 
 
 def prod(input, dim=None, keepdim=False):

@@ -592,7 +592,8 @@ class Unbind(Function):
         d = canonical_dim(dim, data.ndim)
         ctx.dim, ctx._d = as_saved_int(dim), d
         vc = a._shared_vc()
-        return _multi_views(a, [_make(np.take(data, i, axis=d), vc=vc, base=a)
+        lead = (slice(None),) * d  # basic indexing: each output views a's memory
+        return _multi_views(a, [_make(data[lead + (i,)], vc=vc, base=a)
                                 for i in range(data.shape[d])], "Unbind")
 
     @staticmethod

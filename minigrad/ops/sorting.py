@@ -112,14 +112,38 @@ def _check_tensor(input, name):
                         f"{type(input).__name__}")
 
 
-def sort(input, dim=-1, descending=False, stable=False):
+def _positional(name, input, args, dim, descending, stable, method):
+    """``(dim, descending, stable)`` from PyTorch's two overloads of sort/argsort.
+
+    PyTorch has ``(dim=-1, descending=False)`` and ``(*, stable, dim=-1,
+    descending=False)``: with ``stable=`` given, dim and descending must be
+    keywords too, else its TypeError.
+    """
+    _check_tensor(input, name)
+    if args:
+        if stable is not None or len(args) > 2:
+            got = [] if method else ["Tensor"]
+            got += [type(a).__name__ if not isinstance(a, Tensor) else "Tensor" for a in args]
+            got += [f"stable={type(stable).__name__}"] if stable is not None else []
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({', '.join(got)}), but expected one of:\n"
+                            " * (*, bool stable, int dim = -1, bool descending = False)\n"
+                            " * (int dim = -1, bool descending = False)")
+        dim = args[0]
+        descending = args[1] if len(args) > 1 else descending
+    return dim, bool(descending), bool(stable)
+
+
+def sort(input, *args, stable=None, dim=-1, descending=False, _method=False):
     """Sort along ``dim`` (last by default): ``(values, indices)`` (``torch.sort``).
 
     Args:
         input (Tensor): any dtype and shape (a 0-d tensor sorts to itself).
-        dim (int): the dim to sort along.
-        descending (bool): largest first.
-        stable (bool): keep equal elements in their order (minigrad always does).
+        dim (int): the dim to sort along (positional, or keyword).
+        descending (bool): largest first (positional after dim, or keyword).
+        stable (bool): keep equal elements in their order (minigrad always
+            does); keyword only, and then dim and descending are keywords too,
+            as in PyTorch's overloads.
 
     Returns:
         ``torch.return_types.sort(values, indices)``: values of ``input``'s
@@ -127,19 +151,34 @@ def sort(input, dim=-1, descending=False, stable=False):
 
     Raises:
         IndexError: "Dimension out of range ..." for a bad dim.
+        TypeError: "sort() received an invalid combination of arguments ..."
+            for a positional dim with ``stable=``.
     """
-    _check_tensor(input, "sort")
-    return sort_return(*Sort.apply(input, dim, bool(descending), stable))
+    dim, descending, stable = _positional("sort", input, args, dim, descending, stable, _method)
+    return sort_return(*Sort.apply(input, dim, descending, stable))
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
-    """The int64 indices that sort ``input`` along ``dim`` (``torch.argsort``); never recorded."""
-    _check_tensor(input, "argsort")
+def argsort(input, *args, stable=None, dim=-1, descending=False, _method=False):
+    """The int64 indices that sort ``input`` along ``dim`` (``torch.argsort``); never recorded.
+
+    The arguments are sort's (a positional dim with ``stable=`` raises its TypeError).
+    """
+    dim, descending, _ = _positional("argsort", input, args, dim, descending, stable, _method)
     data = input._data
     d = canonical_dim(dim, data.ndim)
     if data.ndim == 0:
         return _make(np.zeros((), dtype=np.int64))
-    return _make(_order(data, d, bool(descending)).astype(np.int64, copy=False))
+    return _make(_order(data, d, descending).astype(np.int64, copy=False))
+
+
+def _sort_method(self, *args, **kwargs):
+    """``Tensor.sort``: as ``torch.sort(self, ...)``, PyTorch's TypeError not counting self."""
+    return sort(self, *args, _method=True, **kwargs)
+
+
+def _argsort_method(self, *args, **kwargs):
+    """``Tensor.argsort``: as ``torch.argsort(self, ...)``."""
+    return argsort(self, *args, _method=True, **kwargs)
 
 
 def msort(input):

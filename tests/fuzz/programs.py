@@ -209,7 +209,20 @@ class _Gen:
                "{a}.sort({d}, descending=True)[0]", "{a}.argsort({d})", "{a}.topk(1, {d}).values",
                "{a}.all()", "{a}.any({d})", "torch.logsumexp({a}, {d}, keepdim={k})",
                "{a}.max(dim={d}, keepdim={k})[0]"]
-        self.assign(r.choice(ops).format(a=a, d=d, k=k))
+        op = r.choice(ops)
+        if ("sort" in op or "topk" in op) and self._ties(ta):
+            # PyTorch leaves the order of ties unspecified (its note on topk, and sort
+            # without stable=True): draw only the stable sort on tied values
+            if "topk" in op:
+                return
+            op = op.replace("({d}", "(dim={d}, stable=True")  # stable= takes keywords only
+        self.assign(op.format(a=a, d=d, k=k))
+
+    def _ties(self, t):
+        try:
+            return t.numel() > 1 and t.detach().flatten().unique().numel() < t.numel()
+        except Exception:  # noqa: BLE001 - bool or 0-d odd cases: assume ties
+            return True
 
     def shape_op(self):
         a = self.pick()
@@ -355,7 +368,9 @@ class _Gen:
         if choice < 0.4 and ta.grad_fn is not None:
             if self.run("exec", f"{a}.retain_grad()"):
                 self.retained.append(a)
-        elif choice < 0.6 and ta.requires_grad:
+        elif choice < 0.6 and ta.requires_grad and ta._base is None:
+            # (not on a view: PyTorch 2.13 crashes with a segmentation fault on
+            # register_hook of a view that was written in place)
             self.run("exec", f"_h = {a}.register_hook(lambda g: g * 2)")
         elif choice < 0.8:
             self.assign(f"{a}.detach().requires_grad_()" if self.is_float(ta) else f"{a} * 1")
