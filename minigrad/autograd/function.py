@@ -100,15 +100,7 @@ class FunctionCtx:
                 second time ..." after the graph has been freed; PyTorch's
                 in-place modification error if a saved tensor changed.
         """
-        saved = self._saved
-        order = self._forward_cls._pack_order
-        if order is None:
-            return tuple([None if s is None else s.unpack(self) for s in saved])
-        out = [None] * len(saved)
-        for i in order:  # unpack hooks run in PyTorch's order too
-            s = saved[i]
-            out[i] = None if s is None else s.unpack(self)
-        return tuple(out)
+        return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
     @property
     def _raw_saved_tensors(self):
@@ -243,10 +235,6 @@ class Function:
     node_name = None
     saved_names = ()
     saved_attrs = ()
-    # The order in which PyTorch's node packs its saved tensors (and unpacks
-    # them), as indices into saved_names, when it is not saved_names' order
-    # (MulBackward0 packs other before self); saved_tensors_hooks see it.
-    _pack_order = None
     _backward_cls = BackwardNode
     _setup_context_style = False  # forward(*args) with setup_context (set per subclass)
     _is_view = False  # True for ops whose output shares the input's memory
@@ -461,10 +449,8 @@ def _record(ctx, args, out):
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
-        order = ctx._forward_cls._pack_order
         saved = [None] * len(to_save)
-        for i in range(len(to_save)) if order is None else order:  # pack hooks run in this order
-            t = to_save[i]
+        for i, t in enumerate(to_save):  # pack hooks run in this order (saved_names: PyTorch's)
             if t is None:
                 continue
             if t._grad_fn is ctx:

@@ -2,8 +2,8 @@
 
 * ``Parameter`` (parameter.py): a tensor a Module registers to learn;
 * ``Module``, ``Linear``, ``Sequential``, ``ReLU``, ``Tanh``, ``Sigmoid``,
-  ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss`` (modules/, one
-  file per idea);
+  ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``Dropout``
+  (modules/, one file per idea);
 * ``init``: PyTorch's initialisations, drawn from minigrad's seeded generator;
 * ``functional``: activations and losses as functions.
 """
@@ -13,6 +13,7 @@ from .modules import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
+    Dropout,
     Linear,
     Module,
     ModuleList,
@@ -25,4 +26,4 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = ["functional", "init", "Parameter", "Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh",
-           "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+           "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout"]

@@ -152,21 +152,20 @@ class ClampTensor(Function):
     """``clamp`` with tensor bounds (ClampBackward0): self, min and max all get gradients."""
 
     node_name = "ClampBackward0"
-    saved_names = ("self", "min", "max")
-    _pack_order = (2, 1, 0)  # PyTorch's order
+    saved_names = ("max", "min", "self")  # PyTorch's order
 
     @staticmethod
     def forward(ctx, a, lo, hi):
         lo = None if lo is _NO_BOUND else lo
         hi = None if hi is _NO_BOUND else hi
         _shape_check(a, (lo, hi))
-        ctx.save_for_backward(a, lo, hi)
+        ctx.save_for_backward(hi, lo, a)
         return _clip(a._data, None if lo is None else lo._data, None if hi is None else hi._data,
                      _out_dtype(a, (lo, hi)))
 
     @staticmethod
     def backward(ctx, grad):
-        a, lo, hi = ctx.saved_tensors
+        hi, lo, a = ctx.saved_tensors
         x = a._data
         need = ctx.needs_input_grad
         ga = gl = gh = None

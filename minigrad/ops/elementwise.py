@@ -150,20 +150,21 @@ class Mul(Function):
     """``self * other`` (MulBackward0): saves each operand only if the other needs a gradient."""
 
     node_name = "MulBackward0"
-    saved_names = ("self", "other")
-    _pack_order = (1, 0)  # PyTorch packs (and unpacks) other first
+    # PyTorch's order (derivatives.yaml): `other` is saved, unpacked and freed
+    # before `self`, which is what saved_tensors_hooks see.
+    saved_names = ("other", "self")
 
     @staticmethod
     def forward(ctx, a, b):
         A, B = operands(a, b)
         need = ctx.needs_input_grad
         if need[0] or need[1]:
-            ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+            ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
         return _make(np.multiply(A, B))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
 
@@ -193,15 +194,14 @@ class Div(Function):
     """``self / other``, true division (DivBackward0); integers divide to float32."""
 
     node_name = "DivBackward0"
-    saved_names = ("self", "other")
-    _pack_order = (1, 0)  # PyTorch's order
+    saved_names = ("other", "self")  # PyTorch's order, as Mul's
 
     @staticmethod
     def forward(ctx, a, b):
         A, B = operands(a, b)
         need = ctx.needs_input_grad
         if need[0] or need[1]:
-            ctx.save_for_backward(a if need[1] else None, b)
+            ctx.save_for_backward(b, a if need[1] else None)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.true_divide(A, B)
         if out.dtype != np.float32 and out.dtype.kind != "f" or (
@@ -212,7 +212,7 @@ class Div(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = grad / b if need[0] else None
         gb = -grad * a / (b * b) if need[1] else None
@@ -307,8 +307,7 @@ class PowTensorTensor(Function):
     """``self ** exponent`` for a tensor exponent (PowBackward1)."""
 
     node_name = "PowBackward1"
-    saved_names = ("self", "exponent", "result")
-    _pack_order = (1, 0, 2)  # PyTorch's order
+    saved_names = ("exponent", "self", "result")  # PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
@@ -322,12 +321,12 @@ class PowTensorTensor(Function):
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
                 out = _make(np.power(A, B))
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(b, a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, r = ctx.saved_tensors
+        b, a, r = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = gb = None
         if need[0]:
@@ -668,8 +667,7 @@ class Maximum(Function):
     """Elementwise max of two tensors (MaximumBackward0); ties split the gradient evenly."""
 
     node_name = "MaximumBackward0"
-    saved_names = ("self", "other")
-    _pack_order = (1, 0)  # PyTorch's order
+    saved_names = ("other", "self")  # PyTorch's order, as Mul's
     _pick = staticmethod(np.maximum)
     _wins = staticmethod(np.greater)  # where `self` is the one picked
 
@@ -677,12 +675,12 @@ class Maximum(Function):
     def forward(cls, ctx, a, b):
         dt = binary_dtype(a, b)
         broadcast_shape(a, b)
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         return _make(cls._pick(a._data, b._data).astype(dt, copy=False))
 
     @classmethod
     def backward(cls, ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         dt = grad._data.dtype
         # `self` gets the gradient where it won, `other` where it won, half each on a tie
         wins, tie = cls._wins(a._data, b._data), a._data == b._data
@@ -733,14 +731,13 @@ class RemainderTensor(Function):
     """
 
     node_name = "RemainderBackward1"
-    saved_names = ("self", "other")  # saved when other needs a gradient
-    _pack_order = (1, 0)  # PyTorch's order
+    saved_names = ("other", "self")  # saved when other needs a gradient; PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
         A, B = operands(a, b)
         if ctx.needs_input_grad[1]:
-            ctx.save_for_backward(a, b)
+            ctx.save_for_backward(b, a)
         return _remainder(A, B)
 
     @staticmethod
@@ -748,7 +745,7 @@ class RemainderTensor(Function):
         need = ctx.needs_input_grad
         gb = None
         if need[1]:
-            a, b = ctx.saved_tensors
+            b, a = ctx.saved_tensors
             # PyTorch: -grad * self.div(other, rounding_mode="floor"), recorded (DivBackward2)
             gb = -grad * DivFloor.apply(a, b)
         return (grad if need[0] else None), gb

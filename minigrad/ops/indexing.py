@@ -429,8 +429,7 @@ class Gather(Function):
     """Pick ``input[..., index[i], ...]`` along ``dim`` (GatherBackward0); backward scatter-adds."""
 
     node_name = "GatherBackward0"
-    saved_names = ("self", "index")  # PyTorch saves self too (for its shape)
-    _pack_order = (1, 0)  # PyTorch's order: index first
+    saved_names = ("index", "self")  # PyTorch's order; it saves self too (for its shape)
     saved_attrs = ("dim", "sparse_grad")
 
     @staticmethod
@@ -451,12 +450,12 @@ class Gather(Function):
         if idx.size and (idx.max() >= size or idx.min() < -size):
             raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with size {size}")
         ctx.dim, ctx.sparse_grad = d, False
-        ctx.save_for_backward(a, index)  # freed after the walk, as PyTorch's _saved_index
+        ctx.save_for_backward(index, a)  # freed after the walk, as PyTorch's _saved_index
         return _make(np.take_along_axis(a._data, idx, axis=d))
 
     @staticmethod
     def backward(ctx, grad):
-        a, index = ctx.saved_tensors
+        index, a = ctx.saved_tensors
         return _GatherScatterAdd.apply(grad, ctx.dim, index, a._data.shape), None, None
 
 

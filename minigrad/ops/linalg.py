@@ -141,8 +141,7 @@ class Bmm(Function):
     """Batched matrix product of two 3-d tensors (BmmBackward0); saves ``self`` and ``mat2``."""
 
     node_name = "BmmBackward0"
-    saved_names = ("self", "mat2")
-    _pack_order = (1, 0)  # PyTorch's order: mat2 first
+    saved_names = ("mat2", "self")  # PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
@@ -161,12 +160,12 @@ class Bmm(Function):
                 f"{_TYPE_NAMES[b.dtype.name]}"
             )
         need = ctx.needs_input_grad
-        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
         return _make(np.matmul(A, B))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = grad.bmm(b.transpose(1, 2)) if need[0] else None
         gb = a.transpose(1, 2).bmm(grad) if need[1] else None
