@@ -101,6 +101,10 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
         else:
             dtype = _dtype.float32
     d = as_dtype(dtype)
+    if isinstance(fill_value, float) and d.np.kind in "iu":
+        from .tensor import cast_python_values
+
+        fill_value = cast_python_values(np.asarray(fill_value), d.np, "int64_t")
     return _leaf(np.full(_shape_arg((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype=d.np), requires_grad)
 
 

@@ -724,10 +724,12 @@ def _infer_array(data, dtype):
             "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
             "rather than torch.tensor(sourceTensor).", UserWarning, stacklevel=3)
         arr = data._data
-        return arr.astype(as_dtype(dtype).np) if dtype is not None else arr.copy()
+        with np.errstate(invalid="ignore"):  # a tensor's nan to int64: silently, as a cast
+            return arr.astype(as_dtype(dtype).np) if dtype is not None else arr.copy()
     if isinstance(data, np.ndarray):
         target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
-        return np.array(data, dtype=target.np)
+        with np.errstate(invalid="ignore"):  # nan to int64: the CPU's value, silently (PyTorch)
+            return np.array(data, dtype=target.np)
     if isinstance(data, (str, bytes)) or data is None:
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if isinstance(data, np.generic):
@@ -751,7 +753,7 @@ def _infer_array(data, dtype):
                 f"expected a rectangular (nested) list of numbers, got {type(data).__name__}"
             ) from None
     if dtype is not None:
-        return arr.astype(as_dtype(dtype).np)
+        return cast_python_values(arr, as_dtype(dtype).np)
     kind = arr.dtype.kind
     if kind == "b":
         return arr
@@ -762,6 +764,22 @@ def _infer_array(data, dtype):
         # dtype (numpy scalars, one-element tensors) keep the widest of theirs
         return arr.astype(np.float32 if declared is None else declared)
     raise TypeError(f"can't convert data of type {arr.dtype} to a tensor")
+
+
+def cast_python_values(arr, target, name="int64"):
+    """``arr`` (from Python numbers) as ``target``; PyTorch's RuntimeError for a float no int holds.
+
+    PyTorch checks each Python number it converts (``torch.tensor([nan],
+    dtype=torch.long)``, ``torch.full``): nan, inf and values out of int64's
+    range raise "value cannot be converted to type int64 without overflow",
+    where numpy would warn and give a made-up integer.
+    """
+    if target.kind in "iu" and arr.dtype.kind == "f" and arr.size:
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr >= 2.0 ** 63) | (arr < -(2.0 ** 63))
+        if bad.any():
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return arr.astype(target)
 
 
 def _declared_float(data):

@@ -28,8 +28,11 @@ def _convert(t, d, copy=False):
     if d is t.dtype and not copy:
         return t
     if not d.is_floating_point:
-        # integers and bools carry no gradient: nothing is recorded
-        return Tensor._make(t._data.astype(d.np))
+        # integers and bools carry no gradient: nothing is recorded; nan, inf
+        # and out-of-range floats become what the CPU's conversion gives, as in
+        # PyTorch's kernel, which does not warn (numpy would)
+        with np.errstate(invalid="ignore"):
+            return Tensor._make(t._data.astype(d.np))
     return _sh.ToCopy.apply(t, d)
 
 
