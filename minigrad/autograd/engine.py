@@ -116,6 +116,21 @@ def _sum_to(grad, shape, node, index):
     return grad.sum_to_size(shape)
 
 
+def _validated(node, out):
+    """``out`` with each gradient reduced (``_sum_to``) and cast to its input's shape and dtype."""
+    meta = node._in_meta
+    if meta is None:
+        return out
+    out = list(out)
+    for i, g in enumerate(out[:len(meta)]):
+        if g is not None and node.next_functions[i][0] is not None:
+            shape, dt = meta[i]
+            if g._data.shape != shape:
+                g = _sum_to(g, shape, node, i)
+            out[i] = g if g._data.dtype == dt else g.to(dt)
+    return tuple(out)
+
+
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                  allow_unused=False, accumulate_grad=True):
     """Walk the graph behind ``tensors`` in reverse, seeded with ``grad_tensors``.
@@ -223,7 +238,9 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     anomaly._state.current = node
                 out = node._backward(tuple(grads))
                 if node._post_hooks:
-                    out = _run_post_hooks(node, out, grads)
+                    # PyTorch's validate_outputs runs first: post-hooks see each
+                    # gradient summed to its input's shape and dtype
+                    out = _run_post_hooks(node, _validated(node, out), grads)
             else:
                 out = ()
             if not retain_graph:
