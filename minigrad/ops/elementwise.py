@@ -190,6 +190,26 @@ class MulScalar(Function):
         return MulScalar.apply(grad, ctx.other), None
 
 
+class DivScalar(Function):
+    """``self / other`` for a number ``other`` inside backward formulas (DivBackward1).
+
+    PyTorch records this (the ``div(Tensor, Scalar)`` overload) where a
+    gradient formula divides by a count, as ``mean``'s does.
+    """
+
+    node_name = "DivBackward1"
+    saved_attrs = ("other",)
+
+    @staticmethod
+    def forward(ctx, a, other):
+        ctx.other = other
+        return _make(np.true_divide(a._data, other).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DivScalar.apply(grad, ctx.other), None
+
+
 class Div(Function):
     """``self / other``, true division (DivBackward0); integers divide to float32."""
 

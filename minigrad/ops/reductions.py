@@ -14,7 +14,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import as_saved_int, canonical_dim, canonical_dims
+from ._util import as_saved_int, canonical_dim, canonical_dims, reduction_dims
 
 __all__ = [
     "Amax",
@@ -63,6 +63,17 @@ def _sum_dtype(data, dtype):
     return np.dtype(np.int64) if data.dtype.kind in "biu" else data.dtype
 
 
+def _unsqueeze_dims(grad, dims):
+    """``grad`` with the reduced ``dims`` put back as size 1 (PyTorch's ``unsqueeze_multiple``).
+
+    One ``unsqueeze`` per dim, in increasing order, so a gradient computed with
+    create_graph=True records UnsqueezeBackward0 nodes as PyTorch's does.
+    """
+    for d in sorted(dims):
+        grad = grad.unsqueeze(d)
+    return grad
+
+
 class Sum(Function):
     """Sum of all elements (SumBackward0); saves the input's sizes."""
 
@@ -87,7 +98,7 @@ class SumDim(Function):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
-        dims = canonical_dims(dim, a._data.ndim)
+        dims = reduction_dims(dim, a._data.ndim)
         ctx.dim, ctx.keepdim, ctx.self_sym_sizes = _raw_dims(dim), keepdim, a._data.shape
         ctx._dims = dims
         out = a._data.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(a._data, dtype))
@@ -95,11 +106,8 @@ class SumDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.keepdim and ctx._dims:
-            shape = list(ctx.self_sym_sizes)
-            for d in ctx._dims:
-                shape[d] = 1
-            grad = grad.reshape(tuple(shape))
+        if not ctx.keepdim and ctx.dim:  # dim=() reduced all: expand a 0-d grad as is
+            grad = _unsqueeze_dims(grad, ctx._dims)
         return grad.expand(ctx.self_sym_sizes), None, None, None
 
 
@@ -127,7 +135,9 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.expand(ctx.self_sym_sizes) / ctx.self_sym_numel
+        from .elementwise import DivScalar  # PyTorch's mean_backward divides by a number
+
+        return DivScalar.apply(grad.expand(ctx.self_sym_sizes), ctx.self_sym_numel)
 
 
 class MeanDim(Function):
@@ -139,7 +149,7 @@ class MeanDim(Function):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
         _mean_check(a)
-        dims = canonical_dims(dim, a._data.ndim)
+        dims = reduction_dims(dim, a._data.ndim)
         ctx.dim, ctx.keepdim, ctx.self_sym_sizes = _raw_dims(dim), keepdim, a._data.shape
         ctx._dims = dims
         ctx.self_sym_numel = a._data.size
@@ -153,12 +163,11 @@ class MeanDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.keepdim and ctx._dims:
-            shape = list(ctx.self_sym_sizes)
-            for d in ctx._dims:
-                shape[d] = 1
-            grad = grad.reshape(tuple(shape))
-        return grad.expand(ctx.self_sym_sizes) / ctx.count, None, None
+        if not ctx.keepdim and ctx.dim:  # dim=() reduced all: expand a 0-d grad as is
+            grad = _unsqueeze_dims(grad, ctx._dims)
+        from .elementwise import DivScalar  # PyTorch's mean_backward divides by a number
+
+        return DivScalar.apply(grad.expand(ctx.self_sym_sizes), ctx.count), None, None
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -446,7 +455,11 @@ class Logsumexp(Function):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
         data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
-        dims = canonical_dims(dim, data.ndim)
+        dims = reduction_dims(dim, data.ndim)
+        if not keepdim and data.ndim and dim in ((), []):
+            # PyTorch reduces every dim into a keepdim-shaped result first
+            raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                               f"[{', '.join('1' * data.ndim)}]")
         ctx.dim = _raw_dims(dim)
         ctx.keepdim, ctx._dims = keepdim, dims
         if data.size == 0:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import canonical_dims
+from ._util import reduction_dims
 from .reductions import _raw_dims, _unsqueeze_to
 
 __all__ = ["Std", "Var", "VectorNorm", "norm", "std", "var", "vector_norm"]
@@ -24,7 +24,7 @@ def _var_setup(ctx, a, dim, correction, keepdim, name):
     data = a._data
     if data.dtype.kind != "f":
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims = canonical_dims(dim, data.ndim)
+    dims = reduction_dims(dim, data.ndim)
     ctx.dim = None if dim is None else _raw_dims(dim)
     ctx.correction = correction if dim is not None or correction != 1 else None
     ctx.keepdim = keepdim
@@ -49,6 +49,16 @@ def _quiet_var(data, dims, correction, keepdim):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.var(data, axis=dims, ddof=correction, keepdims=keepdim)
+
+
+def _backward_count(ctx):
+    """N in var/std's backward: as PyTorch's ``_safe_size(sizes, dim)``, 1 for ``dim=()``.
+
+    The forward reduces every dim for ``dim=()``, the backward counts the dims
+    listed (none): PyTorch's artefact, kept so gradients match (inf/nan with
+    Bessel's correction).
+    """
+    return 1 if ctx.dim == () else ctx._n
 
 
 class Var(Function):
@@ -80,7 +90,9 @@ class Var(Function):
             fill = np.where(data == data.mean(), np.nan, np.inf).astype(data.dtype)
             return g * _make(fill), None, None, None
         centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred * float(np.float64(2.0) / (ctx._n - ctx._corr)), None, None, None
+        with np.errstate(divide="ignore"):
+            scale = float(np.float64(2.0) / np.float64(_backward_count(ctx) - ctx._corr))
+        return g * centred * scale, None, None, None
 
 
 class Std(Function):
@@ -108,7 +120,7 @@ class Std(Function):
         g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
         rk = _unsqueeze_to(r, a._data.shape, dims, ctx.keepdim)
         centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred / (rk * float(ctx._n - ctx._corr)), None, None, None
+        return g * centred / (rk * float(_backward_count(ctx) - ctx._corr)), None, None, None
 
 
 def _correction(unbiased, correction):
@@ -151,7 +163,7 @@ class VectorNorm(Function):
             kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                                f"as input. Got {kind}")
-        dims = canonical_dims(dim, data.ndim) if dim is not None else None
+        dims = reduction_dims(dim, data.ndim) if dim not in (None, (), []) else None
         ctx.ord, ctx.keepdim = ord, keepdim
         ctx.dim = None if dim is None else _raw_dims(dim)
         ctx._dims = dims if dims is not None else tuple(range(data.ndim))
