@@ -557,7 +557,7 @@ class Relu(Function):
 
 
 class ThresholdBackward(Function):
-    """``grad`` where ``self > 0``, else 0: relu's backward as its own op (ThresholdBackwardBackward0).
+    """0 where ``self <= 0``, else ``grad``: relu's backward as its own op (ThresholdBackwardBackward0).
 
     Its derivative: the same select for ``grad``, zeros for ``self`` (so a
     second derivative through relu is 0, not "unused", as in PyTorch).
@@ -572,7 +572,8 @@ class ThresholdBackward(Function):
         ctx.threshold = 0
         ctx.save_for_backward(r)
         g = grad._data
-        return _make(np.where(r._data > 0, g, g.dtype.type(0)))
+        # PyTorch's kernel: self <= threshold ? 0 : grad, so a nan result passes grad
+        return _make(np.where(r._data <= 0, g.dtype.type(0), g))
 
     @staticmethod
     def backward(ctx, gg):

@@ -81,18 +81,24 @@ class Var(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        dims = ctx._dims
-        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-        if ctx.dim is None and ctx._n - ctx._corr <= 0:
-            # PyTorch's var_backward: 2 / 0 is inf, times (x - mean), which is 0
-            # exactly where x equals the mean: a constant of nan and inf
-            data = a._data
-            fill = np.where(data == data.mean(), np.nan, np.inf).astype(data.dtype)
-            return g * _make(fill), None, None, None
-        centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        with np.errstate(divide="ignore"):
-            scale = float(np.float64(2.0) / np.float64(_backward_count(ctx) - ctx._corr))
-        return g * centred * scale, None, None, None
+        return _var_backward(ctx, grad, a), None, None, None
+
+
+def _var_backward(ctx, grad, a):
+    """PyTorch's var_backward: (2 / (N - correction)) * grad * (self - mean)."""
+    from .elementwise import MulScalar
+
+    g = _unsqueeze_to(grad, a._data.shape, ctx._dims, ctx.keepdim)
+    if ctx.dim is None and ctx._n - ctx._corr <= 0:
+        # 2 / 0 is inf, times (x - mean), which is 0 exactly where x equals
+        # the mean: a constant of nan and inf
+        data = a._data
+        fill = np.where(data == data.mean(), np.nan, np.inf).astype(data.dtype)
+        return g * _make(fill)
+    centred = a - a.mean(ctx._dims, keepdim=True) if ctx._dims else a - a
+    with np.errstate(divide="ignore"):
+        scale = float(np.float64(2.0) / np.float64(_backward_count(ctx) - ctx._corr))
+    return MulScalar.apply(g, scale) * centred
 
 
 class Std(Function):
@@ -115,12 +121,14 @@ class Std(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # PyTorch's std_backward: var_backward of (grad / (2 * result)), with 0
+        # where the result is 0 (a constant input: 0, not 0 / 0)
+        from .elementwise import MulScalar, where
+
         a, r = ctx.saved_tensors
-        dims = ctx._dims
-        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-        rk = _unsqueeze_to(r, a._data.shape, dims, ctx.keepdim)
-        centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred / (rk * float(_backward_count(ctx) - ctx._corr)), None, None, None
+        g = grad / MulScalar.apply(r, 2)
+        g = where(_make(r._data == 0), _make(np.zeros((), dtype=g._data.dtype)), g)
+        return _var_backward(ctx, g, a), None, None, None
 
 
 def _correction(unbiased, correction):
