@@ -355,11 +355,12 @@ class PowTensorTensor(Function):
             ga = grad * b * a ** (b - 1.0)
             ga = where(_const(b._data == 0), zero, ga) if (b._data == 0).any() else ga
         if need[1]:
-            # d/db a**b = a**b * log(a); PyTorch gives 0 where a == 0 and b >= 0
+            # d/db a**b = a**b * log(a); PyTorch's pow_backward_exponent gives 0
+            # where a == 0 and b >= 0, and multiplies grad by that (so a nan or
+            # inf arriving there still gives nan)
             zero = _const(np.zeros((), grad._data.dtype))
             mask = (a._data == 0) & (b._data >= 0)
-            gb = grad * r * a.log()
-            gb = where(_const(mask), zero, gb) if mask.any() else gb
+            gb = grad * where(_const(mask), zero, r * a.log())
         return ga, gb
 
 
@@ -378,10 +379,12 @@ class PowScalarTensor(Function):
         dt = binary_dtype(b, wrap_scalar(base))
         B = b._data.astype(dt, copy=False)
         if dt.kind in "iu" and (B < 0).any():
-            out = _make(_int_power(np.asarray(base, dtype=dt), B))  # numpy refuses these
+            out = _int_power(np.asarray(base, dtype=dt), B)  # numpy refuses these
         else:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out = _make(np.power(np.asarray(base, dtype=dt), B))
+                out = np.power(np.asarray(base, dtype=dt), B)
+        # PyTorch's pow(Scalar, Tensor) writes a contiguous result, whatever b's layout
+        out = _make(out if out.flags.c_contiguous else out.copy(order="C"))
         ctx.save_for_backward(b, out)
         return out
 
@@ -389,12 +392,13 @@ class PowScalarTensor(Function):
     def backward(ctx, grad):
         b, r = ctx.saved_tensors
         base = ctx.self
+        # PyTorch's pow_backward_exponent: grad * (result * log(base)), and for
+        # base 0 grad * where(b >= 0, 0, ...) (0 ** b is constant for b >= 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = MulScalar.apply(r, float(np.log(np.float64(base))))
         if base == 0:
-            # 0 ** b is constant 0 for b > 0 (and 1 at b == 0): gradient 0 there
-            with np.errstate(divide="ignore", invalid="ignore"):
-                g = grad * r * float(np.log(np.float64(base)))
-            return None, where(_const(b._data >= 0), _const(np.zeros((), r._data.dtype)), g)
-        return None, grad * r * float(np.log(base))
+            d = where(_const(b._data >= 0), _const(np.zeros((), r._data.dtype)), d)
+        return None, grad * d
 
 
 class Where(Function):

@@ -414,7 +414,7 @@ class Amin(Amax):
 
 def _amax_forward(ctx, a, dim, keepdim, fn, name):
     dims = canonical_dims(dim if dim != () else None, a._data.ndim)
-    _check_nonempty(a, name, dims)
+    _check_nonempty(a, name, None if dim in (None, ()) else dims)
     ctx.dim, ctx.keepdim = (_raw_dims(dim) if dim is not None else ()), keepdim
     ctx._dims = dims
     out = _make(np.asarray(fn(a._data, axis=dims, keepdims=keepdim)))
@@ -487,7 +487,7 @@ class Logsumexp(Function):
 def _float_only(a, d, name):
     """softmax and log_softmax exist for floating dtypes only (PyTorch's kernel error otherwise)."""
     data = a._data
-    if data.dtype.kind != "f":
+    if data.dtype.kind != "f" and data.size:  # an empty tensor never reaches the kernel
         last = data.ndim == 0 or d == data.ndim - 1
         kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
         kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
