@@ -190,6 +190,24 @@ class MulScalar(Function):
         return MulScalar.apply(grad, ctx.other), None
 
 
+class SubScalar(Function):
+    """``self - other`` for a number ``other`` inside backward formulas (SubBackward1).
+
+    PyTorch records this (the ``sub(Tensor, Scalar)`` overload) where a
+    gradient formula subtracts a number, as pow's ``exponent - 1`` does.
+    """
+
+    node_name = "SubBackward1"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return _make(np.subtract(a._data, other).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
 class DivScalar(Function):
     """``self / other`` for a number ``other`` inside backward formulas (DivBackward1).
 
@@ -350,10 +368,10 @@ class PowTensorTensor(Function):
         need = ctx.needs_input_grad
         ga = gb = None
         if need[0]:
-            # d/da a**b = b * a**(b-1); PyTorch defines it as 0 where b == 0
+            # d/da a**b = b * a**(b-1); PyTorch's pow_backward_self defines it as
+            # 0 where b == 0: where(b == 0, 0, grad * (b * a.pow(b - 1)))
             zero = _const(np.zeros((), grad._data.dtype))
-            ga = grad * b * a ** (b - 1.0)
-            ga = where(_const(b._data == 0), zero, ga) if (b._data == 0).any() else ga
+            ga = where(_const(b._data == 0), zero, grad * (b * a ** SubScalar.apply(b, 1)))
         if need[1]:
             # d/db a**b = a**b * log(a); PyTorch's pow_backward_exponent gives 0
             # where a == 0 and b >= 0, and multiplies grad by that (so a nan or

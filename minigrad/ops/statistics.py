@@ -13,7 +13,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import reduction_dims
-from .reductions import _raw_dims, _unsqueeze_to
+from .reductions import _raw_dims, _unsqueeze_dims, _unsqueeze_to
 
 __all__ = ["Std", "Var", "VectorNorm", "norm", "std", "var", "vector_norm"]
 
@@ -88,14 +88,21 @@ def _var_backward(ctx, grad, a):
     """PyTorch's var_backward: (2 / (N - correction)) * grad * (self - mean)."""
     from .elementwise import MulScalar
 
-    g = _unsqueeze_to(grad, a._data.shape, ctx._dims, ctx.keepdim)
-    if ctx.dim is None and ctx._n - ctx._corr <= 0:
-        # 2 / 0 is inf, times (x - mean), which is 0 exactly where x equals
-        # the mean: a constant of nan and inf
-        data = a._data
-        fill = np.where(data == data.mean(), np.nan, np.inf).astype(data.dtype)
-        return g * _make(fill)
-    centred = a - a.mean(ctx._dims, keepdim=True) if ctx._dims else a - a
+    if ctx.dim is None:  # every element: a 0-d grad broadcasts
+        g = grad
+        if ctx._n - ctx._corr <= 0:
+            # 2 / 0 is inf, times (x - mean), which is 0 exactly where x equals
+            # the mean: a constant of nan and inf
+            data = a._data
+            fill = np.where(data == data.mean(), np.nan, np.inf).astype(data.dtype)
+            return g * _make(fill)
+        centred = a - a.mean()
+    else:
+        # PyTorch unsqueezes only for !keepdim && self.dim() > 1
+        # (and unsqueeze_multiple adds nothing for dim=())
+        g = (grad if ctx.keepdim or a._data.ndim <= 1 or not ctx.dim
+             else _unsqueeze_dims(grad, ctx._dims))
+        centred = a - a.mean(ctx._dims, keepdim=True) if ctx._dims else a - a
     with np.errstate(divide="ignore"):
         scale = float(np.float64(2.0) / np.float64(_backward_count(ctx) - ctx._corr))
     return MulScalar.apply(g, scale) * centred
