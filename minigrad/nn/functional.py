@@ -155,7 +155,8 @@ class MseLoss(Function):
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         need = ctx.needs_input_grad
-        scale = 2 / x._data.size if ctx.reduction == 1 else 2
+        # PyTorch's norm = 2. / numel in C++ doubles: inf for an empty input
+        scale = (2 / x._data.size if x._data.size else float("inf")) if ctx.reduction == 1 else 2
         gx = grad * scale * (x - y) if need[0] else None
         gy = grad * scale * (y - x) if need[1] else None  # not -gx: PyTorch's zero is +0.
         return gx, gy, None
@@ -276,11 +277,12 @@ def nll_loss(input, target, reduction="mean", ignore_index=-100):
         ignore_index (int): targets equal to it contribute nothing.
 
     Raises:
-        RuntimeError: "expected scalar type Long but found Float" for a float target.
+        RuntimeError: "expected target dtype to be Long or Byte, but got Float"
+            for a float (or bool) target, as PyTorch 2.13 words it.
         IndexError: "Target 5 is out of bounds." for a class index out of range.
     """
     if target._data.dtype != np.int64:
-        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
     return NllLoss.apply(input, target._data, _reduction(reduction), ignore_index)
 
 

@@ -236,9 +236,13 @@ def _keepdim_shape(shape, dims):
 
 
 def _unsqueeze_to(grad, sizes, dims, keepdim):
-    """A reduced gradient reshaped so that it broadcasts against the input again."""
+    """A reduced gradient with its reduced dims back as size 1, so it broadcasts against the input.
+
+    One ``unsqueeze`` per dim, as PyTorch's formulas do (UnsqueezeBackward0
+    under create_graph).
+    """
     if not keepdim and dims:
-        grad = grad.reshape(_keepdim_shape(sizes, dims))
+        grad = _unsqueeze_dims(grad, dims)
     return grad
 
 
@@ -689,7 +693,7 @@ class Prod(Function):
         a, r = ctx.saved_tensors
         data = a._data
         if np.all(data != 0):
-            return grad * r / a  # recordable, so a second derivative works
+            return grad * (r / a)  # PyTorch's grad * (result / input); recorded
         return grad * _exclusive_products(a.reshape(-1), 0).reshape(data.shape)
 
 
@@ -716,8 +720,10 @@ class ProdDim(Function):
         if data.ndim == 0:
             return grad * 1, None, None  # the product of one value: the value itself
         g = _unsqueeze_to(grad, data.shape, (ctx._d,), ctx.keepdim)
+        if data.shape[ctx._d] == 1:
+            return g, None, None  # PyTorch's prod_backward: the product of one value
         if np.all(data != 0):
-            return g * _unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a, None, None
+            return g * (_unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a), None, None
         return g * _exclusive_products(a, ctx._d), None, None
 
 
