@@ -253,14 +253,49 @@ class NllLoss(Function):
         x, _, total = ctx.saved_tensors
         shape = x._data.shape if ctx._batched else (1,) + x._data.shape
         onehot = np.zeros(shape, dtype=x._data.dtype)
+        picked = np.zeros(shape, dtype=bool)
         rows = np.arange(shape[0])
-        onehot[rows, np.where(ctx._valid, ctx._tb, 0)] = np.where(ctx._valid, -1.0, 0.0)
+        cols = np.where(ctx._valid, ctx._tb, 0)
+        onehot[rows, cols] = np.where(ctx._valid, -1.0, 0.0)
+        picked[rows, cols] = ctx._valid
         if ctx.reduction == 1:
-            onehot = onehot / total._data
+            with np.errstate(invalid="ignore", divide="ignore"):
+                onehot = onehot / total._data
         if not ctx._batched:
-            onehot = onehot[0]
-        g = grad if ctx.reduction or not ctx._batched else grad.unsqueeze(1)
-        return g * Tensor._make(onehot), None, None, None
+            onehot, picked = onehot[0], picked[0]
+        batched_none = not ctx.reduction and ctx._batched
+        return NllLossGrad.apply(grad, x, onehot, picked, batched_none), None, None, None
+
+
+class NllLossGrad(Function):
+    """nll_loss's backward as its own op (NllLossBackwardBackward0), as PyTorch records it.
+
+    ``-grad / total`` at the targets, exact zeros elsewhere (a select, so an
+    inf gradient gives no nan off the targets).  Its derivative: nll_loss of
+    the incoming gradient for ``grad``, zeros for ``self`` (so a second
+    derivative through nll_loss is 0, not "unused", as in PyTorch).
+    """
+
+    node_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x, onehot, picked, batched_none):
+        ctx._onehot, ctx._picked, ctx._batched_none = onehot, picked, batched_none
+        g = grad._data[:, None] if batched_none else grad._data
+        with np.errstate(invalid="ignore"):
+            out = np.where(picked, g * onehot, 0).astype(x._data.dtype, copy=False)
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, gg):
+        need = ctx.needs_input_grad
+        ggrad = gx = None
+        if need[0]:
+            prod = gg * Tensor._make(np.where(ctx._picked, ctx._onehot, 0).astype(gg._data.dtype))
+            ggrad = prod.sum(1) if ctx._batched_none else prod.sum()
+        if need[1]:
+            gx = _make(np.zeros(gg._data.shape, dtype=gg._data.dtype))
+        return ggrad, gx, None, None, None
 
 
 def _type_name(t):
