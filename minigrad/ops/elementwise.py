@@ -528,8 +528,10 @@ class Tanh(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        from .activation_backward import TanhBackward  # PyTorch's tanh_backward op
+
         (r,) = ctx.saved_tensors
-        return grad * (1 - r * r)
+        return TanhBackward.apply(grad, r)
 
 
 class Sigmoid(Function):
@@ -549,8 +551,10 @@ class Sigmoid(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        from .activation_backward import SigmoidBackward  # PyTorch's sigmoid_backward op
+
         (r,) = ctx.saved_tensors
-        return grad * r * (1 - r)
+        return SigmoidBackward.apply(grad, r)
 
 
 class Relu(Function):
