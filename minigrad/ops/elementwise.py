@@ -729,11 +729,14 @@ class Maximum(Function):
     def backward(cls, ctx, grad):
         b, a = ctx.saved_tensors
         dt = grad._data.dtype
-        # `self` gets the gradient where it won, `other` where it won, half each on a tie
-        wins, tie = cls._wins(a._data, b._data), a._data == b._data
+        # PyTorch's formula: where(self == other, grad / 2, grad), zeroed where the
+        # operand lost; a nan compares neither way, so both get the gradient there
+        with np.errstate(invalid="ignore"):
+            a_lost, b_lost = cls._wins(b._data, a._data), cls._wins(a._data, b._data)
+            tie = a._data == b._data
         half = grad * _const(np.asarray(0.5, dtype=dt))
-        ga = _mask_grad(grad, wins, _mask_grad(half, tie))
-        gb = _mask_grad(grad, ~wins & ~tie, _mask_grad(half, tie))
+        ga = _mask_grad(grad, ~a_lost & ~tie, _mask_grad(half, tie))
+        gb = _mask_grad(grad, ~b_lost & ~tie, _mask_grad(half, tie))
         return ga, gb
 
 

@@ -273,7 +273,8 @@ class MaxAll(Function):
     @staticmethod
     def backward(ctx, grad):
         a, r = ctx.saved_tensors
-        mask = a._data == r._data
+        # PyTorch's evenly_distribute_backward: a nan result came from the nans
+        mask = np.isnan(a._data) if np.isnan(r._data) else a._data == r._data
         # the largest elements share the gradient; the others get an exact 0 (a select)
         count = Tensor._make(np.asarray(mask.sum(), dtype=grad._data.dtype))
         return _select(mask, (grad / count).expand(*a._data.shape))
