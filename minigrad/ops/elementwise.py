@@ -95,8 +95,8 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
+        _no_bool_subtraction(a, b)  # before the shapes, as PyTorch checks
         A, B = operands(a, b)
-        _no_bool_subtraction(a, b)
         ctx.alpha = alpha
         if alpha != 1:
             B = B * alpha

@@ -390,7 +390,7 @@ def matmul(input, other):
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
             f"[{int(np.prod(batch))}, {A[-1]}] but got: "
-            f"[{int(np.prod(batch_b))}, {m2}]."
+            f"[{int(np.prod(batch))}, {m2}]."
         )
     nb = int(np.prod(batch))
     a3 = expand(input, *(batch + (n, A[-1]))).reshape(nb, n, A[-1])

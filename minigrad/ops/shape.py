@@ -260,7 +260,7 @@ class ToCopy(Function):
     @staticmethod
     def forward(ctx, a, dtype):
         ctx.src = a.dtype
-        return _make(a._data.astype(dtype.np))
+        return _make(a._data.astype(dtype.np, order=_preserve_order(a._data)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -353,6 +353,17 @@ def expand(input, *sizes):
     return Expand.apply(input, sizes)
 
 
+def _preserve_order(arr):
+    """numpy's copy order for PyTorch's ``preserve_format``: the input's stride order ("K").
+
+    An expanded array (a stride of 0) is not dense: PyTorch then lays the copy
+    out contiguously where numpy's "K" would put the broadcast dim last.
+    """
+    if any(st == 0 and n > 1 for st, n in zip(arr.strides, arr.shape)):
+        return "C"
+    return "K"
+
+
 class memory_format:
     """How a copy lays out its memory (``torch.memory_format``): ``preserve_format``, ``contiguous_format``."""
 
@@ -381,7 +392,7 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx, a, keep_layout=False):
-        return _make(a._data.copy(order="K" if keep_layout else "C"))
+        return _make(a._data.copy(order=_preserve_order(a._data) if keep_layout else "C"))
 
     @staticmethod
     def backward(ctx, grad):
