@@ -822,6 +822,21 @@ class DivFloor(Function):
         return zero, zero
 
 
+def _unsequenced(node):
+    """Give a NotImplemented node PyTorch's sequence number for it: UINT64_MAX.
+
+    PyTorch makes these nodes without a sequence number, so the walk runs
+    them as soon as they are ready, before any other node (its error is
+    raised before a leaf elsewhere got a gradient).
+    """
+    from ..autograd.graph import ACCUMULATE_PRIORITY, UINT64_MAX
+
+    node._seq = UINT64_MAX
+    # the walk's priority of AccumulateGrad's (also UINT64_MAX in PyTorch): on a
+    # tie, the node that became ready first runs first, as in PyTorch's queue
+    node._priority = lambda: ACCUMULATE_PRIORITY
+
+
 class RemainderScalarTensor(Function):
     """``number % tensor``: no derivative in PyTorch (its NotImplemented node; backward raises)."""
 
@@ -833,6 +848,7 @@ class RemainderScalarTensor(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _unsequenced(ctx)
         (a,) = a  # the number, in a tuple: no edge for it
         A, B = operands(a, b)
         return _remainder(A, B)
@@ -860,6 +876,7 @@ class FloorDivide(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _unsequenced(ctx)
         # an input that needs no gradient comes in a 1-tuple (no edge for it)
         a = a[0] if type(a) is tuple else a
         b = b[0] if type(b) is tuple else b
