@@ -34,6 +34,11 @@ from .graph import AccumulateGrad, Node
 
 __all__ = ["run_backward"]
 
+# The walks in progress, innermost last: (root, deps, needed, captures,
+# accumulate_grad).  Read by graph.register_multi_grad_hook (PyTorch's
+# _current_graph_task_id and _will_engine_execute_node).
+_walks = []
+
 
 class GraphRoot(Node):
     """The walk's starting node: sends the seed gradients to the outputs' nodes.
@@ -111,6 +116,21 @@ def _sum_to(grad, shape, node, index):
     return grad.sum_to_size(shape)
 
 
+def _validated(node, out):
+    """``out`` with each gradient reduced (``_sum_to``) and cast to its input's shape and dtype."""
+    meta = node._in_meta
+    if meta is None:
+        return out
+    out = list(out)
+    for i, g in enumerate(out[:len(meta)]):
+        if g is not None and node.next_functions[i][0] is not None:
+            shape, dt = meta[i]
+            if g._data.shape != shape:
+                g = _sum_to(g, shape, node, i)
+            out[i] = g if g._data.dtype == dt else g.to(dt)
+    return tuple(out)
+
+
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                  allow_unused=False, accumulate_grad=True):
     """Walk the graph behind ``tensors`` in reverse, seeded with ``grad_tensors``.
@@ -175,35 +195,52 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     quiet.__enter__()
     prev_quiet = state.numpy_quiet
     state.numpy_quiet = True  # so the ops the walk runs need not enter errstate again
+    _walks.append((root, deps, needed, captures, accumulate_grad))  # for graph.py's hooks
     try:
         while ready:
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node)
+            if needed is not None and node not in needed and node not in captures:
+                continue  # PyTorch never runs such a node: neither do its hooks
             # Hooks on the tensor this node produced (register_hook, retain_grad)
             # see the summed gradient first, as in PyTorch; a leaf's run here too.
             if node._tensor_pre_hooks:
                 grads = _run_pre_hooks(node, grads, node._tensor_pre_hooks)
             elif type(node) is AccumulateGrad and node.variable._hooks and grads[0] is not None:
                 grads = [node.variable._run_leaf_hooks(grads[0])]
+            skip = False  # run the node's hooks, compute none of its gradients
             if captures is not None:
                 cap = captures.get(node)
                 if cap:
                     for k, nr in cap:
                         results[k] = grads[nr]
-                        if accumulate_grad and not isinstance(node, AccumulateGrad):
-                            _accumulate_nonleaf(inputs[k], grads[nr])
-                if node not in needed and not (
-                    cap and accumulate_grad and isinstance(node, AccumulateGrad)
-                ):
-                    continue  # nothing wanted lies behind this node
+                if node not in needed:
+                    if not (cap and accumulate_grad):
+                        continue  # nothing wanted lies behind this node
+                    # backward(inputs=[t]): t's grad_fn "runs" as in PyTorch (its
+                    # hooks do, its saved values are freed), but nothing behind
+                    # it is wanted; t.grad came from retain_grad's hook above
+                    skip = type(node) is not AccumulateGrad
             if node._pre_hooks:
                 grads = _run_pre_hooks(node, grads, node._pre_hooks)
-            if grads[0] is not None or node is root or grads.count(None) != len(grads):
+            if skip:
+                out = (None,) * len(node.next_functions)
+                if node._post_hooks:
+                    out = _run_post_hooks(node, out, grads)
+            elif node._formula_only and not any(nxt is not None for nxt, _ in node.next_functions):
+                # no input of this primitive needs a gradient: PyTorch's generated
+                # formulas then compute (and unpack) nothing; the node still "runs"
+                out = (None,) * len(node.next_functions)
+                if node._post_hooks:
+                    out = _run_post_hooks(node, out, grads)
+            elif grads[0] is not None or node is root or grads.count(None) != len(grads):
                 if check_nan:
                     anomaly._state.current = node
                 out = node._backward(tuple(grads))
                 if node._post_hooks:
-                    out = _run_post_hooks(node, out, grads)
+                    # PyTorch's validate_outputs runs first: post-hooks see each
+                    # gradient summed to its input's shape and dtype
+                    out = _run_post_hooks(node, _validated(node, out), grads)
             else:
                 out = ()
             if not retain_graph:
@@ -241,6 +278,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                         buffers[nxt] = [None] * nxt._num_outputs()
                     heapq.heappush(ready, (-nxt._priority(), next(counter), nxt))
     finally:
+        _walks.pop()
         quiet.__exit__(None, None, None)
         state.numpy_quiet = prev_quiet
         state.enabled = prev_mode
@@ -256,14 +294,6 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 )
         return tuple(results)
     return None
-
-
-def _accumulate_nonleaf(t, g):
-    """backward(inputs=[non_leaf]) fills that tensor's .grad, as PyTorch does."""
-    t._retains_grad = True
-    if g is None:
-        return
-    t._grad = g.detach()._copy() if t._grad is None else t._grad + g
 
 
 def _hook_name(hook):

@@ -24,7 +24,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "saved_tensors_hooks"]
+__all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
+           "save_on_cpu", "saved_tensors_hooks"]
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -70,6 +71,9 @@ class Node:
     _anomaly_trace = None
     # Shapes and dtypes of the inputs, one per edge (BackwardNode sets its own).
     _in_meta = None
+    # True for the nodes of built-in primitives: like PyTorch's generated
+    # formulas, they compute nothing when no input needs a gradient.
+    _formula_only = False
 
     def __init__(self):
         self.next_functions = ()
@@ -214,9 +218,12 @@ class SavedTensor:
             if the tensor changed since it was saved.
     """
 
-    __slots__ = ("_is_output", "_packed", "_tensor", "_unpack_hook", "_version", "_origin")
+    __slots__ = ("_is_output", "_output_nr", "_packed", "_tensor", "_unpack_hook", "_version",
+                 "_origin")
 
-    def __init__(self, tensor, is_output=False):
+    def __init__(self, tensor, is_output=False, output_nr=0):
+        # output_nr: which output of the saving node ``tensor`` is, so that an
+        # output saved by a node of several outputs comes back in its own slot
         if tensor._inference:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created "
@@ -227,6 +234,7 @@ class SavedTensor:
         vc = tensor._vc
         self._version = 0 if vc is None else vc[0]
         self._is_output = is_output
+        self._output_nr = output_nr
         self._unpack_hook = None
         if _saved_hooks_stack and not tensor._wrapped:  # Python numbers skip the hooks
             pack, self._unpack_hook = _saved_hooks_stack[-1]
@@ -241,6 +249,7 @@ class SavedTensor:
         else:
             # an output is kept as an alias without history: no node <-> output cycle
             self._tensor = _Tensor._alias_of(tensor) if is_output else tensor
+            self._origin = None
 
     def unpack(self, node):
         """Return the saved tensor (an output is re-attached to ``node``)."""
@@ -256,7 +265,7 @@ class SavedTensor:
             # saved tensor's place in the graph back (for create_graph).
             origin = self._origin
             if self._is_output:
-                return _Tensor._make(t._data, grad_fn=node)
+                return _reattached(t, node, self._output_nr, None, self._origin)
             if type(origin) is tuple:
                 out = _Tensor._make(t._data, grad_fn=origin[0])
                 out._output_nr = origin[1]
@@ -270,10 +279,40 @@ class SavedTensor:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         vc = t._vc
         if vc is not None and vc[0] != self._version:
-            _raise_modified(t, node, self._version, self._is_output)
+            _raise_modified(t, node, self._version, self._is_output, self._output_nr)
         if self._is_output:
-            return _Tensor._make(t._data, grad_fn=node, vc=t._shared_vc())
+            return _reattached(t, node, self._output_nr, t._shared_vc(), self._origin)
         return t
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack the value now with ``pack_hook``; ``unpack_hook`` gives it back when it is used.
+
+        What ``node._raw_saved_self.register_hooks(pack, unpack)`` calls; the
+        hook pair of one saved tensor, as ``saved_tensors_hooks`` gives one to
+        every tensor saved in its block.  ``pack_hook`` receives the values
+        without their autograd history, as PyTorch passes them.
+
+        Raises:
+            RuntimeError: PyTorch's "Calling register_hooks on a saved tensor
+                whose hooks have already been set. ..." and "Calling
+                register_hooks on a saved tensor after it has been freed. ...".
+        """
+        if self._unpack_hook is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time.")
+        t = self._tensor
+        if t is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. "
+                               + ERR_BACKWARD_TWICE[ERR_BACKWARD_TWICE.index("Saved "):]
+                               .replace("saved tensors after", "saved variables after"))
+        if not self._is_output and t._requires_grad:
+            self._origin = (t._grad_fn, t._output_nr) if t._grad_fn else t
+        else:
+            self._origin = None
+        self._packed = pack_hook(_Tensor._make(t._data, vc=t._shared_vc()))
+        self._unpack_hook = unpack_hook
+        self._tensor = None
 
     def release(self):
         """Let go of the saved value (the backward walk calls this right after the node ran)."""
@@ -283,19 +322,38 @@ class SavedTensor:
         self._origin = None
 
 
-def _raise_modified(t, node, saved_version, is_output):
+def _reattached(t, node, output_nr, vc, moved=None):
+    """A saved output given back as output ``output_nr`` of ``node`` again.
+
+    ``moved``: ``(node, output_nr)`` for an output written in place into a
+    view: it comes back with the view's history after the write (PyTorch's
+    ``is_inplace_on_view`` saved variables), not the wrapped op's.
+    """
+    if moved is not None:
+        node, output_nr = moved
+    out = _Tensor._make(t._data, grad_fn=node, vc=vc)
+    if output_nr:
+        out._output_nr = output_nr
+    return out
+
+
+def _raise_modified(t, node, saved_version, is_output, output_nr=0):
     """PyTorch's error for a saved tensor changed in place after it was saved."""
     import re
 
     kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
             "bool": "BoolTensor"}[t.dtype.name]
     shape = ", ".join(str(s) for s in t.shape)
-    producer = node if is_output else t._grad_fn
+    # the tensor's history now (a view written since is AsStridedBackward0), as PyTorch names it
+    try:
+        producer = node if is_output else t.grad_fn
+    except RuntimeError:  # (a split/unbind output whose memory was written)
+        producer = t._grad_fn
     # PyTorch names the producing operation without its "Backward0" suffix
     where = ""
     if producer is not None:
         op = re.sub(r"Backward\d*$", "", producer.name())
-        nr = 0 if is_output else t._output_nr
+        nr = output_nr if is_output else t._output_nr
         where = f", which is output {nr} of {op},"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
@@ -404,7 +462,7 @@ class saved_tensors_hooks:
 
     def __enter__(self):
         _saved_hooks_stack.append((self.pack_hook, self.unpack_hook))
-        return self
+        # (PyTorch's __enter__ returns None: `with saved_tensors_hooks(...) as h` binds None)
 
     def __exit__(self, *exc):
         _saved_hooks_stack.pop()
@@ -412,3 +470,6 @@ class saved_tensors_hooks:
 
 
 _Tensor = None  # set by minigrad.tensor once it is imported (it imports this module)
+
+# PyTorch's torch.autograd.graph also holds these (written in hooks.py)
+from .hooks import register_multi_grad_hook, save_on_cpu  # noqa: E402

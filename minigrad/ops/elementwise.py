@@ -21,9 +21,9 @@ from ._util import binary_dtype, broadcast_shape, operands
 __all__ = [
     "Abs",
     "Add",
-    "Clamp",
     "Cos",
     "Div",
+    "DivFloor",
     "Exp",
     "Log",
     "Maximum",
@@ -39,8 +39,10 @@ __all__ = [
     "Sigmoid",
     "Sin",
     "Sqrt",
+    "Sgn",
     "Sub",
     "Tanh",
+    "ThresholdBackward",
     "Where",
     "where",
 ]
@@ -72,7 +74,10 @@ class Add(Function):
         A, B = operands(a, b)
         ctx.alpha = alpha
         if alpha != 1:
-            B = B * alpha
+            if np.asarray(B).dtype == np.bool_:
+                B = np.logical_and(B, bool(alpha))  # bool stays bool (a logical or), as PyTorch
+            else:
+                B = B * alpha
         return _make(np.add(A, B))
 
     @staticmethod
@@ -90,8 +95,8 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
+        _no_bool_subtraction(a, b)  # before the shapes, as PyTorch checks
         A, B = operands(a, b)
-        _no_bool_subtraction(a, b)
         ctx.alpha = alpha
         if alpha != 1:
             B = B * alpha
@@ -129,7 +134,9 @@ class Rsub(Function):
         from ._util import wrap_scalar
 
         ctx.alpha = alpha
-        dt = binary_dtype(a, wrap_scalar(other))
+        w = wrap_scalar(other)
+        _no_bool_subtraction(a, w)
+        dt = binary_dtype(a, w)
         ad = a._data if alpha == 1 else a._data * alpha
         return _make(np.subtract(other, ad, dtype=dt))
 
@@ -181,6 +188,47 @@ class MulScalar(Function):
     @staticmethod
     def backward(ctx, grad):
         return MulScalar.apply(grad, ctx.other), None
+
+
+class SubScalar(Function):
+    """``self - other`` for a number ``other`` inside backward formulas (SubBackward1).
+
+    PyTorch records this (the ``sub(Tensor, Scalar)`` overload) where a
+    gradient formula subtracts a number, as pow's ``exponent - 1`` does.
+    """
+
+    node_name = "SubBackward1"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        from ._util import wrap_scalar
+
+        _no_bool_subtraction(a, wrap_scalar(other))  # pow's bool exponent - 1 raises, as PyTorch
+        return _make(np.subtract(a._data, other).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class DivScalar(Function):
+    """``self / other`` for a number ``other`` inside backward formulas (DivBackward1).
+
+    PyTorch records this (the ``div(Tensor, Scalar)`` overload) where a
+    gradient formula divides by a count, as ``mean``'s does.
+    """
+
+    node_name = "DivBackward1"
+    saved_attrs = ("other",)
+
+    @staticmethod
+    def forward(ctx, a, other):
+        ctx.other = other
+        return _make(np.true_divide(a._data, other).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DivScalar.apply(grad, ctx.other), None
 
 
 class Div(Function):
@@ -278,10 +326,22 @@ class PowTensorScalar(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         e = ctx.exponent
-        if e == 0:
-            return grad * 0, None
+        if e == 0:  # PyTorch's pow_backward: zeros_like(self), a constant
+            return _const(np.zeros(grad._data.shape, dtype=grad._data.dtype)), None
         # PyTorch's pow_backward: grad * (exponent * self ** (exponent - 1))
         return grad * MulScalar.apply(a ** (e - 1), e), None
+
+
+def _int_power(A, B):
+    """Integer powers with negative exponents, as PyTorch computes them (numpy refuses).
+
+    A negative power of an integer truncates to 0, except for a base of 1
+    (always 1) and of -1 (±1 by the exponent's parity).
+    """
+    A, B = np.broadcast_arrays(A, B)
+    pos = np.power(A, np.maximum(B, 0))
+    neg = np.where(A == 1, 1, np.where(A == -1, np.where(B % 2 == 0, 1, -1), 0))
+    return np.where(B >= 0, pos, neg).astype(A.dtype)
 
 
 class PowTensorTensor(Function):
@@ -294,8 +354,14 @@ class PowTensorTensor(Function):
     def forward(ctx, a, b):
         dt = binary_dtype(a, b)
         broadcast_shape(a, b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = _make(np.power(a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)))
+        if dt == np.bool_:
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        A, B = a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)
+        if dt.kind in "iu" and (B < 0).any():
+            out = _make(_int_power(A, B))
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = _make(np.power(A, B))
         ctx.save_for_backward(b, a, out)
         return out
 
@@ -305,16 +371,17 @@ class PowTensorTensor(Function):
         need = ctx.needs_input_grad
         ga = gb = None
         if need[0]:
-            # d/da a**b = b * a**(b-1); PyTorch defines it as 0 where b == 0
+            # d/da a**b = b * a**(b-1); PyTorch's pow_backward_self defines it as
+            # 0 where b == 0: where(b == 0, 0, grad * (b * a.pow(b - 1)))
             zero = _const(np.zeros((), grad._data.dtype))
-            ga = grad * b * a ** (b - 1.0)
-            ga = where(_const(b._data == 0), zero, ga) if (b._data == 0).any() else ga
+            ga = where(_const(b._data == 0), zero, grad * (b * a ** SubScalar.apply(b, 1)))
         if need[1]:
-            # d/db a**b = a**b * log(a); PyTorch gives 0 where a == 0 and b >= 0
+            # d/db a**b = a**b * log(a); PyTorch's pow_backward_exponent gives 0
+            # where a == 0 and b >= 0, and multiplies grad by that (so a nan or
+            # inf arriving there still gives nan)
             zero = _const(np.zeros((), grad._data.dtype))
             mask = (a._data == 0) & (b._data >= 0)
-            gb = grad * r * a.log()
-            gb = where(_const(mask), zero, gb) if mask.any() else gb
+            gb = grad * where(_const(mask), zero, r * a.log())
         return ga, gb
 
 
@@ -331,8 +398,14 @@ class PowScalarTensor(Function):
 
         ctx.self = base
         dt = binary_dtype(b, wrap_scalar(base))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = _make(np.power(np.asarray(base, dtype=dt), b._data.astype(dt, copy=False)))
+        B = b._data.astype(dt, copy=False)
+        if dt.kind in "iu" and (B < 0).any():
+            out = _int_power(np.asarray(base, dtype=dt), B)  # numpy refuses these
+        else:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                out = np.power(np.asarray(base, dtype=dt), B)
+        # PyTorch's pow(Scalar, Tensor) writes a contiguous result, whatever b's layout
+        out = _make(out if out.flags.c_contiguous else out.copy(order="C"))
         ctx.save_for_backward(b, out)
         return out
 
@@ -340,12 +413,13 @@ class PowScalarTensor(Function):
     def backward(ctx, grad):
         b, r = ctx.saved_tensors
         base = ctx.self
+        # PyTorch's pow_backward_exponent: grad * (result * log(base)), and for
+        # base 0 grad * where(b >= 0, 0, ...) (0 ** b is constant for b >= 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = MulScalar.apply(r, float(np.log(np.float64(base))))
         if base == 0:
-            # 0 ** b is constant 0 for b > 0 (and 1 at b == 0): gradient 0 there
-            with np.errstate(divide="ignore", invalid="ignore"):
-                g = grad * r * float(np.log(np.float64(base)))
-            return None, where(_const(b._data >= 0), _const(np.zeros((), r._data.dtype)), g)
-        return None, grad * r * float(np.log(base))
+            d = where(_const(b._data >= 0), _const(np.zeros((), r._data.dtype)), d)
+        return None, grad * d
 
 
 class Where(Function):
@@ -381,7 +455,13 @@ class Where(Function):
 
 
 def where(cond, a, b):
-    """Elementwise ``a`` where ``cond`` is True, else ``b`` (``torch.where``)."""
+    """Elementwise ``a`` where ``cond`` is True, else ``b`` (``torch.where``).
+
+    Raises:
+        RuntimeError: "where expected condition to be a boolean tensor, ...";
+            PyTorch's "The size of tensor a (3) must match the size of tensor b
+            (2) at non-singleton dimension 0" when the three do not broadcast.
+    """
     from ._util import as_operand
 
     if not isinstance(cond, Tensor):
@@ -391,7 +471,11 @@ def where(cond, a, b):
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype {kind}"
         )
-    return Where.apply(cond._data, as_operand(a, "where"), as_operand(b, "where"))
+    a, b = as_operand(a, "where"), as_operand(b, "where")
+    # condition with self, then that shape with other: PyTorch's message names the pair
+    ca = broadcast_shape(cond, a)
+    broadcast_shape(Tensor._make(np.broadcast_to(np.empty((), dtype=np.bool_), ca)), b)
+    return Where.apply(cond._data, a, b)
 
 
 class Exp(Function):
@@ -447,8 +531,10 @@ class Tanh(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        from .activation_backward import TanhBackward  # PyTorch's tanh_backward op
+
         (r,) = ctx.saved_tensors
-        return grad * (1 - r * r)
+        return TanhBackward.apply(grad, r)
 
 
 class Sigmoid(Function):
@@ -468,8 +554,10 @@ class Sigmoid(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        from .activation_backward import SigmoidBackward  # PyTorch's sigmoid_backward op
+
         (r,) = ctx.saved_tensors
-        return grad * r * (1 - r)
+        return SigmoidBackward.apply(grad, r)
 
 
 class Relu(Function):
@@ -481,7 +569,7 @@ class Relu(Function):
     @staticmethod
     def forward(ctx, a):
         if a._data.dtype == np.bool_:
-            raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
+            raise RuntimeError("Boolean inputs not supported for relu")
         data = a._data
         # PyTorch: x < 0 ? 0 : x, which keeps -0.0 and nan as they are
         out = _make(np.where(data < 0, data.dtype.type(0), data))
@@ -491,9 +579,59 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (r,) = ctx.saved_tensors
-        # PyTorch's threshold_backward selects, it does not multiply: an inf
-        # arriving where the input was negative gives 0, not nan (and never -0.)
-        return _mask_grad(grad, r._data > 0)
+        # PyTorch's threshold_backward(grad, result, 0): a select, not a product
+        # (an inf arriving where the input was negative gives 0, not nan), and
+        # recorded with an edge to the result, so create_graph connects through it
+        return ThresholdBackward.apply(grad, r)
+
+
+class ThresholdBackward(Function):
+    """0 where ``self <= 0``, else ``grad``: relu's backward as its own op (ThresholdBackwardBackward0).
+
+    Its derivative: the same select for ``grad``, zeros for ``self`` (so a
+    second derivative through relu is 0, not "unused", as in PyTorch).
+    """
+
+    node_name = "ThresholdBackwardBackward0"
+    saved_names = ("self",)
+    saved_attrs = ("threshold",)
+
+    @staticmethod
+    def forward(ctx, grad, r):
+        ctx.threshold = 0
+        ctx.save_for_backward(r)
+        g = grad._data
+        # PyTorch's kernel: self <= threshold ? 0 : grad, so a nan result passes grad
+        return _make(np.where(r._data <= 0, g.dtype.type(0), g))
+
+    @staticmethod
+    def backward(ctx, gg):
+        (r,) = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ggrad = ThresholdBackward.apply(gg, r) if need[0] else None
+        gr = _make(np.zeros(r._data.shape, dtype=gg._data.dtype)) if need[1] else None
+        return ggrad, gr
+
+
+def sign_data(d):
+    """``np.sign`` with nan mapped to 0, as PyTorch's sgn kernel (so abs's gradient at nan is 0)."""
+    s = np.sign(d)
+    return np.where(np.isnan(s), s.dtype.type(0), s) if s.dtype.kind == "f" else s
+
+
+class Sgn(Function):
+    """The sign of each element (SgnBackward0): -1, 0 or 1 (0 for nan); its derivative is 0."""
+
+    node_name = "SgnBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return _make(sign_data(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _const(np.zeros(grad._data.shape, dtype=grad._data.dtype))  # zeros_like, a constant
 
 
 def _float_data(a):
@@ -512,13 +650,13 @@ class Abs(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         if a._data.dtype == np.bool_:
-            raise RuntimeError('"abs_cpu" not implemented for \'Bool\'')
+            raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
         return _make(np.abs(a._data))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * _const(np.sign(a._data))
+        return grad * Sgn.apply(a)  # PyTorch's grad * self.sgn(): recorded (SgnBackward0)
 
 
 class Sqrt(Function):
@@ -575,40 +713,6 @@ class Cos(Function):
         return grad * -a.sin()
 
 
-class Clamp(Function):
-    """Clamp into ``[min, max]`` (ClampBackward1); saves self, min, max.
-
-    The gradient passes where ``min <= self <= max``, bounds included (PyTorch's rule).
-    """
-
-    node_name = "ClampBackward1"
-    saved_names = ("self",)
-    saved_attrs = ("min", "max")
-
-    @staticmethod
-    def forward(ctx, a, lo, hi):
-        if lo is None and hi is None:
-            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-        ctx.min, ctx.max = lo, hi
-        ctx.save_for_backward(a)
-        out = a._data
-        if lo is not None:
-            out = np.maximum(out, lo)
-        if hi is not None:
-            out = np.minimum(out, hi)
-        return _make(np.asarray(out).astype(a._data.dtype, copy=False))
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        keep = np.ones(a._data.shape, dtype=bool)
-        if ctx.min is not None:
-            keep &= a._data >= ctx.min
-        if ctx.max is not None:
-            keep &= a._data <= ctx.max
-        return _mask_grad(grad, keep), None, None
-
-
 class Maximum(Function):
     """Elementwise max of two tensors (MaximumBackward0); ties split the gradient evenly."""
 
@@ -628,11 +732,14 @@ class Maximum(Function):
     def backward(cls, ctx, grad):
         b, a = ctx.saved_tensors
         dt = grad._data.dtype
-        # `self` gets the gradient where it won, `other` where it won, half each on a tie
-        wins, tie = cls._wins(a._data, b._data), a._data == b._data
+        # PyTorch's formula: where(self == other, grad / 2, grad), zeroed where the
+        # operand lost; a nan compares neither way, so both get the gradient there
+        with np.errstate(invalid="ignore"):
+            a_lost, b_lost = cls._wins(b._data, a._data), cls._wins(a._data, b._data)
+            tie = a._data == b._data
         half = grad * _const(np.asarray(0.5, dtype=dt))
-        ga = _mask_grad(grad, wins, _mask_grad(half, tie))
-        gb = _mask_grad(grad, ~wins & ~tie, _mask_grad(half, tie))
+        ga = _mask_grad(grad, ~a_lost & ~tie, _mask_grad(half, tie))
+        gb = _mask_grad(grad, ~b_lost & ~tie, _mask_grad(half, tie))
         return ga, gb
 
 
@@ -644,31 +751,122 @@ class Minimum(Maximum):
     _wins = staticmethod(np.less)
 
 
-class Remainder(Function):
-    """``self % other``, Python's sign convention (RemainderBackward0).
+def _remainder(A, B):
+    """PyTorch's remainder kernel: fmod, then moved into the divisor's sign (a 0 stays +0)."""
+    if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
+        raise NotImplementedError('"remainder_cpu" not implemented for \'Bool\'')
+    _no_integer_zero_division(A, B)
+    if np.asarray(A).dtype.kind != "f" and np.asarray(B).dtype.kind != "f":
+        return _make(np.asarray(np.remainder(A, B)))
+    mod = np.fmod(A, B)
+    return _make(np.asarray(np.where((mod != 0) & ((B < 0) != (mod < 0)), mod + B, mod)))
 
-    d/dself = 1; d/dother = -floor(self / other).
-    """
+
+class Remainder(Function):
+    """``self % number``, the sign of the number (RemainderBackward0): d/dself = 1."""
 
     node_name = "RemainderBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
-        # `b` may be a Python number (remainder.Scalar: then it gets no edge)
-        A, B = operands(a, b) if isinstance(b, Tensor) else (a._data, b)
-        need = ctx.needs_input_grad
-        if need[1]:
-            ctx.save_for_backward(a, b)
-        return _make(np.asarray(np.remainder(A, B)))
+        # `b` is a Python number (remainder.Scalar): it gets no edge
+        return _remainder(a._data, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class RemainderTensor(Function):
+    """``self % other`` for two tensors (RemainderBackward1).
+
+    d/dself = 1; d/dother = -floor(self / other).
+    """
+
+    node_name = "RemainderBackward1"
+    saved_names = ("other", "self")  # saved when other needs a gradient; PyTorch's order
+
+    @staticmethod
+    def forward(ctx, a, b):
+        A, B = operands(a, b)
+        if ctx.needs_input_grad[1]:
+            ctx.save_for_backward(b, a)
+        return _remainder(A, B)
 
     @staticmethod
     def backward(ctx, grad):
         need = ctx.needs_input_grad
         gb = None
         if need[1]:
-            a, b = ctx.saved_tensors
-            gb = -grad * _const(np.floor(np.asarray(a._data / b._data)).astype(grad._data.dtype))
+            b, a = ctx.saved_tensors
+            # PyTorch: -grad * self.div(other, rounding_mode="floor"), recorded (DivBackward2)
+            gb = -grad * DivFloor.apply(a, b)
         return (grad if need[0] else None), gb
+
+
+class DivFloor(Function):
+    """``div(self, other, rounding_mode="floor")`` (DivBackward2): its derivative is 0 everywhere."""
+
+    node_name = "DivBackward2"
+    saved_names = ("self", "other")
+    saved_attrs = ("rounding_mode",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.rounding_mode = "floor"
+        A, B = operands(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.floor_divide(A, B) if np.asarray(A).dtype.kind in "iub" else np.floor(A / B)
+        return _make(np.asarray(out))
+
+    @staticmethod
+    def backward(ctx, grad):
+        zero = _const(np.zeros(grad._data.shape, dtype=grad._data.dtype))
+        return zero, zero
+
+
+def _unsequenced(node):
+    """Give a NotImplemented node PyTorch's sequence number for it: UINT64_MAX.
+
+    PyTorch makes these nodes without a sequence number, so the walk runs
+    them as soon as they are ready, before any other node (its error is
+    raised before a leaf elsewhere got a gradient).
+    """
+    from ..autograd.graph import ACCUMULATE_PRIORITY, UINT64_MAX
+
+    node._seq = UINT64_MAX
+    # the walk's priority of AccumulateGrad's (also UINT64_MAX in PyTorch): on a
+    # tie, the node that became ready first runs first, as in PyTorch's queue
+    node._priority = lambda: ACCUMULATE_PRIORITY
+    node._formula_only = False  # it runs (and raises) even with no edge that needs it
+
+
+class RemainderScalarTensor(Function):
+    """``number % tensor``: no derivative in PyTorch (its NotImplemented node; backward raises)."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def _name():
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _unsequenced(ctx)
+        (a,) = a  # the number, in a tuple: no edge for it
+        A, B = operands(a, b)
+        return _remainder(A, B)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+def _no_integer_zero_division(A, B):
+    """PyTorch raises for an integer divided by an integer zero (floats give inf or nan)."""
+    A, B = np.asarray(A), np.asarray(B)
+    if A.dtype.kind in "biu" and B.dtype.kind in "biu" and (B == 0).any():
+        raise RuntimeError("ZeroDivisionError")
 
 
 class FloorDivide(Function):
@@ -677,8 +875,19 @@ class FloorDivide(Function):
     node_name = "NotImplemented"  # what PyTorch records for a non-differentiable op
 
     @staticmethod
+    def _name():
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
     def forward(ctx, a, b):
+        _unsequenced(ctx)
+        # an input that needs no gradient comes in a 1-tuple (no edge for it)
+        a = a[0] if type(a) is tuple else a
+        b = b[0] if type(b) is tuple else b
         A, B = operands(a, b)
+        if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
+            raise NotImplementedError('"div_floor_cpu" not implemented for \'Bool\'')
+        _no_integer_zero_division(A, B)
         return _make(np.asarray(np.floor_divide(A, B)))
 
     @staticmethod

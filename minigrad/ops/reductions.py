@@ -1,4 +1,7 @@
-"""Reductions: ``sum`` and ``mean``, and ``sum_to_size`` that undoes broadcasting.
+"""Reductions: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``logsumexp``, ``softmax``, ``prod``.
+
+And ``sum_to_size``, that undoes broadcasting.  (``var``, ``std`` and
+``norm`` are in ``statistics.py``.)
 
 The backward of a reduction spreads the incoming gradient back over the
 elements that were reduced: ``expand`` for ``sum``, ``expand / n`` for ``mean``.
@@ -11,7 +14,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import as_saved_int, canonical_dim, canonical_dims
+from ._util import as_saved_int, canonical_dim, canonical_dims, reduction_dims
 
 __all__ = [
     "Amax",
@@ -37,11 +40,7 @@ __all__ = [
     "softmax",
     "sum",
     "sum_to_size",
-    "var",
-    "std",
     "prod",
-    "Var",
-    "Std",
     "Prod",
     "ProdDim",
 ]
@@ -62,6 +61,17 @@ def _sum_dtype(data, dtype):
 
         return as_dtype(dtype).np
     return np.dtype(np.int64) if data.dtype.kind in "biu" else data.dtype
+
+
+def _unsqueeze_dims(grad, dims):
+    """``grad`` with the reduced ``dims`` put back as size 1 (PyTorch's ``unsqueeze_multiple``).
+
+    One ``unsqueeze`` per dim, in increasing order, so a gradient computed with
+    create_graph=True records UnsqueezeBackward0 nodes as PyTorch's does.
+    """
+    for d in sorted(dims):
+        grad = grad.unsqueeze(d)
+    return grad
 
 
 class Sum(Function):
@@ -88,7 +98,7 @@ class SumDim(Function):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
-        dims = canonical_dims(dim, a._data.ndim)
+        dims = reduction_dims(dim, a._data.ndim)
         ctx.dim, ctx.keepdim, ctx.self_sym_sizes = _raw_dims(dim), keepdim, a._data.shape
         ctx._dims = dims
         out = a._data.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(a._data, dtype))
@@ -96,11 +106,8 @@ class SumDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.keepdim and ctx._dims:
-            shape = list(ctx.self_sym_sizes)
-            for d in ctx._dims:
-                shape[d] = 1
-            grad = grad.reshape(tuple(shape))
+        if not ctx.keepdim and ctx.dim:  # dim=() reduced all: expand a 0-d grad as is
+            grad = _unsqueeze_dims(grad, ctx._dims)
         return grad.expand(ctx.self_sym_sizes), None, None, None
 
 
@@ -128,7 +135,9 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.expand(ctx.self_sym_sizes) / ctx.self_sym_numel
+        from .elementwise import DivScalar  # PyTorch's mean_backward divides by a number
+
+        return DivScalar.apply(grad.expand(ctx.self_sym_sizes), ctx.self_sym_numel)
 
 
 class MeanDim(Function):
@@ -140,7 +149,7 @@ class MeanDim(Function):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
         _mean_check(a)
-        dims = canonical_dims(dim, a._data.ndim)
+        dims = reduction_dims(dim, a._data.ndim)
         ctx.dim, ctx.keepdim, ctx.self_sym_sizes = _raw_dims(dim), keepdim, a._data.shape
         ctx._dims = dims
         ctx.self_sym_numel = a._data.size
@@ -154,12 +163,11 @@ class MeanDim(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.keepdim and ctx._dims:
-            shape = list(ctx.self_sym_sizes)
-            for d in ctx._dims:
-                shape[d] = 1
-            grad = grad.reshape(tuple(shape))
-        return grad.expand(ctx.self_sym_sizes) / ctx.count, None, None
+        if not ctx.keepdim and ctx.dim:  # dim=() reduced all: expand a 0-d grad as is
+            grad = _unsqueeze_dims(grad, ctx._dims)
+        from .elementwise import DivScalar  # PyTorch's mean_backward divides by a number
+
+        return DivScalar.apply(grad.expand(ctx.self_sym_sizes), ctx.count), None, None
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -209,6 +217,8 @@ def sum_to_size(input, *size):
     if lead < 0 or any(s != 1 and s != g for s, g in zip(size, shape[lead:])):
         raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
                            f"{{{', '.join(map(str, shape))}}}.")
+    if not size:
+        return Sum.apply(input, None)  # at::sum_to's shortcut for a 0-d target: SumBackward0
     dims = tuple(range(lead)) + tuple(
         lead + i for i, (s, g) in enumerate(zip(size, shape[lead:])) if s == 1 and g != 1
     )
@@ -226,9 +236,13 @@ def _keepdim_shape(shape, dims):
 
 
 def _unsqueeze_to(grad, sizes, dims, keepdim):
-    """A reduced gradient reshaped so that it broadcasts against the input again."""
+    """A reduced gradient with its reduced dims back as size 1, so it broadcasts against the input.
+
+    One ``unsqueeze`` per dim, as PyTorch's formulas do (UnsqueezeBackward0
+    under create_graph).
+    """
     if not keepdim and dims:
-        grad = grad.reshape(_keepdim_shape(sizes, dims))
+        grad = _unsqueeze_dims(grad, dims)
     return grad
 
 
@@ -259,7 +273,8 @@ class MaxAll(Function):
     @staticmethod
     def backward(ctx, grad):
         a, r = ctx.saved_tensors
-        mask = a._data == r._data
+        # PyTorch's evenly_distribute_backward: a nan result came from the nans
+        mask = np.isnan(a._data) if np.isnan(r._data) else a._data == r._data
         # the largest elements share the gradient; the others get an exact 0 (a select)
         count = Tensor._make(np.asarray(mask.sum(), dtype=grad._data.dtype))
         return _select(mask, (grad / count).expand(*a._data.shape))
@@ -384,11 +399,11 @@ class Amax(Function):
     node_name = "AmaxBackward0"
     saved_names = ("self", "result")
     saved_attrs = ("dim", "keepdim")
-    _reduce, _name = staticmethod(np.max), "amax"
+    _reduce, _op = staticmethod(np.max), "amax"  # (not _name: the naming hook)
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim=False):
-        return _amax_forward(ctx, a, dim, keepdim, cls._reduce, cls._name)
+        return _amax_forward(ctx, a, dim, keepdim, cls._reduce, cls._op)
 
     @staticmethod
     def backward(ctx, grad):
@@ -399,12 +414,12 @@ class Amin(Amax):
     """Smallest values over ``dim`` (AminBackward0); ties share the gradient evenly."""
 
     node_name = "AminBackward0"
-    _reduce, _name = staticmethod(np.min), "amin"
+    _reduce, _op = staticmethod(np.min), "amin"
 
 
 def _amax_forward(ctx, a, dim, keepdim, fn, name):
     dims = canonical_dims(dim if dim != () else None, a._data.ndim)
-    _check_nonempty(a, name, dims)
+    _check_nonempty(a, name, None if dim in (None, ()) else dims)
     ctx.dim, ctx.keepdim = (_raw_dims(dim) if dim is not None else ()), keepdim
     ctx._dims = dims
     out = _make(np.asarray(fn(a._data, axis=dims, keepdims=keepdim)))
@@ -445,7 +460,11 @@ class Logsumexp(Function):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
         data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
-        dims = canonical_dims(dim, data.ndim)
+        dims = reduction_dims(dim, data.ndim)
+        if not keepdim and data.ndim and dim in ((), []):
+            # PyTorch reduces every dim into a keepdim-shaped result first
+            raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                               f"[{', '.join('1' * data.ndim)}]")
         ctx.dim = _raw_dims(dim)
         ctx.keepdim, ctx._dims = keepdim, dims
         if data.size == 0:
@@ -473,7 +492,7 @@ class Logsumexp(Function):
 def _float_only(a, d, name):
     """softmax and log_softmax exist for floating dtypes only (PyTorch's kernel error otherwise)."""
     data = a._data
-    if data.dtype.kind != "f":
+    if data.dtype.kind != "f" and data.size:  # an empty tensor never reaches the kernel
         last = data.ndim == 0 or d == data.ndim - 1
         kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
         kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
@@ -497,7 +516,9 @@ class Softmax(Function):
         data = _float_only(a, d, "softmax")
         ctx.dim, ctx._d = as_saved_int(dim), d
         if data.ndim == 0:
-            out = _make(np.ones_like(data))
+            out = _make(np.exp(data - data) / np.exp(data - data))  # 1, or nan for inf/nan
+        elif data.size == 0:
+            out = _make(np.empty_like(data, order="C"))  # nothing to normalise
         else:
             e = np.exp(data - np.max(data, axis=d, keepdims=True))
             # contiguous, as PyTorch's softmax output is whatever the input's layout
@@ -508,8 +529,7 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        if y.ndim == 0:
-            return grad * 0, None
+        # (a 0-d input too: its gradient is 0, through the result, as PyTorch's)
         return y * (grad - (grad * y).sum(ctx._d, keepdim=True)), None
 
 
@@ -529,7 +549,9 @@ class LogSoftmax(Function):
         data = _float_only(a, d, "log_softmax")
         ctx.dim, ctx._d = as_saved_int(dim), d
         if data.ndim == 0:
-            out = _make(np.zeros_like(data))
+            out = _make(np.asarray(data - data))  # 0, or nan for inf/nan
+        elif data.size == 0:
+            out = _make(np.empty_like(data, order="C"))
         else:
             shifted = data - np.max(data, axis=d, keepdims=True)
             out = _make(np.ascontiguousarray(
@@ -540,8 +562,6 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        if y.ndim == 0:
-            return grad * 0, None
         return grad - y.exp() * grad.sum(ctx._d, keepdim=True), None
 
 
@@ -606,122 +626,55 @@ def logsumexp(input, dim, keepdim=False):
     return Logsumexp.apply(input, dim, keepdim)
 
 
-def softmax(input, dim, dtype=None):
-    """Softmax along ``dim`` (``torch.softmax``): finite for logits of magnitude 1e3."""
+_NO_DIM = object()
+
+
+def _require_dim(dim, name):
+    if dim is _NO_DIM:
+        # PyTorch's binding requires dim here (only F.softmax picks one for you)
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+
+
+def softmax(input, dim=_NO_DIM, dtype=None):
+    """Softmax along ``dim`` (``torch.softmax``): finite for logits of magnitude 1e3.
+
+    Raises:
+        TypeError: PyTorch's 'softmax() missing 1 required positional
+            arguments: "dim"' without ``dim`` (``F.softmax`` picks one).
+    """
+    _require_dim(dim, "softmax")
     if dtype is not None:
         input = input.to(dtype)
     return Softmax.apply(input, dim)
 
 
-def log_softmax(input, dim, dtype=None):
-    """Log-softmax along ``dim`` (``torch.log_softmax``): finite for logits of magnitude 1e3."""
+def log_softmax(input, dim=_NO_DIM, dtype=None):
+    """Log-softmax along ``dim`` (``torch.log_softmax``): finite for logits of magnitude 1e3.
+
+    Raises:
+        TypeError: without ``dim``, as ``softmax``.
+    """
+    _require_dim(dim, "log_softmax")
     if dtype is not None:
         input = input.to(dtype)
     return LogSoftmax.apply(input, dim)
 
 
-def _var_setup(ctx, a, dim, correction, keepdim, name):
-    data = a._data
-    if data.dtype.kind != "f":
-        kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
-        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex. "
-                           f"Got {kind} instead.")
-    dims = canonical_dims(dim, data.ndim)
-    ctx.dim = None if dim is None else _raw_dims(dim)
-    ctx.correction = correction if dim is not None or correction != 1 else None
-    ctx.keepdim = keepdim
-    ctx._dims, ctx._corr = dims, correction
-    n = 1
-    for d in dims:
-        n *= data.shape[d]
-    ctx._n = n
-    return data, dims, n
+def _exclusive_products(x, d):
+    """For each element, the product of the others along dim ``d`` (works with zeros).
 
-
-class Var(Function):
-    """Variance over ``dim`` with Bessel's ``correction`` (VarBackward0); saves its input.
-
-    d var / dx = 2 (x - mean) / (N - correction).
+    Written with recorded ops (each element's copy of the row with itself
+    replaced by 1, then a product), so that, as PyTorch's cumprod-based
+    ``prod_backward``, a second derivative through a product with zeros works.
     """
+    from .elementwise import where
 
-    node_name = "VarBackward0"
-    saved_names = ("self",)
-    saved_attrs = ("correction", "dim", "keepdim")
-
-    @staticmethod
-    def forward(ctx, a, dim, correction, keepdim):
-        data, dims, n = _var_setup(ctx, a, dim, correction, keepdim, "var")
-        ctx.save_for_backward(a)
-        with np.errstate(all="ignore"):
-            out = np.var(data, axis=dims, ddof=correction, keepdims=keepdim)
-        return _make(np.asarray(out, dtype=data.dtype))
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        dims = ctx._dims
-        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-        centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred * (2.0 / (ctx._n - ctx._corr)), None, None, None
-
-
-class Std(Function):
-    """Standard deviation over ``dim`` (StdBackward0); saves its input and result.
-
-    d std / dx = (x - mean) / ((N - correction) · std).
-    """
-
-    node_name = "StdBackward0"
-    saved_names = ("self", "result")
-    saved_attrs = ("correction", "dim", "keepdim")
-
-    @staticmethod
-    def forward(ctx, a, dim, correction, keepdim):
-        data, dims, n = _var_setup(ctx, a, dim, correction, keepdim, "std")
-        with np.errstate(all="ignore"):
-            out = _make(np.asarray(np.std(data, axis=dims, ddof=correction, keepdims=keepdim),
-                                   dtype=data.dtype))
-        ctx.save_for_backward(a, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, r = ctx.saved_tensors
-        dims = ctx._dims
-        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-        rk = _unsqueeze_to(r, a._data.shape, dims, ctx.keepdim)
-        centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred / (rk * (ctx._n - ctx._corr)), None, None, None
-
-
-def _correction(unbiased, correction):
-    if correction is not None:
-        return correction
-    return 1 if unbiased in (None, True) else 0
-
-
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance, over all elements or ``dim``; ``correction=1`` (Bessel's) by default (``torch.var``).
-
-    Raises:
-        RuntimeError: for integer input; IndexError for a bad dim.
-    """
-    return Var.apply(input, dim, _correction(unbiased, correction), keepdim)
-
-
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Standard deviation, over all elements or ``dim`` (``torch.std``); see ``var``."""
-    return Std.apply(input, dim, _correction(unbiased, correction), keepdim)
-
-
-def _exclusive_products(data, axis):
-    """Product of all the other elements along ``axis`` (works with zeros, unlike result / x)."""
-    moved = np.moveaxis(data, axis, -1)
-    ones = np.ones(moved.shape[:-1] + (1,), dtype=data.dtype)
-    left = np.concatenate([ones, np.cumprod(moved, axis=-1)[..., :-1]], axis=-1)
-    right = np.flip(np.concatenate([ones, np.cumprod(np.flip(moved, -1), axis=-1)[..., :-1]],
-                                   axis=-1), -1)
-    return np.moveaxis(left * right, -1, axis)
+    shape = x._data.shape
+    n = shape[d]
+    rows = x.unsqueeze(d).expand(*(shape[:d] + (n,) + shape[d:]))  # rows[.., i, j, ..] = x_j
+    eye = np.eye(n, dtype=bool).reshape((1,) * d + (n, n) + (1,) * (len(shape) - d - 1))
+    one = _make(np.ones((), dtype=x._data.dtype))
+    return ProdDim.apply(where(_make(eye), one, rows), d + 1, False)
 
 
 class Prod(Function):
@@ -740,10 +693,11 @@ class Prod(Function):
     def backward(ctx, grad):
         a, r = ctx.saved_tensors
         data = a._data
+        if data.ndim == 0:
+            return grad * 1  # PyTorch's prod_backward returns grad: no dependence on the input
         if np.all(data != 0):
-            return grad * r / a  # recordable, so a second derivative works
-        others = _exclusive_products(data.reshape(-1), 0).reshape(data.shape)
-        return grad * Tensor._make(others)
+            return grad * (r / a)  # PyTorch's grad * (result / input); recorded
+        return grad * _exclusive_products(a.reshape(-1), 0).reshape(data.shape)
 
 
 class ProdDim(Function):
@@ -766,10 +720,14 @@ class ProdDim(Function):
     def backward(ctx, grad):
         a, r = ctx.saved_tensors
         data = a._data
+        if data.ndim == 0:
+            return grad * 1, None, None  # the product of one value: the value itself
         g = _unsqueeze_to(grad, data.shape, (ctx._d,), ctx.keepdim)
         if np.all(data != 0):
-            return g * _unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a, None, None
-        return g * Tensor._make(_exclusive_products(data, ctx._d)), None, None
+            return g * (_unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a), None, None
+        if data.shape[ctx._d] == 1:
+            return g, None, None  # PyTorch's prod_safe_zeros_backward: one value, with zeros
+        return g * _exclusive_products(a, ctx._d), None, None
 
 
 def prod(input, dim=None, keepdim=False):
