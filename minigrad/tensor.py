@@ -259,6 +259,19 @@ class Tensor:
             )
         return self._data if dtype is None else self._data.astype(dtype)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """A numpy ufunc's result on this tensor, as a tensor: ``t * ndarray``, ``np.sin(t)``.
+
+        Mirrors PyTorch's ``Tensor.__array_wrap__``: numpy computed the result from
+        ``__array__`` (so a tensor that requires grad raises there, as in PyTorch), and
+        it comes back as a tensor over the same memory, as ``from_numpy`` gives it (its
+        dtype numpy's: ``float32 * float64 array`` is float64), recorded nowhere.  A 0-d
+        result stays a 0-d tensor.  Difference by design: a bool result is a bool tensor,
+        where PyTorch (which turns it into uint8) gives a uint8 one; minigrad has no uint8.
+        """
+        from .creation import from_numpy
+        return from_numpy(np.asarray(array))
+
     def __float__(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
