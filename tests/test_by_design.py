@@ -64,3 +64,14 @@ def test_saved_views_do_not_share_memory_after_load():
     a, b = minigrad.load(buf)
     b[0] = 100.0
     assert a.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_a_numpy_ufunc_with_a_bool_result_gives_a_bool_tensor():
+    # PyTorch's __array_wrap__ turns a bool result into uint8; minigrad has no uint8
+    t = minigrad.tensor([0.5, -1.0])
+    out = np.greater(t, 0)
+    assert isinstance(out, minigrad.Tensor) and out.dtype is minigrad.bool
+    assert out.tolist() == [True, False]
+    # a float result shares numpy's array, as from_numpy does, and records nothing
+    s = np.sin(minigrad.tensor([0.0], requires_grad=False))
+    assert s.grad_fn is None and s.tolist() == [0.0]
