@@ -4,6 +4,7 @@
 #   make test      set up if needed, then the library tests and nbval on every notebook
 #   make execute   re-run every notebook in a fresh kernel and store its outputs
 #   make bench     speed and memory benchmarks, as ratios to a baseline run alongside
+#                  (against PyTorch too: make bench BENCH_PYTHON=<a python with torch>)
 #   make clean     remove the environment and caches
 #   make lab-check run every notebook in JupyterLab in headless Chromium (tests/browser/README.md)
 #
@@ -67,7 +68,7 @@ lab-check: setup
 	$(BIN)/python tests/browser/check_lab.py $(if $(CHROMIUM),--chromium $(CHROMIUM)) $(CHECK_ARGS)
 
 bench: setup
-	$(BIN)/python tests/bench/run.py
+	$(or $(BENCH_PYTHON),$(BIN)/python) tests/bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf .venv .conda-env .pytest_cache .hypothesis build *.egg-info
