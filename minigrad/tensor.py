@@ -595,10 +595,12 @@ class Tensor:
     # the primitives they dispatch to.
 
 
+from .autograd import engine as _engine
+from .autograd import formulas as _formulas
 from .autograd import function as _function
 from .autograd import graph as _graph
 
-_graph._Tensor = _function._Tensor = Tensor
+_graph._Tensor = _function._Tensor = _engine._Tensor = _formulas._Tensor = Tensor
 _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
 
 

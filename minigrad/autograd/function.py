@@ -29,13 +29,23 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 import numpy as np
 
 from . import anomaly, forward_ad, grad_mode
-from .graph import Node, SavedTensor, _sequence
+from .formulas import ARRAY_OPS, TENSOR_OPS
+from .graph import (
+    Node,
+    _output_nrs,
+    _sequence,
+    pack_saved,
+    release_saved,
+    saved_records,
+    unpack_saved,
+    unpack_saved_arrays,
+    unpack_saved_one,
+)
 
 __all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
 
 _state = grad_mode._state
 _fw_state = forward_ad._state
-_NO_EDGE = (None, 0)
 
 
 class FunctionCtx:
@@ -89,17 +99,21 @@ class FunctionCtx:
                 second time ..." after the graph has been freed; PyTorch's
                 in-place modification error if a saved tensor changed.
         """
-        return tuple([None if s is None else s.unpack(self) for s in self._saved])
+        return ()  # a ctx that records nothing keeps nothing (BackwardNode's reads its values)
 
 
 class BackwardNode(FunctionCtx, Node):
-    """The graph node recorded by ``Function.apply`` (PyTorch's ``BackwardCFunction``)."""
+    """The graph node recorded by ``Function.apply`` (PyTorch's ``BackwardCFunction``).
 
-    __slots__ = ("_in_meta", "needs_input_grad")
+    What it holds: the edges (``next_functions``), the inputs' shapes and
+    dtypes (``_in_meta``, for the engine's checks), ``needs_input_grad``,
+    and the saved values (``_kept``/``_kept_versions``, see
+    ``graph.pack_saved``); anything else ``forward`` sets on ``ctx``.
+    """
+
+    __slots__ = ("_in_meta", "_kept", "_kept_versions", "_to_save", "needs_input_grad")
     _forward_cls = None
     # Defaults, overridden per node only when used.
-    _saved = ()            # SavedTensor entries; None once released
-    _to_save = ()
     _edge_args = None      # which forward arguments have edges, if not all
     _out_meta = None       # (shape, dtype) per output, for nodes with several outputs
     _materialize = True
@@ -107,8 +121,9 @@ class BackwardNode(FunctionCtx, Node):
     _dirty = ()
 
     def __init__(self):
-        self.next_functions = ()
-        self._seq = next(_sequence)
+        Node.__init__(self)
+        self._in_meta = None
+        self._to_save = self._kept = self._kept_versions = ()
 
     def name(self):
         """The node's PyTorch name, e.g. ``"MulBackward0"``."""
@@ -121,28 +136,60 @@ class BackwardNode(FunctionCtx, Node):
         # a user-defined Function, shown as PyTorch shows its Python-defined nodes
         return f"<minigrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, in order (see ``FunctionCtx``)."""
+        return tuple(unpack_saved(self))
+
+    @property
+    def _saved(self):
+        """The saved values as ``SavedTensor`` records (None where nothing was saved).
+
+        For tools that look inside a node (viz, memory): reading it turns the
+        node's compact entries into records, once.
+        """
+        return saved_records(self)
+
+    @_saved.setter
+    def _saved(self, records):
+        self._kept = tuple(records)
+        self._kept_versions = (0,) * len(self._kept)
+
     def _num_outputs(self):
         return 1 if self._out_meta is None else len(self._out_meta)
 
     def _has_saved(self):
-        return bool(self._saved)
+        return bool(self._kept)
 
     def _release_saved(self):
-        # Each SavedTensor lets go of its value; a slot that saved nothing
-        # (None) still reads as None afterwards, as in PyTorch.
-        for saved in self._saved:
-            if saved is not None:
-                saved.release()
+        # Each saved value is let go; a place that saved nothing (None) still
+        # reads as None afterwards, as in PyTorch.
+        release_saved(self)
+
+    def _materialized(self, grads, zeros):
+        """Grads with None replaced by zeros, for nodes with several outputs (PyTorch's default)."""
+        if self._out_meta is None or not self._materialize:
+            return grads
+        return tuple(zeros(shape, dt) if g is None else g for g, (shape, dt) in zip(grads, self._out_meta))
 
     def _backward(self, grads):
-        if self._out_meta is not None and self._materialize:
-            from ..tensor import zeros
+        grads = self._materialized(grads, _tensor_zeros)
+        return self._per_edge(self._forward_cls.backward(self, *grads))
 
-            grads = tuple(
-                zeros(shape, dtype=dt) if g is None else g
-                for g, (shape, dt) in zip(grads, self._out_meta)
-            )
-        out = self._forward_cls.backward(self, *grads)
+    def _formula_arrays(self, grads):
+        """Run the class's gradient formula on numpy arrays (a walk that records nothing).
+
+        numpy and PyTorch promote mixed dtypes differently; when the values do
+        not share one dtype the same formula runs on Tensors instead.
+        """
+        grads = self._materialized(grads, _array_zeros)
+        saved = unpack_saved_arrays(self)
+        if not _one_dtype(grads, saved):
+            return _unwrap(self._backward(tuple(_wrap(g) for g in grads)))
+        return self._per_edge(self._forward_cls.formula(ARRAY_OPS, self, *grads, *saved))
+
+    def _per_edge(self, out):
+        """What backward returned (one gradient per argument of forward), one per edge."""
         if type(out) is not tuple:
             out = (out,)
         n = len(self.needs_input_grad)
@@ -159,11 +206,47 @@ class BackwardNode(FunctionCtx, Node):
         return out
 
 
+def _tensor_zeros(shape, dtype):
+    from ..tensor import zeros
+
+    return zeros(shape, dtype=dtype)
+
+
+def _array_zeros(shape, dtype):
+    return np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype)
+
+
+def _one_dtype(grads, saved):
+    """True if every float or integer array among the values has the first gradient's dtype."""
+    dt = None
+    for group in (grads, saved):
+        for v in group:
+            if v is None or type(v) in _PY_SCALARS:
+                continue
+            d = v.dtype
+            if dt is None:
+                dt = d
+            elif d is not dt and d != dt and d.kind != "b":
+                return False
+    return True
+
+
+_PY_SCALARS = (float, int, bool)
+
+
+def _wrap(a):
+    return None if a is None else _Tensor._make(a)
+
+
+def _unwrap(out):
+    if type(out) is not tuple:
+        out = (out,)
+    return tuple(None if g is None else g._data for g in out)
+
+
 def _saved_tensor_property(index, name):
     def get(self):
-        saved = self._saved
-        s = saved[index] if index < len(saved) else None
-        return None if s is None else s.unpack(self)
+        return unpack_saved_one(self, index)
 
     get.__name__ = "_saved_" + name
     return property(get, doc=f"The saved tensor ``{name}`` (PyTorch's ``_saved_{name}``).")
@@ -200,6 +283,14 @@ class Function:
       ``_saved_other``, ...; ``saved_attrs``: ctx attributes exposed the same
       way (``_saved_exponent``).
 
+    minigrad's primitives write their vector-Jacobian product once, as
+    ``formula(F, ctx, *grads, *saved)`` instead of ``backward``: arithmetic
+    with operators, everything else through the namespace ``F``, so the same
+    lines run on numpy arrays when the walk records nothing and on Tensors
+    (recorded) under ``create_graph=True`` (see ``autograd/formulas.py``).
+    A class with a ``formula`` gets the ``backward`` that calls it with
+    Tensors.
+
     Call it with ``MyFunction.apply(*args)``; never instantiate it.
     """
 
@@ -212,16 +303,27 @@ class Function:
     # inf or nan in arithmetic).  Ops that cannot produce one (shape ops,
     # neg) opt out: entering errstate costs about a microsecond.
     _quiet_numpy = True
+    # True for primitives whose forward computes with numpy alone (no Tensor
+    # operations): they need not switch recording off around it.
+    _numpy_forward = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or cls.__name__ + "Backward"
-        ns = {"__slots__": (), "_forward_cls": cls, "__module__": cls.__module__,
-              "__qualname__": name}
+        # the saved attributes are slots of the node: no per-node dict for them
+        ns = {"__slots__": tuple(a for a in cls.saved_attrs if not hasattr(BackwardNode, a)),
+              "_forward_cls": cls, "__module__": cls.__module__, "__qualname__": name}
         for i, n in enumerate(cls.saved_names):
             ns["_saved_" + n] = _saved_tensor_property(i, n)
         for n in cls.saved_attrs:
             ns["_saved_" + n] = _saved_attr_property(n)
+        if "formula" in cls.__dict__:
+            # one formula for both walks: Tensors here, numpy arrays in _formula_arrays
+            if "backward" not in cls.__dict__:
+                cls.backward = staticmethod(_backward_from_formula(cls))
+            ns["_backward_arrays"] = BackwardNode._formula_arrays
+        elif "backward" in cls.__dict__:
+            ns["_backward_arrays"] = None  # a backward written with Tensors (custom Functions)
         cls._backward_cls = type(name, (BackwardNode,), ns)
 
     def __init__(self, *args, **kwargs):
@@ -254,18 +356,28 @@ class Function:
         """
         state = _state
         enabled = state.enabled
-        record = False
+        flags = None
         if enabled and not state.inference:  # inference mode records nothing, even under enable_grad
             flags = tuple([isinstance(a, _Tensor) and a._requires_grad for a in args])
-            record = True in flags
-        if record:
-            ctx = cls._backward_cls()
+            if True not in flags:
+                flags = None
+        if flags is not None:
+            # the node that will be recorded is also the ctx forward fills in
+            ctx = _new(cls._backward_cls)
+            ctx._seq = next(_sequence)
+            ctx._hooks = None
+            ctx._to_save = ctx._kept = ctx._kept_versions = ()
             ctx.needs_input_grad = flags
         else:
             # Nothing to record: a throwaway context, no graph node.
             ctx = _ForwardOnlyCtx()
-            ctx.needs_input_grad = (False,) * len(args)
-        state.enabled = False
+            n = len(args)
+            ctx.needs_input_grad = _NO_GRAD[n] if n < 8 else (False,) * n
+        # forward records nothing itself; a primitive computing with numpy
+        # only (_numpy_forward) needs no switch
+        switch = enabled and not cls._numpy_forward
+        if switch:
+            state.enabled = False
         try:
             if cls._quiet_numpy and not state.numpy_quiet:
                 # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
@@ -274,13 +386,14 @@ class Function:
             else:
                 out = cls.forward(ctx, *args)
         finally:
-            state.enabled = enabled
+            if switch:
+                state.enabled = enabled
         if cls._is_view:
             out._view_of = args[0]  # what an in-place write into `out` must rebase
             # the history of the memory's owner now: if an in-place write through
             # another view replaces it, this view's grad_fn is rebuilt (see _record)
             out._view_base_fn = _view_root(args[0])._grad_fn
-        if record:
+        if flags is not None:
             out = _record(ctx, args, out)
         elif cls._is_view and not enabled and args[0]._requires_grad:
             # PyTorch: a view of a tensor that requires grad, taken under
@@ -290,6 +403,18 @@ class Function:
             # forward mode (autograd.forward_ad): push tangents through this op
             forward_ad._propagate(cls, args, out, ctx)
         return out
+
+
+_new = object.__new__
+_NO_GRAD = tuple((False,) * n for n in range(8))
+
+
+def _backward_from_formula(cls):
+    def backward(ctx, *grads):
+        return cls.formula(TENSOR_OPS, ctx, *grads, *unpack_saved(ctx))
+
+    backward.__doc__ = f"``{cls.__name__}.formula`` on Tensors (recorded under create_graph=True)."
+    return backward
 
 
 class _ForwardOnlyCtx(FunctionCtx):
@@ -307,7 +432,8 @@ class _ForwardOnlyCtx(FunctionCtx):
 
 def _record(ctx, args, out):
     """Connect the node ``ctx`` into the graph: edges, input shapes, outputs, saved values."""
-    edges = []
+    fns = []
+    nrs = []
     meta = []
     edge_args = None
     for i, a in enumerate(args):
@@ -316,15 +442,24 @@ def _record(ctx, args, out):
                 _refresh_view(a)
             if a._requires_grad:
                 fn = a._grad_fn
-                edges.append((fn, a._output_nr) if fn is not None else (a._accumulator(), 0))
-            else:
-                edges.append(_NO_EDGE)
-            meta.append((a._data.shape, a._data.dtype))
+                if fn is None:
+                    fns.append(a._accumulator())
+                    nrs.append(0)
+                else:
+                    fns.append(fn)
+                    nrs.append(a._output_nr)
+                d = a._data
+                meta.append((d.shape, d.dtype))
+            else:  # a constant: (None, 0) in next_functions
+                fns.append(None)
+                nrs.append(0)
+                meta.append(None)
             if edge_args is not None:
                 edge_args.append(i)
         elif edge_args is None:
             edge_args = list(range(i))
-    ctx.next_functions = tuple(edges)
+    ctx._next_fns = tuple(fns)
+    ctx._next_nrs = _output_nrs(nrs)
     ctx._in_meta = tuple(meta)
     if edge_args is not None:
         ctx._edge_args = tuple(edge_args)
@@ -357,14 +492,7 @@ def _record(ctx, args, out):
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
-        saved = []
-        for t in to_save:
-            if t is None:
-                saved.append(None)
-            else:
-                # one of this node's own (differentiable) outputs?
-                saved.append(SavedTensor(t, t._grad_fn is ctx))
-        ctx._saved = tuple(saved)
+        pack_saved(ctx, to_save)
     return out
 
 

@@ -1,0 +1,163 @@
+"""The operations a gradient formula may use, twice: on numpy arrays and on Tensors.
+
+Each primitive states its vector-Jacobian product once, as
+``formula(F, ctx, *grads, *saved)``.  Arithmetic is written with operators
+(``grad * b``, ``1 - r * r``), which numpy arrays and Tensors both have; every
+other operation is called through ``F``:
+
+* ``ARRAY_OPS`` when the backward walk records nothing (``create_graph=False``,
+  the usual case): ``grads`` and ``saved`` are numpy arrays (a Python number
+  saved as a wrapped number stays a Python number), ``F.mm`` is ``a @ b``;
+  nothing is recorded, so nothing but numpy runs;
+* ``TENSOR_OPS`` under ``create_graph=True``: they are Tensors, ``F.mm`` is
+  ``minigrad.mm``, and every step of the formula is itself recorded, so the
+  gradient can be differentiated again.
+
+So ``Tanh``'s ``grad * (1 - r * r)`` is one line that is plain numpy in one
+walk and a recorded graph (MulBackward0, RsubBackward1, MulBackward0) in the
+other.  The two namespaces below have the same names and the same meaning;
+numpy and PyTorch agree on type promotion when every value has one dtype, and
+the node runs the formula on Tensors when they do not (see
+``BackwardNode._formula_arrays``).
+
+Source: the idea of one derivative definition serving both the eager and the
+traced backward is PyTorch's derivatives.yaml, whose formulas are compiled
+for both (tools/autograd); JAX's ``jax.numpy`` plays the same part for its
+transformations.
+"""
+
+import numpy as np
+
+__all__ = ["ARRAY_OPS", "TENSOR_OPS"]
+
+
+class _ArrayOps:
+    """The formula operations on numpy arrays (nothing recorded)."""
+
+    __slots__ = ()
+    records = False
+
+    @staticmethod
+    def const(array):
+        """A value the formula treats as a constant (a mask, a sign): the array itself."""
+        return array
+
+    @staticmethod
+    def data(x):
+        """The numpy values of ``x`` (to compute a mask or a sign from)."""
+        return x
+
+    @staticmethod
+    def where(cond, a, b):
+        """``a`` where ``cond`` (a bool array) holds, else ``b``: a select, never a multiply."""
+        return np.where(cond, a, b)
+
+    @staticmethod
+    def mm(a, b):
+        """Matrix product of two 2-d values."""
+        return np.matmul(a, b)
+
+    @staticmethod
+    def t(a):
+        """Transpose of a 2-d value."""
+        return a.T
+
+    @staticmethod
+    def exp(a):
+        return np.exp(a)
+
+    @staticmethod
+    def log(a):
+        return np.log(a)
+
+    @staticmethod
+    def sin(a):
+        return np.sin(a)
+
+    @staticmethod
+    def cos(a):
+        return np.cos(a)
+
+    @staticmethod
+    def mul_scalar(a, s):
+        """``a * s`` for a Python number ``s``, in ``a``'s dtype (PyTorch's MulBackward1)."""
+        return np.multiply(a, s)
+
+    @staticmethod
+    def zeros(shape, like):
+        """Zeros of ``shape`` with ``like``'s dtype."""
+        return np.zeros(shape, dtype=np.result_type(like))
+
+    @staticmethod
+    def sum_to(a, shape):
+        """``a`` summed down to ``shape`` (undoing broadcasting)."""
+        from .engine import _sum_to_array
+
+        return _sum_to_array(a, shape, None, 0) if np.shape(a) != tuple(shape) else a
+
+
+class _TensorOps:
+    """The formula operations on Tensors (recorded under ``create_graph=True``)."""
+
+    __slots__ = ()
+    records = True
+
+    @staticmethod
+    def const(array):
+        return _Tensor._make(np.asarray(array))
+
+    @staticmethod
+    def data(x):
+        return x._data
+
+    @staticmethod
+    def where(cond, a, b):
+        from ..ops.elementwise import where
+
+        return where(cond if isinstance(cond, _Tensor) else _Tensor._make(np.asarray(cond)), a, b)
+
+    @staticmethod
+    def mm(a, b):
+        return a.mm(b)
+
+    @staticmethod
+    def t(a):
+        return a.t()
+
+    @staticmethod
+    def exp(a):
+        return a.exp()
+
+    @staticmethod
+    def log(a):
+        return a.log()
+
+    @staticmethod
+    def sin(a):
+        return a.sin()
+
+    @staticmethod
+    def cos(a):
+        return a.cos()
+
+    @staticmethod
+    def mul_scalar(a, s):
+        from ..ops.elementwise import MulScalar
+
+        return MulScalar.apply(a, s)
+
+    @staticmethod
+    def zeros(shape, like):
+        from ..tensor import zeros
+
+        return zeros(shape, dtype=like.dtype)
+
+    @staticmethod
+    def sum_to(a, shape):
+        return a.sum_to_size(shape)
+
+
+ARRAY_OPS = _ArrayOps()
+TENSOR_OPS = _TensorOps()
+
+_Tensor = None  # minigrad.tensor sets this once it is imported
