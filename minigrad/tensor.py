@@ -125,7 +125,7 @@ class Tensor:
             # a view is an inference tensor exactly when its base is one
             if base._inference:
                 t._inference = True
-        elif _state.inference:
+        elif grad_mode.inference_blocks and _state.inference:
             t._inference = True
         return t
 

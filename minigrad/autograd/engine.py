@@ -204,7 +204,7 @@ def run_node(walk, node, grads):
     hooks = node._hooks
     if hooks is not None and hooks.pre:                         # (node pre-hooks)
         grads = _run_pre_hooks(walk, grads, hooks.pre)
-    if _any(grads) or node is walk.root:
+    if grads[0] is not None or _any(grads) or node is walk.root:
         if walk.check_nan:
             anomaly._state.current = node
         if not walk.arrays:
@@ -217,7 +217,7 @@ def run_node(walk, node, grads):
             out = _run_post_hooks(walk, out, grads, hooks.post)
     else:
         out = ()
-    if not walk.retain_graph:
+    if node._kept and not walk.retain_graph:
         node._release_saved()
     return out
 
@@ -249,7 +249,9 @@ def route_gradients(walk, node, out, ready):
         g = out[i] if i < n_out else None
         if g is not None:
             if meta is not None:
-                g = _fit(walk, g, meta[i], node, i)
+                m = meta[i]
+                if g.shape != m[0] or g.dtype is not m[1]:
+                    g = _fit(walk, g, m, node, i)
             if walk.check_nan:                                  # (anomaly check)
                 anomaly.check_gradient(node, i, _wrap(g) if walk.arrays else g)
             buf = buffers.get(nxt)

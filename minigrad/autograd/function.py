@@ -26,12 +26,15 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 (torch/autograd/function.py).
 """
 
+import itertools
+
 import numpy as np
 
 from . import anomaly, forward_ad, grad_mode
 from .formulas import ARRAY_OPS, TENSOR_OPS
 from .graph import (
     Node,
+    _ZEROS,
     _output_nrs,
     _sequence,
     pack_saved,
@@ -70,11 +73,12 @@ class FunctionCtx:
         Raises:
             TypeError: if an argument is neither a Tensor nor None.
         """
-        for i, t in enumerate(tensors):
+        for t in tensors:
             if t is not None and not isinstance(t, _Tensor):
+                i = next(i for i, t in enumerate(tensors) if t is not None and not isinstance(t, _Tensor))
                 raise TypeError(
                     f"save_for_backward can only save variables, but argument {i} is of type "
-                    f"{type(t).__name__}"
+                    f"{type(tensors[i]).__name__}"
                 )
         self._to_save = tensors
 
@@ -182,11 +186,15 @@ class BackwardNode(FunctionCtx, Node):
         numpy and PyTorch promote mixed dtypes differently; when the values do
         not share one dtype the same formula runs on Tensors instead.
         """
-        grads = self._materialized(grads, _array_zeros)
+        if self._out_meta is not None:
+            grads = self._materialized(grads, _array_zeros)
         saved = unpack_saved_arrays(self)
         if not _one_dtype(grads, saved):
             return _unwrap(self._backward(tuple(_wrap(g) for g in grads)))
-        return self._per_edge(self._forward_cls.formula(ARRAY_OPS, self, *grads, *saved))
+        out = self._forward_cls.formula(ARRAY_OPS, self, *grads, *saved)
+        if type(out) is tuple and self._edge_args is None and len(out) == len(self.needs_input_grad):
+            return out  # the usual case: one gradient per edge already
+        return self._per_edge(out)
 
     def _per_edge(self, out):
         """What backward returned (one gradient per argument of forward), one per edge."""
@@ -218,6 +226,14 @@ def _array_zeros(shape, dtype):
 
 def _one_dtype(grads, saved):
     """True if every float or integer array among the values has the first gradient's dtype."""
+    dt = grads[0].dtype if grads[0] is not None else None
+    for v in saved:
+        if v is not None and type(v) not in _PY_SCALARS and v.dtype is not dt:
+            return _one_dtype_slow(grads, saved)
+    return dt is not None or _one_dtype_slow(grads, saved)
+
+
+def _one_dtype_slow(grads, saved):
     dt = None
     for group in (grads, saved):
         for v in group:
@@ -226,7 +242,7 @@ def _one_dtype(grads, saved):
             d = v.dtype
             if dt is None:
                 dt = d
-            elif d is not dt and d != dt and d.kind != "b":
+            elif d != dt and d.kind != "b":
                 return False
     return True
 
@@ -358,7 +374,8 @@ class Function:
         enabled = state.enabled
         flags = None
         if enabled and not state.inference:  # inference mode records nothing, even under enable_grad
-            flags = tuple([isinstance(a, _Tensor) and a._requires_grad for a in args])
+            # one flag per argument: a Tensor that requires grad (getattr in C: no Python frame)
+            flags = tuple(map(getattr, args, _REQUIRES_GRAD, _FALSE))
             if True not in flags:
                 flags = None
         if flags is not None:
@@ -406,6 +423,8 @@ class Function:
 
 
 _new = object.__new__
+_REQUIRES_GRAD = itertools.repeat("_requires_grad")
+_FALSE = itertools.repeat(False)
 _NO_GRAD = tuple((False,) * n for n in range(8))
 
 
@@ -433,49 +452,77 @@ class _ForwardOnlyCtx(FunctionCtx):
 def _record(ctx, args, out):
     """Connect the node ``ctx`` into the graph: edges, input shapes, outputs, saved values."""
     fns = []
-    nrs = []
     meta = []
+    nrs = None  # output numbers of the edges, when one is not 0
     edge_args = None
-    for i, a in enumerate(args):
+    i = 0
+    for a in args:
         if isinstance(a, _Tensor):
             if a._view_of is not None:
                 _refresh_view(a)
             if a._requires_grad:
                 fn = a._grad_fn
                 if fn is None:
-                    fns.append(a._accumulator())
+                    fn = a._accumulator()
+                elif a._output_nr:
+                    nrs = _nonzero_nr(nrs, fns, a._output_nr)
+                if nrs is not None and len(nrs) == len(fns):
                     nrs.append(0)
-                else:
-                    fns.append(fn)
-                    nrs.append(a._output_nr)
+                fns.append(fn)
                 d = a._data
                 meta.append((d.shape, d.dtype))
             else:  # a constant: (None, 0) in next_functions
+                if nrs is not None:
+                    nrs.append(0)
                 fns.append(None)
-                nrs.append(0)
                 meta.append(None)
             if edge_args is not None:
                 edge_args.append(i)
         elif edge_args is None:
             edge_args = list(range(i))
+        i += 1
+    n = len(fns)
     ctx._next_fns = tuple(fns)
-    ctx._next_nrs = _output_nrs(nrs)
+    ctx._next_nrs = _ZEROS[n] if nrs is None and n < 8 else _output_nrs(nrs or (0,) * n)
     ctx._in_meta = tuple(meta)
     if edge_args is not None:
         ctx._edge_args = tuple(edge_args)
     if anomaly._state.enabled:
         anomaly.record_forward_trace(ctx)
     if type(out) is tuple:
-        outs = out
-        ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
+        out = _record_outputs(ctx, args, out)
     else:
-        outs = (out,)
+        returned_input = False
+        for a in args:
+            if a is out:
+                returned_input = True
+        if returned_input or not isinstance(out, _Tensor) or ctx._non_differentiable:
+            out = _record_outputs(ctx, args, (out,))[0]
+        else:  # the usual case: one new tensor
+            out._grad_fn = ctx
+            out._requires_grad = True
+    to_save = ctx._to_save
+    if to_save:
+        ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
+        pack_saved(ctx, to_save)
+    return out
+
+
+def _nonzero_nr(nrs, fns, nr):
+    nrs = [0] * len(fns) if nrs is None else nrs
+    nrs.append(nr)
+    return nrs
+
+
+def _record_outputs(ctx, args, outs):
+    """Make ``ctx`` the grad_fn of each differentiable output; returns the outputs."""
+    if len(outs) > 1 or ctx._out_meta is not None:
+        ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
     for o in outs:
         for a in args:
             if o is a:
                 # forward returned an input as it is: the output is a new alias of it
                 outs = tuple(_alias_if_input(t, args) for t in outs)
-                out = outs if type(out) is tuple else outs[0]
                 break
     nondiff = ctx._non_differentiable
     for k, t in enumerate(outs):
@@ -489,11 +536,7 @@ def _record(ctx, args, out):
         if k:
             t._output_nr = k
         t._requires_grad = True
-    to_save = ctx._to_save
-    if to_save:
-        ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
-        pack_saved(ctx, to_save)
-    return out
+    return outs
 
 
 def _view_root(t):

@@ -71,6 +71,7 @@ class Node:
     # Shapes and dtypes of the inputs, one per edge (BackwardNode sets its own).
     _in_meta = None
     _out_meta = None  # (shape, dtype) per output, for nodes with several outputs
+    _kept = ()  # saved values (BackwardNode keeps its own)
 
     def __init__(self):
         self._seq = next(_sequence)

@@ -76,7 +76,7 @@ class Add(Function):
         return _make(np.add(A, B))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         a = ctx.alpha
         need = ctx.needs_input_grad
         return (grad if need[0] else None), ((grad if a == 1 else grad * a) if need[1] else None), None
@@ -98,7 +98,7 @@ class Sub(Function):
         return _make(np.subtract(A, B))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         a = ctx.alpha
         need = ctx.needs_input_grad
         return (grad if need[0] else None), ((-grad if a == 1 else grad * (-a)) if need[1] else None), None
@@ -134,7 +134,7 @@ class Rsub(Function):
         return _make(np.subtract(other, ad, dtype=dt))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         a = ctx.alpha
         return (-grad if a == 1 else grad * (-a)), None, None
 
@@ -154,8 +154,7 @@ class Mul(Function):
         return _make(np.multiply(A, B))
 
     @staticmethod
-    def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+    def formula(F, ctx, grad, a, b):
         need = ctx.needs_input_grad
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
 
@@ -226,7 +225,7 @@ class Neg(Function):
         return _make(np.negative(a._data))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         return -grad
 
 
@@ -435,6 +434,7 @@ class Tanh(Function):
 
     node_name = "TanhBackward0"
     saved_names = ("result",)
+    _quiet_numpy = False  # tanh raises no floating-point error, inf and nan included
 
     @staticmethod
     def forward(ctx, a):
@@ -444,8 +444,7 @@ class Tanh(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, grad, r):
         return grad * (1 - r * r)
 
 
@@ -682,3 +681,12 @@ class FloorDivide(Function):
     @staticmethod
     def backward(ctx, grad):
         raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+# These forwards compute with numpy alone: Function.apply need not switch
+# recording off around them.
+for _cls in (Add, Sub, Rsub, Mul, MulScalar, Div, Neg, Reciprocal, PowTensorScalar,
+             PowTensorTensor, PowScalarTensor, Where, Exp, Log, Tanh, Sigmoid, Relu, Abs, Sqrt,
+             Sin, Cos, Clamp, Maximum, Minimum, Remainder, FloorDivide):
+    _cls._numpy_forward = True
+del _cls
