@@ -30,6 +30,7 @@ from .autograd.graph import AccumulateGrad
 __all__ = ["Size", "Tensor", "is_tensor", "ones", "ones_like", "tensor", "zeros", "zeros_like"]
 
 _state = grad_mode._state
+_new = object.__new__
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -114,7 +115,7 @@ class Tensor:
         ``vc`` is the version counter to share (views share their base's);
         None gives the tensor its own, created on first use.
         """
-        t = object.__new__(cls)
+        t = _new(cls)
         # numpy returns scalars, not 0-d arrays, from operations on 0-d arrays
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._requires_grad = requires_grad or grad_fn is not None

@@ -187,11 +187,6 @@ def take_ready_node(ready):
     return heapq.heappop(ready)[2]
 
 
-def _make_ready(walk, node, ready):
-    key = _FIRST if type(node) is AccumulateGrad else -node._seq
-    heapq.heappush(ready, (key, next(walk.counter), node))
-
-
 # --- 3. run the node, free its saved values -------------------------------------
 
 def run_node(walk, node, grads):
@@ -267,10 +262,11 @@ def route_gradients(walk, node, out, ready):
                 buf[nr] = g if old is None else old + g         # fan-in: sum
         left = deps[nxt] - 1
         deps[nxt] = left
-        if left == 0:
+        if left == 0:  # every consumer has delivered: ready (see take_ready_node)
             if nxt not in buffers:
                 buffers[nxt] = [None] * nxt._num_outputs()
-            _make_ready(walk, nxt, ready)
+            key = _FIRST if type(nxt) is AccumulateGrad else -nxt._seq
+            heapq.heappush(ready, (key, next(walk.counter), nxt))
 
 
 def _fit(walk, g, meta, node, index):

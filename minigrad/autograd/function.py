@@ -26,8 +26,6 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 (torch/autograd/function.py).
 """
 
-import itertools
-
 import numpy as np
 
 from . import anomaly, forward_ad, grad_mode
@@ -165,10 +163,9 @@ class BackwardNode(FunctionCtx, Node):
     def _has_saved(self):
         return bool(self._kept)
 
-    def _release_saved(self):
-        # Each saved value is let go; a place that saved nothing (None) still
-        # reads as None afterwards, as in PyTorch.
-        release_saved(self)
+    # Each saved value is let go; a place that saved nothing (None) still
+    # reads as None afterwards, as in PyTorch.
+    _release_saved = release_saved
 
     def _materialized(self, grads, zeros):
         """Grads with None replaced by zeros, for nodes with several outputs (PyTorch's default)."""
@@ -374,10 +371,15 @@ class Function:
         enabled = state.enabled
         flags = None
         if enabled and not state.inference:  # inference mode records nothing, even under enable_grad
-            # one flag per argument: a Tensor that requires grad (getattr in C: no Python frame)
-            flags = tuple(map(getattr, args, _REQUIRES_GRAD, _FALSE))
-            if True not in flags:
-                flags = None
+            record = False
+            flags = []
+            for a in args:
+                if isinstance(a, _Tensor) and a._requires_grad:
+                    record = True
+                    flags.append(True)
+                else:
+                    flags.append(False)
+            flags = tuple(flags) if record else None
         if flags is not None:
             # the node that will be recorded is also the ctx forward fills in
             ctx = _new(cls._backward_cls)
@@ -423,8 +425,6 @@ class Function:
 
 
 _new = object.__new__
-_REQUIRES_GRAD = itertools.repeat("_requires_grad")
-_FALSE = itertools.repeat(False)
 _NO_GRAD = tuple((False,) * n for n in range(8))
 
 
