@@ -28,7 +28,7 @@ transformations.
 
 import numpy as np
 
-__all__ = ["ARRAY_OPS", "TENSOR_OPS"]
+__all__ = ["ARRAY_OPS", "TENSOR_OPS", "select_array"]
 
 
 class _ArrayOps:
@@ -53,9 +53,33 @@ class _ArrayOps:
         return np.where(cond, a, b)
 
     @staticmethod
+    def select(mask, grad):
+        """``grad`` where ``mask`` (a bool array) holds, else 0: a select, so an inf outside
+        the mask gives 0, not nan (PyTorch's masked backward formulas)."""
+        return select_array(mask, grad)
+
+    @staticmethod
     def mm(a, b):
         """Matrix product of two 2-d values."""
         return np.matmul(a, b)
+
+    @staticmethod
+    def expand(a, shape):
+        """``a`` broadcast to ``shape`` (a read-only view: no copy)."""
+        return np.broadcast_to(a, shape)
+
+    @staticmethod
+    def reshape(a, shape):
+        return np.reshape(a, shape)
+
+    @staticmethod
+    def unsqueeze(a, dim):
+        return np.expand_dims(a, dim)
+
+    @staticmethod
+    def sum(a, dim, keepdim=False):
+        """Sum over ``dim`` (an int or a tuple of ints)."""
+        return np.sum(a, axis=dim, keepdims=keepdim)
 
     @staticmethod
     def t(a):
@@ -117,8 +141,31 @@ class _TensorOps:
         return where(cond if isinstance(cond, _Tensor) else _Tensor._make(np.asarray(cond)), a, b)
 
     @staticmethod
+    def select(mask, grad):
+        from ..ops.elementwise import where
+
+        zero = _Tensor._make(np.zeros((), dtype=grad._data.dtype))
+        return where(_Tensor._make(np.asarray(mask)), grad, zero)
+
+    @staticmethod
     def mm(a, b):
         return a.mm(b)
+
+    @staticmethod
+    def expand(a, shape):
+        return a.expand(shape)
+
+    @staticmethod
+    def reshape(a, shape):
+        return a.reshape(shape)
+
+    @staticmethod
+    def unsqueeze(a, dim):
+        return a.unsqueeze(dim)
+
+    @staticmethod
+    def sum(a, dim, keepdim=False):
+        return a.sum(dim, keepdim=keepdim)
 
     @staticmethod
     def t(a):
@@ -155,6 +202,27 @@ class _TensorOps:
     @staticmethod
     def sum_to(a, shape):
         return a.sum_to_size(shape)
+
+
+# float dtype -> the unsigned integer of its width, for branch-free selects
+_BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+
+def select_array(mask, x, zero_where=False):
+    """``x`` where ``mask`` holds, else +0.0, branch-free and bit-exact (-0.0 and nan kept).
+
+    With ``zero_where=True`` the other way round: +0.0 where ``mask`` holds.
+    ``np.where`` with a data-dependent mask mispredicts a branch per element;
+    clearing the bits of the elements not kept is the same select without one.
+    """
+    bits = _BITS.get(x.dtype)
+    if bits is None or type(x) is not np.ndarray or x.shape != np.shape(mask):
+        zero = np.zeros((), dtype=x.dtype)
+        return np.where(mask, zero, x) if zero_where else np.where(mask, x, zero)
+    m = np.asarray(mask).view(np.uint8)
+    # all ones where the element is kept: -1 or 1 - 1 in unsigned arithmetic
+    keep = np.subtract(m, 1, dtype=bits) if zero_where else np.negative(m, dtype=bits)
+    return np.bitwise_and(x.view(bits), keep).view(x.dtype)
 
 
 ARRAY_OPS = _ArrayOps()

@@ -186,7 +186,7 @@ class BackwardNode(FunctionCtx, Node):
         if self._out_meta is not None:
             grads = self._materialized(grads, _array_zeros)
         saved = unpack_saved_arrays(self)
-        if not _one_dtype(grads, saved):
+        if not _one_dtype(grads, saved, self._forward_cls._ints_are_indices):
             return _unwrap(self._backward(tuple(_wrap(g) for g in grads)))
         out = self._forward_cls.formula(ARRAY_OPS, self, *grads, *saved)
         if type(out) is tuple and self._edge_args is None and len(out) == len(self.needs_input_grad):
@@ -221,25 +221,30 @@ def _array_zeros(shape, dtype):
     return np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype)
 
 
-def _one_dtype(grads, saved):
-    """True if every float or integer array among the values has the first gradient's dtype."""
+def _one_dtype(grads, saved, ints_ok=False):
+    """True if every float (or integer) array among the values has the first gradient's dtype.
+
+    Bool arrays (masks) never count; integer arrays do not either when the
+    formula uses them only as indices (``_ints_are_indices``).
+    """
     dt = grads[0].dtype if grads[0] is not None else None
     for v in saved:
         if v is not None and type(v) not in _PY_SCALARS and v.dtype is not dt:
-            return _one_dtype_slow(grads, saved)
-    return dt is not None or _one_dtype_slow(grads, saved)
+            return _one_dtype_slow(grads, saved, ints_ok)
+    return dt is not None or _one_dtype_slow(grads, saved, ints_ok)
 
 
-def _one_dtype_slow(grads, saved):
+def _one_dtype_slow(grads, saved, ints_ok):
     dt = None
+    ignored = "biu" if ints_ok else "b"
     for group in (grads, saved):
         for v in group:
-            if v is None or type(v) in _PY_SCALARS:
+            if v is None or type(v) in _PY_SCALARS or v.dtype.kind in ignored:
                 continue
             d = v.dtype
             if dt is None:
                 dt = d
-            elif d != dt and d.kind != "b":
+            elif d != dt:
                 return False
     return True
 
@@ -319,6 +324,9 @@ class Function:
     # True for primitives whose forward computes with numpy alone (no Tensor
     # operations): they need not switch recording off around it.
     _numpy_forward = False
+    # True if the integer tensors a formula saves are indices (never multiplied):
+    # then they do not stop it from running on numpy arrays (see _one_dtype)
+    _ints_are_indices = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -182,19 +182,24 @@ class NllLoss(Function):
             return _make(np.asarray(picked.sum(), dtype=x.dtype))
         return _make(picked if batched else picked.reshape(()))
 
+    _ints_are_indices = True  # the saved target: class indices, not a factor
+
     @staticmethod
-    def backward(ctx, grad):
-        x, _, total = ctx.saved_tensors
-        shape = x._data.shape if ctx._batched else (1,) + x._data.shape
-        onehot = np.zeros(shape, dtype=x._data.dtype)
+    def formula(F, ctx, grad, x, target, total):
+        x = F.data(x)
+        shape = x.shape if ctx._batched else (1,) + x.shape
+        onehot = np.zeros(shape, dtype=x.dtype)
         rows = np.arange(shape[0])
         onehot[rows, np.where(ctx._valid, ctx._tb, 0)] = np.where(ctx._valid, -1.0, 0.0)
         if ctx.reduction == 1:
-            onehot = onehot / total._data
+            onehot = onehot / F.data(total)
         if not ctx._batched:
             onehot = onehot[0]
-        g = grad if ctx.reduction or not ctx._batched else grad.unsqueeze(1)
-        return g * Tensor._make(onehot), None, None, None
+        g = grad if ctx.reduction or not ctx._batched else F.unsqueeze(grad, 1)
+        return g * F.const(onehot), None, None, None
+
+
+NllLoss._numpy_forward = True  # its forward computes with numpy alone
 
 
 def _type_name(t):

@@ -14,6 +14,7 @@ Source: the formulas of PyTorch's tools/autograd/derivatives.yaml.
 
 import numpy as np
 
+from ..autograd.formulas import select_array
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import binary_dtype, broadcast_shape, operands
@@ -480,17 +481,16 @@ class Relu(Function):
         if a._data.dtype == np.bool_:
             raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
         data = a._data
-        # PyTorch: x < 0 ? 0 : x, which keeps -0.0 and nan as they are
-        out = _make(np.where(data < 0, data.dtype.type(0), data))
+        # PyTorch: x < 0 ? 0 : x, which keeps -0.0 and nan as they are (a branch-free select)
+        out = _make(select_array(data < 0, data, zero_where=True))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, grad, r):
         # PyTorch's threshold_backward selects, it does not multiply: an inf
         # arriving where the input was negative gives 0, not nan (and never -0.)
-        return _mask_grad(grad, r._data > 0)
+        return F.select(F.data(r) > 0, grad)
 
 
 def _float_data(a):

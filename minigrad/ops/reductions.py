@@ -76,8 +76,8 @@ class Sum(Function):
         return _make(np.asarray(a._data.sum(dtype=_sum_dtype(a._data, dtype))))
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad.expand(ctx.self_sym_sizes), None
+    def formula(F, ctx, grad):
+        return F.expand(grad, ctx.self_sym_sizes), None
 
 
 class SumDim(Function):
@@ -95,13 +95,13 @@ class SumDim(Function):
         return _make(np.asarray(out))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         if not ctx.keepdim and ctx._dims:
             shape = list(ctx.self_sym_sizes)
             for d in ctx._dims:
                 shape[d] = 1
-            grad = grad.reshape(tuple(shape))
-        return grad.expand(ctx.self_sym_sizes), None, None, None
+            grad = F.reshape(grad, tuple(shape))
+        return F.expand(grad, ctx.self_sym_sizes), None, None, None
 
 
 def _mean_check(a, name="mean"):
@@ -127,8 +127,8 @@ class Mean(Function):
         return _make(np.asarray(a._data.mean(dtype=a._data.dtype)))
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad.expand(ctx.self_sym_sizes) / ctx.self_sym_numel
+    def formula(F, ctx, grad):
+        return F.expand(grad, ctx.self_sym_sizes) / ctx.self_sym_numel
 
 
 class MeanDim(Function):
@@ -153,13 +153,13 @@ class MeanDim(Function):
         return _make(np.asarray(out, dtype=a._data.dtype))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         if not ctx.keepdim and ctx._dims:
             shape = list(ctx.self_sym_sizes)
             for d in ctx._dims:
                 shape[d] = 1
-            grad = grad.reshape(tuple(shape))
-        return grad.expand(ctx.self_sym_sizes) / ctx.count, None, None
+            grad = F.reshape(grad, tuple(shape))
+        return F.expand(grad, ctx.self_sym_sizes) / ctx.count, None, None
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -538,11 +538,10 @@ class LogSoftmax(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (y,) = ctx.saved_tensors
+    def formula(F, ctx, grad, y):
         if y.ndim == 0:
             return grad * 0, None
-        return grad - y.exp() * grad.sum(ctx._d, keepdim=True), None
+        return grad - F.exp(y) * F.sum(grad, ctx._d, keepdim=True), None
 
 
 def _named_pair(name):
@@ -777,3 +776,10 @@ def prod(input, dim=None, keepdim=False):
     if dim is None:
         return Prod.apply(input)
     return ProdDim.apply(input, dim, keepdim)
+
+
+# These forwards compute with numpy alone: Function.apply need not switch
+# recording off around them.
+for _cls in (Sum, SumDim, Mean, MeanDim, LogSoftmax,):
+    _cls._numpy_forward = True
+del _cls

@@ -192,8 +192,8 @@ class T(Function):
         return _make(a._data.T, vc=a._shared_vc(), base=a)
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad.t()
+    def formula(F, ctx, grad):
+        return F.t(grad)
 
 
 class Expand(Function):
@@ -739,3 +739,10 @@ def chunk(input, chunks, dim=0):
     n = input._data.shape[canonical_dim(dim, input._data.ndim)]
     step = -(-n // chunks) if n else 1
     return split(input, step, dim)
+
+
+# These forwards compute with numpy alone: Function.apply need not switch
+# recording off around them.
+for _cls in (T,):
+    _cls._numpy_forward = True
+del _cls
