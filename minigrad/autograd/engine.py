@@ -135,6 +135,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                         continue  # nothing wanted lies behind this node
                 out = run_node(walk, node, grads)               # 3. run it, free its saved values
                 route_gradients(walk, node, out, ready)         # 4. into the input buffers (fan-in)
+                out = grads = None  # hold no gradient longer than the buffers do
     finally:
         state.numpy_quiet = prev_quiet
         state.enabled = prev_mode

@@ -20,6 +20,7 @@ Source: PyTorch's ``torch.autograd.graph.Node`` and the C++ classes
 """
 
 import itertools
+import sys
 import weakref
 
 import numpy as np
@@ -591,7 +592,8 @@ class AccumulateGrad(Node):
         var = self.variable
         old = var._grad
         if old is None:
-            var._grad = _Tensor._make(_own(grad))
+            # the first gradient: taken over if nothing else holds it, else copied
+            var._grad = _Tensor._make(grad if _unshared(grad, var._data) else _own(grad))
         elif not old._data.flags.writeable:
             var._grad = _Tensor._make(old._data + grad)
         else:
@@ -605,6 +607,28 @@ class AccumulateGrad(Node):
         for hook in var._post_accumulate_hooks():
             if hook(var) is not None:
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+
+def _unshared(grad, like):
+    """True if ``grad`` may become ``.grad`` as it is: only the walk refers to it (or to the
+    array it views), and it is laid out as the leaf is (PyTorch's AccumulateGrad steals
+    such a gradient instead of copying it)."""
+    if type(grad) is not np.ndarray or not grad.flags.writeable or (
+            grad.flags.c_contiguous != like.flags.c_contiguous):
+        return False
+    # references: the walk's buffer, the caller's local name, getrefcount's argument
+    if sys.getrefcount(grad) > _WALK_REFS:
+        return False
+    owner = grad.base
+    if owner is None:
+        return True
+    # a view (w.grad as the transpose of a product): its memory must be the view's
+    # alone (referenced by this view, the name `owner` and getrefcount's argument)
+    return (type(owner) is np.ndarray and owner.nbytes == grad.nbytes
+            and sys.getrefcount(owner) <= 3)
+
+
+_WALK_REFS = 4  # see _unshared; one more for the call into it
 
 
 def _own(array):
