@@ -17,7 +17,7 @@ import numpy as np
 from ..autograd.formulas import select_array
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import binary_dtype, broadcast_shape, operands
+from ._util import binary_dtype, broadcast_shape, operands, quiet
 
 __all__ = [
     "Abs",
@@ -68,13 +68,15 @@ class Add(Function):
     node_name = "AddBackward0"
     saved_attrs = ("alpha",)
 
+    _quiet_numpy = False  # forward calls quiet(): errstate only where numpy could warn
+
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         A, B = operands(a, b)
         ctx.alpha = alpha
         if alpha != 1:
-            B = B * alpha
-        return _make(np.add(A, B))
+            B = quiet(np.multiply, B, alpha)
+        return _make(quiet(np.add, A, B))
 
     @staticmethod
     def formula(F, ctx, grad):
@@ -89,14 +91,16 @@ class Sub(Function):
     node_name = "SubBackward0"
     saved_attrs = ("alpha",)
 
+    _quiet_numpy = False  # forward calls quiet(): errstate only where numpy could warn
+
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         A, B = operands(a, b)
         _no_bool_subtraction(a, b)
         ctx.alpha = alpha
         if alpha != 1:
-            B = B * alpha
-        return _make(np.subtract(A, B))
+            B = quiet(np.multiply, B, alpha)
+        return _make(quiet(np.subtract, A, B))
 
     @staticmethod
     def formula(F, ctx, grad):
@@ -146,13 +150,15 @@ class Mul(Function):
     node_name = "MulBackward0"
     saved_names = ("self", "other")
 
+    _quiet_numpy = False  # forward calls quiet(): errstate only where numpy could warn
+
     @staticmethod
     def forward(ctx, a, b):
         A, B = operands(a, b)
         need = ctx.needs_input_grad
         if need[0] or need[1]:
             ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
-        return _make(np.multiply(A, B))
+        return _make(quiet(np.multiply, A, B))
 
     @staticmethod
     def formula(F, ctx, grad, a, b):

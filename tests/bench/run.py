@@ -34,9 +34,17 @@ concern, the objects each graph creates are.
 """
 
 import argparse
+import os
+
+# One BLAS thread unless asked otherwise (BENCH_THREADS): on a shared machine
+# a second thread waiting for a busy core makes every matrix product erratic.
+# Set before numpy and torch load their BLAS.
+_THREADS = os.environ.get("BENCH_THREADS", "1")
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, _THREADS)
+
 import gc
 import importlib.util
-import os
 import platform
 import statistics
 import sys
@@ -54,6 +62,8 @@ HAVE_MICROGRAD = importlib.util.find_spec("micrograd") is not None
 if HAVE_TORCH:
     import torch
     import torch.nn.functional as tF
+
+    torch.set_num_threads(int(_THREADS))
 if HAVE_MICROGRAD:
     from micrograd import nn as mg_nn
     from micrograd.engine import Value
@@ -430,7 +440,8 @@ def machine():
         libs.append(f"PyTorch {torch.__version__} ({torch.get_num_threads()} threads)")
     if HAVE_MICROGRAD:
         libs.append("micrograd")
-    return (f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}; "
+    return (f"{cpu}, {os.cpu_count()} cores, {_THREADS} BLAS thread(s) (BENCH_THREADS);"
+            f" Python {platform.python_version()}; "
             + ", ".join(libs))
 
 
