@@ -238,8 +238,11 @@ def route_gradients(walk, node, out, ready):
     deps = walk.dependencies
     meta = node._in_meta
     nrs = node._next_nrs
+    check_nan = walk.check_nan
     n_out = len(out)
-    for i, nxt in enumerate(node._next_fns):
+    i = -1
+    for nxt in node._next_fns:
+        i += 1
         if nxt is None:
             continue
         g = out[i] if i < n_out else None
@@ -248,7 +251,7 @@ def route_gradients(walk, node, out, ready):
                 m = meta[i]
                 if g.shape != m[0] or g.dtype is not m[1]:
                     g = _fit(walk, g, m, node, i)
-            if walk.check_nan:                                  # (anomaly check)
+            if check_nan:                                       # (anomaly check)
                 anomaly.check_gradient(node, i, _wrap(g) if walk.arrays else g)
             buf = buffers.get(nxt)
             if buf is None:

@@ -470,8 +470,11 @@ def _record(ctx, args, out):
                 _refresh_view(a)
             if a._requires_grad:
                 fn = a._grad_fn
-                if fn is None:
-                    fn = a._accumulator()
+                if fn is None:  # a leaf: its AccumulateGrad, while some graph keeps it
+                    ref = a._accum
+                    fn = ref() if ref is not None else None
+                    if fn is None:
+                        fn = a._accumulator()
                 elif a._output_nr:
                     nrs = _nonzero_nr(nrs, fns, a._output_nr)
                 if nrs is not None and len(nrs) == len(fns):
@@ -500,15 +503,16 @@ def _record(ctx, args, out):
     if type(out) is tuple:
         out = _record_outputs(ctx, args, out)
     else:
-        returned_input = False
         for a in args:
-            if a is out:
-                returned_input = True
-        if returned_input or not isinstance(out, _Tensor) or ctx._non_differentiable:
-            out = _record_outputs(ctx, args, (out,))[0]
-        else:  # the usual case: one new tensor
-            out._grad_fn = ctx
-            out._requires_grad = True
+            if a is out:  # forward returned an input
+                out = _record_outputs(ctx, args, (out,))[0]
+                break
+        else:
+            if type(out) is _Tensor and not ctx._non_differentiable:  # the usual case
+                out._grad_fn = ctx
+                out._requires_grad = True
+            else:
+                out = _record_outputs(ctx, args, (out,))[0]
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
