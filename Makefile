@@ -1,12 +1,15 @@
 # Autograd in Depth: the two commands are `make lab` and `make test`.
 #
-#   make lab       set up if needed, then open JupyterLab on notebooks/
-#   make test      set up if needed, then the library tests and nbval on every notebook
-#   make execute   re-run every notebook in a fresh kernel and store its outputs
-#   make bench     speed and memory benchmarks, as ratios to a baseline run alongside
-#                  (against PyTorch too: make bench BENCH_PYTHON=<a python with torch>)
-#   make clean     remove the environment and caches
-#   make lab-check run every notebook in JupyterLab in headless Chromium (tests/browser/README.md)
+#   make lab             set up if needed, then JupyterLab on the repository, opened on the lessons
+#   make test            set up if needed, then the library tests, nbval on every notebook, and
+#                        the browser check (lab-check; LAB_CHECK=0 leaves it out)
+#   make execute         re-run every notebook in a fresh kernel and store its outputs
+#   make restore-lessons put the stored lessons back as they are in git (close their tabs first)
+#   make lab-check       every notebook in JupyterLab in headless Chromium (tests/browser/README.md)
+#   make test-torch      every lesson run on real PyTorch 2.13 (CPU), compared with its stored outputs
+#   make bench           speed and memory benchmarks, as ratios to a baseline run alongside
+#                        (and to PyTorch: with .venv-torch from make torch-setup, or BENCH_PYTHON=...)
+#   make clean           remove the environments and caches
 #
 # Setup makes .venv with pip.  With conda or mamba on PATH, `make ENV=conda ...`
 # builds .conda-env from environment.yml instead.
@@ -26,11 +29,24 @@ else
   STAMP := $(PREFIX)/.minigrad-installed
 endif
 
+# make test-torch: a second environment with PyTorch's CPU build.  Its CPU index is offered
+# as well as the usual one: there 2.13.0+cpu outranks PyPI's (CUDA) 2.13.0.
+TORCH_PREFIX := .venv-torch
+TORCH_BIN := $(TORCH_PREFIX)/bin
+TORCH_STAMP := $(TORCH_PREFIX)/.minigrad-installed
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+
 NOTEBOOKS := $(shell find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 TIMEOUT ?= 600
+LAB_CHECK ?= 1
 
-.PHONY: setup lab test execute bench clean dot lab-check
+# JupyterLab settings for the lessons' environment: no "get notified about news?" prompt,
+# Markdown files (the lessons' README) open rendered.
+LAB_OVERRIDES := {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}, "@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Markdown Preview"}}}
+
+.PHONY: setup lab test test-library execute restore-lessons bench clean dot lab-check \
+        browser-setup test-torch torch-setup
 
 setup: $(STAMP) dot
 
@@ -45,32 +61,69 @@ else
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[lessons,test]'
 endif
-	@# JupyterLab in this environment: no "get notified about news?" prompt for students
 	@mkdir -p $(PREFIX)/share/jupyter/lab/settings
-	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' > $(PREFIX)/share/jupyter/lab/settings/overrides.json
+	@echo '$(LAB_OVERRIDES)' > $(PREFIX)/share/jupyter/lab/settings/overrides.json
 	@touch $(STAMP)
 
 dot:
 	@PATH="$(abspath $(BIN)):$$PATH" bash tests/tools/ensure_dot.sh
 
+# The repository root is served, so every file a lesson names (minigrad/autograd/engine.py)
+# opens in the same JupyterLab; it opens on the lessons' README (rendered).
 lab: setup
-	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=127.0.0.1 --no-browser $(ROOT_FLAG)
+	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/README.md \
+	  --ip=127.0.0.1 --no-browser $(ROOT_FLAG)
 
 test: setup
-	$(BIN)/python -m pytest -q tests notebooks --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg
+	$(BIN)/python -m pytest -q tests notebooks --nbval
+ifneq ($(LAB_CHECK),0)
+	@$(MAKE) --no-print-directory lab-check
+endif
+
+# the library tests and nbval only (no browser)
+test-library: setup
+	$(BIN)/python -m pytest -q tests notebooks --nbval
 
 execute: setup
 	$(BIN)/python tests/tools/execute_notebooks.py --timeout $(TIMEOUT) $(NOTEBOOKS)
 
-lab-check: setup
+# `git checkout` of the lessons.  A lesson open in JupyterLab would be written back by its
+# next save (autosave included): close its tab first, or answer "Revert" when JupyterLab
+# says the file changed on disk.
+restore-lessons:
+	git checkout -- notebooks/
+	@echo "Restored the stored lessons. If one was open in JupyterLab, close its tab without saving"
+	@echo "(or choose File > Reload Notebook from Disk), or its next save undoes this."
+
+browser-setup: setup
 	@bash tests/browser/ensure_chromium.sh
 	@$(BIN)/python -c 'import playwright' 2>/dev/null || { echo "installing playwright (the browser extra) ..."; $(BIN)/python -m pip install --quiet -e '.[browser]'; }
+
+lab-check: browser-setup
 	$(BIN)/python tests/browser/check_lab.py $(if $(CHROMIUM),--chromium $(CHROMIUM)) $(CHECK_ARGS)
 
+torch-setup: $(TORCH_STAMP) dot
+
+$(TORCH_STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: install Python 3.10 or newer"; exit 1; }
+	$(PYTHON) -m venv $(TORCH_PREFIX)
+	$(TORCH_BIN)/python -m pip install --quiet --upgrade pip
+	@echo "installing PyTorch 2.13.0 (CPU) into $(TORCH_PREFIX) ..."
+	$(TORCH_BIN)/python -m pip install --quiet --retries 1 --extra-index-url $(TORCH_INDEX) \
+	  -e '.[test,torch]'
+	@$(TORCH_BIN)/python -c 'import torch, sys; v = torch.__version__; print("torch", v); sys.exit(0 if v.split("+")[0] == "2.13.0" and not torch.version.cuda else "expected PyTorch 2.13.0 built for CPU, got " + v)'
+	@touch $(TORCH_STAMP)
+
+# Every lesson with `import minigrad as torch` replaced by `import torch`, run by nbval on
+# real PyTorch, compared with the outputs stored from minigrad (tests/tools/test_torch.py).
+test-torch: torch-setup
+	$(TORCH_BIN)/python tests/tools/test_torch.py $(NOTEBOOKS)
+
+# The bench compares with PyTorch when its Python has it: BENCH_PYTHON, else .venv-torch if made.
 bench: setup
-	$(or $(BENCH_PYTHON),$(BIN)/python) tests/bench/run.py $(BENCH_ARGS)
+	$(or $(BENCH_PYTHON),$(if $(wildcard $(TORCH_BIN)/python),$(TORCH_BIN)/python,$(BIN)/python)) tests/bench/run.py $(BENCH_ARGS)
 
 clean:
-	rm -rf .venv .conda-env .pytest_cache .hypothesis build *.egg-info
+	rm -rf .venv .venv-torch .conda-env .pytest_cache .hypothesis build *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find notebooks -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

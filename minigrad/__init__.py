@@ -8,6 +8,7 @@ Read it next to the lessons in ``notebooks/``.  Where to look:
 * ``autograd/engine.py``: the backward walk;
 * ``autograd/grad_mode.py``: ``no_grad`` and friends;
 * ``ops/``: the primitives, each forward next to its vector-Jacobian product;
+* ``jit/``: define-then-run: ``jit.trace`` and ``compile``;
 * ``viz.py``: pictures of the recording (needs the ``graphviz`` package and ``dot``).
 
 ``import minigrad`` needs numpy only.
@@ -15,6 +16,7 @@ Read it next to the lessons in ``notebooks/``.  Where to look:
 
 from . import (
     autograd,
+    jit,
     nn,
     ops,
     optim,
@@ -45,6 +47,7 @@ from .creation import (
     randn,
     randn_like,
 )
+from .jit import compile  # define-then-run: minigrad/jit/compile.py (torch.compile)
 from .ops import *
 from .ops import __all__ as _ops_all
 from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
@@ -63,5 +66,5 @@ __all__ = [
     "get_default_dtype",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled", "is_anomaly_enabled", "set_detect_anomaly", "autograd", "nn",
-    "optim", "utils",
+    "optim", "utils", "jit", "compile",
 ] + list(_ops_all)

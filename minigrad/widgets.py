@@ -5,27 +5,38 @@
   position redraws the graph as it was then, with the step's sentence above.
 * ``explore(fn, x=(-3., 3., 0.5))``: one slider per input; every change
   re-runs ``fn`` on fresh leaves that require grad, records what it did,
-  walks it back, and shows the recording, the tape and the gradients.  A
+  walks it back, and shows the recording as the walk left it (saved values
+  freed, each arrow with its gradient), the tape and the gradients.  A
   function that branches on a value (``x * x if x > 0 else x * 3``) records a
   different graph on each side of the branch point: the graph is dynamic,
-  rebuilt by every run.
+  rebuilt by every run.  The leaves are tensors of the library ``fn`` uses
+  (``torch`` after ``import torch`` or ``import minigrad as torch``), or of
+  ``library=`` if given: never silently minigrad's.
 
-Three promises, so that a lesson using them reads everywhere and can be tested:
+Promises, so that a lesson using them reads everywhere and can be tested:
 
-1. **A static picture in the stored notebook.**  Displaying one of these
-   widgets gives the widget *and* a picture of its initial state in one
-   output: ``image/png`` and ``image/svg+xml`` next to the widget view, with a
-   deterministic ``text/plain`` (the picture's text form).  JupyterLab with a
-   running kernel shows the live widget; GitHub, nbviewer and an untrusted
-   JupyterLab show the picture; nbval compares the ``text/plain`` (the widget
-   view's JSON is not compared), so the cell needs no ``nbval-ignore-output``.
-2. **Updates are values, not displays.**  Moving a slider sets the value of an
+1. **The stored page tells the whole story.**  Displaying one of these widgets
+   gives the widget *and* a static picture in one output: every position of
+   the slider as a small picture with its sentence (``viz.strip``), as
+   ``image/png`` (shown even while a notebook is untrusted), ``image/svg+xml``
+   and a deterministic ``text/plain`` listing every step (what nbval compares;
+   the widget view's JSON is not compared).  JupyterLab with a running kernel
+   shows the live widget; GitHub, nbviewer and an untrusted notebook show the
+   strip.
+2. **Widgets survive a save.**  The widgets' model ids are made from the
+   notebook cell's id (JupyterLab and ``make execute`` send it with every
+   execution) instead of at random, so a notebook run and saved in JupyterLab
+   refers to the same models as the widget state stored with it: reopened in
+   a fresh JupyterLab, each widget shows its stored state, never "Error
+   displaying widget: model not found".  Re-running a cell closes the widgets
+   it made before.
+3. **Updates are values, not displays.**  Moving a slider sets the value of an
    ``Image`` and an ``HTML`` widget; nothing is ``display()``-ed, so a re-run
    under nbval produces no extra outputs.
-3. **The callbacks are plain functions.**  ``render_step(steps, i)`` and
-   ``run_explore(fn, x=2.0)`` return what the widget would show (the picture
-   and the text); ``widget.show(i)`` and ``widget.update(x=2.0)`` move the
-   widget itself.  Tests call them without a browser.
+4. **The callbacks are plain functions.**  ``render_step(steps, i)`` and
+   ``run_explore(fn, x=2.0)`` return what the widget would show;
+   ``widget.show(i)`` and ``widget.update(x=2.0)`` move the widget itself.
+   Tests call them without a browser.
 
 ``import minigrad.widgets`` needs numpy only: ipywidgets is imported when a
 widget is made (``StepThrough`` and ``Explorer`` are ``ipywidgets.VBox``
@@ -33,16 +44,23 @@ subclasses, created on first use).
 
 Source: ``ipywidgets.interact``'s abbreviations for sliders (``(min, max,
 step)`` tuples, single values, widgets: ``interactive.widget_from_abbrev``),
-``ipywidgets.Play`` linked to a slider as in the ipywidgets documentation.
+``ipywidgets.Play`` linked to a slider as in the ipywidgets documentation,
+``Widget(model_id=...)`` and ``Widget.on_widget_constructed`` for the ids.
 """
 
+import contextlib
+import hashlib
 import html
+import itertools
+import sys
+import weakref
 
 # (the widget classes StepThrough and Explorer are attributes made on first use, so that
 # ``from minigrad.widgets import *`` does not import ipywidgets)
 __all__ = ["ExploreResult", "explore", "render_step", "run_explore", "step_through"]
 
 _PNG_DPI = 144
+_MAX_STATIC_RUNS = 41  # slider positions run for an explorer's static strip
 
 
 # ------------------------------------------------------------ plain callbacks
@@ -69,6 +87,7 @@ class ExploreResult:
     Attributes:
         values (dict): the input values used, by name.
         inputs (dict): the fresh leaf tensors made from them, by name.
+        library (str): ``"minigrad"`` or ``"torch"``: whose tensors they are.
         forward (ForwardRecording | None): what the function recorded.
         backward (BackwardRecording | None): the walk back (None if nothing to walk).
         output: what the function returned (or None if it raised).
@@ -76,20 +95,23 @@ class ExploreResult:
         tape (list[str]): the node names in the order recorded.
         grads (dict): each input's ``.grad`` after the walk (None if it got none), by name.
         text (str): the lines the widget shows: inputs, tape, output, gradients.
-        picture (GraphPicture): the recorded graph (saved values as recorded,
-            each leaf with its ``.grad``), its caption the first line of ``text``.
+        caption (str): one line: the inputs, what was recorded, what backward() gave.
+        picture (GraphPicture): the recording as the walk left it (saved values
+            freed, every arrow with the gradient it carried, each leaf with its
+            ``.grad``), with ``caption`` on top.
     """
 
-    def __init__(self, values, inputs, forward, backward, output, error, picture, text):
+    def __init__(self, values, inputs, library, forward, backward, output, error, caption,
+                 text):
         self.values = values
         self.inputs = inputs
+        self.library = library
         self.forward = forward
         self.backward = backward
         self.output = output
         self.error = error
-        self.picture = picture
+        self.caption = caption
         self.text = text
-        self._leaf_grads = {}
 
     @property
     def tape(self):
@@ -99,14 +121,28 @@ class ExploreResult:
     def grads(self):
         return {name: t.grad for name, t in self.inputs.items()}
 
+    def draw(self, caption=True, **draw_kwargs):
+        """The picture of this run (``caption=False``: without its sentence on top)."""
+        text = self.caption if caption else None
+        if self.backward is not None:
+            return self.backward.after(caption=text, **draw_kwargs)
+        if self.forward is not None:
+            return self.forward._data.draw(len(self.forward), caption=text or False,
+                                           mark_new=False, **draw_kwargs)
+        return _error_picture(self.inputs, text)
+
+    @property
+    def picture(self):
+        return self.draw()
+
     def __repr__(self):
         return self.text
 
 
 def _fmt(v):
-    from .viz import _fmt_value
+    from .viz.values import fmt_value
 
-    return _fmt_value(v)
+    return fmt_value(v)
 
 
 def _value_text(v):
@@ -116,14 +152,15 @@ def _value_text(v):
     return _fmt(tensor(float(v)))
 
 
-def run_explore(fn, **values):
+def run_explore(fn, *, library=None, **values):
     """Run ``fn`` once as ``explore`` does, without a widget; returns an ``ExploreResult``.
 
-    Each value becomes a fresh leaf ``minigrad.tensor(float(value),
-    requires_grad=True)``, passed to ``fn`` by keyword; the run is recorded
-    (``viz.record_forward``), then walked back (``viz.record_backward``; a
-    non-scalar result is seeded with ones) so that each input's ``.grad`` is
-    known.
+    Each value becomes a fresh leaf ``tensor(float(value), requires_grad=True)``
+    of the library ``fn`` computes with (or ``library``: ``"minigrad"``,
+    ``"torch"`` or the module), passed to ``fn`` by keyword; the run is
+    recorded (``viz.record_forward``), then walked back
+    (``viz.record_backward``; a non-scalar result is seeded with ones) so
+    that each input's ``.grad`` is known.
 
     Example::
 
@@ -131,24 +168,25 @@ def run_explore(fn, **values):
         r.tape, r.grads["x"]     # (['MulBackward0'], tensor(4.))
     """
     from . import viz
-    from .tensor import Tensor, ones_like, tensor
+    from .viz.forward_pass import choose_library, run_recorded
 
-    inputs = {name: tensor(float(v), requires_grad=True) for name, v in values.items()}
+    lib = choose_library(fn, [], library, _caller_globals())
+    inputs = {name: lib.leaf(v) for name, v in values.items()}
     shown = ", ".join(f"{name} = {_value_text(v)}" for name, v in values.items())
     forward = backward = output = error = None
     try:
-        forward = viz._record_forward(fn, (), dict(inputs), None)
+        forward = run_recorded(lib, fn, (), dict(inputs), None)
         output = forward.result
     except Exception as err:  # a lesson's function may raise for some inputs: show it
         error = f"{type(err).__name__}: {err}"
     lines = [f"inputs: {shown}" if shown else "inputs: none"]
     if error is not None:
         lines.append(f"the function raised {error}")
-        picture = _error_picture(inputs, lines[0] + f": the function raised {error}")
-        return ExploreResult(values, inputs, None, None, None, error, picture, "\n".join(lines))
+        return ExploreResult(values, inputs, lib.name, None, None, None, error,
+                             lines[0] + f": the function raised {error}", "\n".join(lines))
     outs = [t for t in forward.outputs if t.requires_grad]
     if outs:
-        seeds = [None if t.numel() == 1 else ones_like(t.detach()) for t in outs]
+        seeds = [None if t.numel() == 1 else lib.ones_like(t) for t in outs]
         backward = viz.record_backward(outs if len(outs) > 1 else outs[0],
                                        seeds if len(outs) > 1 else seeds[0],
                                        names=forward.names)
@@ -158,48 +196,236 @@ def run_explore(fn, **values):
         lines += [f"  {t}" for t in forward.texts]
     else:
         lines.append("tape: nothing recorded")
-    if isinstance(output, Tensor):
+    if lib.is_tensor(output):
         lines.append(f"output: {_fmt(output.detach())}")
     else:
         lines.append(f"output: {output!r} (not a tensor)")
     grads = ", ".join(f"{name}.grad = {_fmt(t.grad)}" for name, t in inputs.items())
     if backward is not None:
-        lines.append(f"after backward(): {grads}")
+        lines.append(f"after backward(): {grads}; the saved values are freed")
     else:
         lines.append("no backward(): the output does not depend on any input")
     names = [s.name for s in forward]
     recorded = (", ".join(names) if 0 < len(names) <= 4 else
                 f"{len(names)} steps" if names else "nothing")
     caption = f"{shown}: recorded {recorded}" + (
-        f"; backward() gave {grads}" if backward is not None else "")
-    leaf_grads = {id(t): _fmt(t.grad) for t in inputs.values()}
-    picture = forward._data.draw(len(forward), caption=caption, mark_new=False,
-                                 leaf_grads=leaf_grads)
-    result = ExploreResult(values, inputs, forward, backward, output, None, picture,
-                           "\n".join(lines))
-    result._leaf_grads = leaf_grads
-    return result
+        f"; after backward(): {grads}, saved values freed" if backward is not None else "")
+    return ExploreResult(values, inputs, lib.name, forward, backward, output, None, caption,
+                         "\n".join(lines))
+
+
+def _caller_globals():
+    """The namespace of the code that called into this module (a notebook's, usually)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return frame.f_globals if frame is not None else None
 
 
 def _error_picture(inputs, caption):
-    from . import viz
+    from .viz.drawing import draw_marked
+    from .viz.recording import View
 
     roots = list(inputs.values())
     if not roots:
         from .tensor import tensor
 
         roots = [tensor(0.0)]
-    view = viz._View(caption=caption, header="recorded so far")
-    return viz._draw_marked(roots, {}, names={t: n for n, t in inputs.items()}, view=view)
+    view = View(caption=caption, header="recorded so far")
+    return draw_marked(roots, {}, names={t: n for n, t in inputs.items()}, view=view)
+
+
+def explore_positions(sliders, limit=_MAX_STATIC_RUNS):
+    """The slider positions an explorer's static form runs: each slider alone over its range.
+
+    Args:
+        sliders (dict): name -> ``(min, max, step, value)``.
+
+    Returns:
+        list[dict]: value sets, the initial one first; each other slider at its
+        initial value while one moves; at most ``limit`` positions per slider
+        (evenly spread, the ends and the initial value kept).
+    """
+    initial = {name: s[3] for name, s in sliders.items()}
+    out, seen = [dict(initial)], {tuple(sorted(initial.items()))}
+    for name, (lo, hi, step, _value) in sliders.items():
+        n = int(round((hi - lo) / step)) + 1 if step else 1
+        values = [lo + k * step for k in range(n)]
+        if len(values) > limit:
+            idx = {round(k * (len(values) - 1) / (limit - 1)) for k in range(limit)}
+            values = [values[i] for i in sorted(idx)]
+        for v in values:
+            v = round(v, 10)
+            pos = dict(initial)
+            pos[name] = v
+            key = tuple(sorted(pos.items()))
+            if key not in seen:
+                seen.add(key)
+                out.append(pos)
+    return out
+
+
+def explore_static(fn, sliders, library=None, **draw_kwargs):
+    """The static form of an explorer: every slider position run, one picture per recording.
+
+    Runs ``fn`` at each position of ``explore_positions``; groups the runs by
+    the recording they made (the tape, constants included); draws one picture
+    per group (the initial position for its own group, else the middle of the
+    positions it covers), in slider order.
+
+    Returns:
+        viz.StripPicture: the pictures, a line per position in its text.
+    """
+    from .viz.strip import compose
+
+    names = list(sliders)
+    runs = [(pos, run_explore(fn, library=library, **pos))
+            for pos in explore_positions(sliders)]
+    initial = runs[0][0]
+    groups = {}
+    for pos, r in runs:
+        key = tuple(r.forward.texts) if r.forward is not None else ("error", r.error)
+        groups.setdefault(key, []).append((pos, r))
+
+    def order(pos):
+        return tuple(pos[n] for n in names)
+
+    chosen = []
+    for members in groups.values():
+        members.sort(key=lambda m: order(m[0]))
+        if any(m[0] == initial for m in members):
+            best = next(m for m in members if m[0] == initial)
+        else:  # the middle of the range it covers: clear of the branch point
+            best = members[(len(members) - 1) // 2]
+        chosen.append((best, members))
+    chosen.sort(key=lambda c: order(c[0][0]))
+    pictures, captions = [], []
+    for (_pos, r), members in chosen:
+        where = _range_text(members, names)
+        cap = r.caption + (f"  (the same recording for {where})" if where else "")
+        pictures.append(_with_caption(r, cap, draw_kwargs))
+        captions.append(cap)
+    lines = [f"  {_position_text(pos)}: {_short(r)}" for pos, r in
+             sorted(runs, key=lambda m: order(m[0]))]
+    title = (f"{len(chosen)} different recording{'s' if len(chosen) != 1 else ''} over "
+             f"{len(runs)} slider position{'s' if len(runs) != 1 else ''} (one picture each):")
+    tail = "every position, run once each:\n" + "\n".join(lines)
+    return compose(pictures, captions, title, tail)
+
+
+def _with_caption(result, caption, draw_kwargs):
+    kwargs = dict(draw_kwargs, caption_width=48)  # a small picture: a narrow caption
+    if result.backward is not None:
+        return result.backward.after(caption=caption, **kwargs)
+    if result.forward is not None:
+        return result.forward._data.draw(len(result.forward), caption=caption, mark_new=False,
+                                         **kwargs)
+    return _error_picture(result.inputs, caption)
+
+
+def _position_text(pos):
+    return ", ".join(f"{n} = {_value_text(v)}" for n, v in pos.items())
+
+
+def _short(r):
+    if r.error is not None:
+        return f"raised {r.error}"
+    grads = ", ".join(f"{n}.grad = {_fmt(t.grad)}" for n, t in r.inputs.items())
+    return f"{', '.join(r.tape) or 'nothing recorded'}; {grads}"
+
+
+def _range_text(members, names):
+    """``x from -3. to 0.`` for the positions a recording covers (one slider moving)."""
+    if len(members) < 2:
+        return ""
+    moving = [n for n in names if len({m[0][n] for m in members}) > 1]
+    if len(moving) != 1:
+        return f"{len(members)} positions"
+    n = moving[0]
+    vals = sorted(m[0][n] for m in members)
+    return f"{n} from {_value_text(vals[0])} to {_value_text(vals[-1])}"
+
+
+# ------------------------------------------------------------ stable model ids
+
+_LIVE = weakref.WeakValueDictionary()  # model id -> the widget that has it in this kernel
+_ORDINAL = {}  # execute request id -> how many of our widgets it has made
+
+
+def _execution():
+    """``(cell id, request id)`` of the cell being executed, from the kernel; or None.
+
+    JupyterLab sends the cell's id in the execute request's metadata
+    (``cellId``); so does ``make execute`` (tests/tools/execute_notebooks.py).
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    ip = get_ipython()
+    kernel = getattr(ip, "kernel", None)
+    if kernel is None:
+        return None
+    try:
+        parent = kernel.get_parent("shell")
+    except TypeError:
+        parent = kernel.get_parent()
+    if not parent:
+        return None
+    cell = (parent.get("metadata") or {}).get("cellId")
+    if not cell:
+        return None
+    return cell, parent.get("header", {}).get("msg_id")
+
+
+@contextlib.contextmanager
+def _stable_ids(kind):
+    """Give every widget made inside the block an id derived from the cell being run.
+
+    ``minigrad-<hash of cell id, n-th widget of this run, kind, k-th model>``:
+    the same in every run of the same cell, so outputs saved by JupyterLab and
+    the widget state stored by ``make execute`` name the same models.  An older
+    widget with the same id (the cell run again) is closed first.
+    """
+    from ipywidgets import Widget
+
+    where = _execution()
+    if where is None:
+        yield
+        return
+    cell, request = where
+    n = _ORDINAL.get(request, 0)
+    _ORDINAL.clear()  # only the current request's count matters
+    _ORDINAL[request] = n + 1
+    counter = itertools.count()
+    prev = Widget._widget_construction_callback
+
+    def give_id(widget):
+        if getattr(widget, "_model_id", None) is None:
+            digest = hashlib.sha256(f"{cell}/{n}/{kind}/{next(counter)}".encode()).hexdigest()
+            mid = "minigrad-" + digest[:23]
+            old = _LIVE.get(mid)
+            if old is not None and old.comm is not None:
+                old.close()
+            widget._model_id = mid
+            _LIVE[mid] = widget
+        if callable(prev):
+            prev(widget)
+
+    Widget.on_widget_constructed(give_id)
+    try:
+        yield
+    finally:
+        Widget.on_widget_constructed(prev)
 
 
 # ------------------------------------------------------------------- widgets
 
 def _png_width(picture):
     """The CSS width of a picture's PNG: the same size as its SVG would show."""
-    from .viz import _png_size
+    from .viz.render import png_size
 
-    w, _h = _png_size(picture.png())
+    w, _h = png_size(picture.png())
     return str(round(w * 96 / _PNG_DPI))
 
 
@@ -221,15 +447,15 @@ def _set_picture(image, fallback, picture):
     fallback.layout.display = "none"
 
 
-def _static_bundle(widget_bundle, picture, text=None, include=None, exclude=None):
-    """The widget's own bundle plus the static picture: (data, metadata) for Jupyter.
+def _static_bundle(widget_bundle, static, text=None, include=None, exclude=None):
+    """The widget's own bundle plus the static strip: (data, metadata) for Jupyter.
 
-    ``text/plain`` is the picture's text form (deterministic: nbval compares
-    it), preceded by ``text`` if given; the picture's ``image/png`` and
-    ``image/svg+xml`` let a notebook show the initial state where the widget
-    cannot run (GitHub, nbviewer, an untrusted notebook).
+    ``text/plain`` is the strip's text form (deterministic: nbval compares
+    it), preceded by ``text`` if given; its ``image/png`` and ``image/svg+xml``
+    tell the whole story where the widget cannot run (GitHub, nbviewer, an
+    untrusted notebook).
     """
-    data, metadata = picture._repr_mimebundle_()
+    data, metadata = static._repr_mimebundle_()
     data = dict(data)
     if text:
         data["text/plain"] = text + "\n\n" + data["text/plain"]
@@ -261,11 +487,13 @@ def _classes():
             slider (IntSlider), play (Play): position 0 is before the first step.
             caption (HTML): the step's sentence.
             image (Image): the picture (PNG).
-            static: the picture at the initial position, with its caption (what a
-                notebook stores and shows where widgets do not run).
+            static (viz.StripPicture): every position as a small picture with its
+                sentence: what a notebook stores and shows where widgets do not run.
         """
 
         def __init__(self, steps, value=0, interval=1500, **draw_kwargs):
+            from .viz.strip import strip
+
             n = len(steps)
             value = max(0, min(int(value), n))
             self.steps = steps
@@ -282,7 +510,7 @@ def _classes():
             self.fallback = w.HTML(layout=w.Layout(display="none"))
             super().__init__([w.HBox([self.play, self.slider]), self.caption, self.image,
                               self.fallback])
-            self.static = steps.state(value).draw(**draw_kwargs)
+            self.static = strip(steps, **draw_kwargs)
             self.slider.observe(self._on_change, names="value")
             self.show(value)
 
@@ -317,15 +545,20 @@ def _classes():
 
         Attributes:
             fn: the function.
+            library (str): whose tensors it runs on: ``"minigrad"`` or ``"torch"``.
             sliders (dict): the slider of each input, by name.
             text (HTML): inputs, tape, output and gradients of the last run.
-            image (Image): the picture of the last recording.
+            image (Image): the picture of the last recording, as the walk left it.
             result (ExploreResult): the last run.
-            static: the picture of the first run (what a notebook stores).
+            static (viz.StripPicture): one picture per different recording over
+                the sliders' range: what a notebook stores.
         """
 
-        def __init__(self, fn, sliders, **draw_kwargs):
+        def __init__(self, fn, sliders, library=None, **draw_kwargs):
+            from .viz.forward_pass import choose_library
+
             self.fn = fn
+            self.library = choose_library(fn, [], library, _caller_globals()).name
             self._draw_kwargs = draw_kwargs
             self.sliders = {}
             for name, abbrev in sliders.items():
@@ -341,7 +574,8 @@ def _classes():
             self.result = None
             self._refresh()
             self.initial = self.result
-            self.static = self.result.picture
+            ranges = {name: (s.min, s.max, s.step, s.value) for name, s in self.sliders.items()}
+            self.static = explore_static(fn, ranges, self.library, **draw_kwargs)
             for slider in self.sliders.values():
                 slider.observe(self._on_change, names="value")
 
@@ -357,7 +591,7 @@ def _classes():
             """
             merged = self.values()
             merged.update(values)
-            return run_explore(self.fn, **merged)
+            return run_explore(self.fn, library=self.library, **merged)
 
         def update(self, **values):
             """Set sliders (``update(x=2.0)``) and redraw; returns the new ``ExploreResult``."""
@@ -373,12 +607,7 @@ def _classes():
             self.text.value = (f'<pre style="margin: 4px 0; line-height: 1.3">'
                                f"{html.escape(r.text)}</pre>")
             # the text above says what the caption says: the live picture goes without it
-            if r.forward is not None:
-                picture = r.forward._data.draw(len(r.forward), caption=False, mark_new=False,
-                                               leaf_grads=r._leaf_grads, **self._draw_kwargs)
-            else:
-                picture = r.picture
-            _set_picture(self.image, self.fallback, picture)
+            _set_picture(self.image, self.fallback, r.draw(caption=False, **self._draw_kwargs))
 
         def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
             return _static_bundle(super()._repr_mimebundle_(**kwargs), self.static,
@@ -421,31 +650,46 @@ def step_through(steps, value=0, interval=1500, **draw_kwargs):
     """A slider and a play button over a recording's states; returns a ``StepThrough`` (a VBox).
 
     Args:
-        steps: ``viz.record_backward(...)`` or ``viz.record_forward(...)``.
+        steps: ``viz.record_backward(...)`` or ``viz.record_forward(...)``, of
+            a minigrad graph or a PyTorch one.
         value (int): the initial position: 0 (default) is before the first step.
         interval (int): milliseconds per step when playing.
         **draw_kwargs: passed to each step's ``draw`` (``show_values=True``, ...).
 
     Returns:
         StepThrough: an ``ipywidgets.VBox``: play button and slider, the step's
-        sentence, the picture.  Displayed in a notebook it also leaves the
-        picture of its initial position as a static output (see the module
-        docstring).  ``widget.show(i)`` moves it; ``render_step(steps, i)``
-        is the same picture and sentence without a widget.
+        sentence, the picture.  Displayed in a notebook it also stores every
+        position as a strip of small pictures with their sentences (see the
+        module docstring).  ``widget.show(i)`` moves it; ``render_step(steps,
+        i)`` is the same picture and sentence without a widget.
+
+    Raises:
+        TypeError: ``steps`` is not a recording.
 
     Example::
 
         steps = viz.record_backward(z, names={"x": x, "z": z})
         step_through(steps)
     """
-    return _classes()["StepThrough"](steps, value=value, interval=interval, **draw_kwargs)
+    from .viz.recording import Recording
+
+    if not isinstance(steps, Recording):
+        from .viz.reading import describe_type
+
+        raise TypeError("step_through() expects a recording (viz.record_backward(...) or "
+                        f"viz.record_forward(...)), got {describe_type(steps)}")
+    with _stable_ids("step_through"):
+        return _classes()["StepThrough"](steps, value=value, interval=interval, **draw_kwargs)
 
 
-def explore(fn, **sliders):
+def explore(fn, *, library=None, **sliders):
     """Sliders for ``fn``'s inputs; each change re-runs, re-records and redraws it; an ``Explorer``.
 
     Args:
         fn: a function of tensors taking the sliders' names as keyword arguments.
+        library: whose tensors to make: ``"minigrad"``, ``"torch"`` or the
+            module; default: the library ``fn``'s code uses (its ``torch``),
+            else the caller's ``torch``, else minigrad.
         **sliders: one per input: ``x=(-3.0, 3.0, 0.5)`` (min, max, step; the
             slider starts in the middle), ``x=(-3.0, 3.0, 0.5, 2.0)`` (and the
             initial value), ``x=2.0`` (a slider around 2, as ``interact``
@@ -453,24 +697,26 @@ def explore(fn, **sliders):
 
     Returns:
         Explorer: an ``ipywidgets.VBox``: the sliders, the text (inputs, tape,
-        output, gradients) and the picture of the recording.  On every change,
-        ``fn`` runs on fresh ``minigrad.tensor(value, requires_grad=True)``
-        leaves, is recorded (``viz.record_forward``) and walked back
-        (``viz.record_backward``).  Displayed in a notebook it also leaves the
-        picture of its first run as a static output.  ``widget.update(x=-1.0)``
-        moves it; ``run_explore(fn, x=-1.0)`` is the same run without a widget.
+        output, gradients) and the picture of the recording as the walk left
+        it.  On every change, ``fn`` runs on fresh leaves ``tensor(value,
+        requires_grad=True)``, is recorded (``viz.record_forward``) and walked
+        back (``viz.record_backward``).  Displayed in a notebook it also
+        stores one picture per different recording over the sliders' range.
+        ``widget.update(x=-1.0)`` moves it; ``run_explore(fn, x=-1.0)`` is the
+        same run without a widget.
 
     Example::
 
         def f(x):
             if x > 0:
                 return x * x      # MulBackward0(x, x): saves self and other
-            return x * 3          # MulBackward0(x, constant): saves other
+            return x * 3          # MulBackward0(x, 3): keeps the 3 as other
         explore(f, x=(-3.0, 3.0, 0.5, 2.0))
     """
     if not sliders:
         raise TypeError("explore() needs at least one slider, e.g. explore(f, x=(-3.0, 3.0, 0.5))")
-    return _classes()["Explorer"](fn, sliders)
+    with _stable_ids("explore"):
+        return _classes()["Explorer"](fn, sliders, library=library)
 
 
 def __getattr__(name):

@@ -36,7 +36,7 @@ def test_saved_bytes_of_a_graph_then_zero_after_backward(w):
     loss.backward()
     assert saved_bytes(loss) == 0
     assert saved_bytes(mg.tensor(1.0)) == 0
-    with pytest.raises(TypeError, match="expects Tensors"):
+    with pytest.raises(TypeError, match="expects minigrad or torch tensors .*; got int$"):
         saved_bytes(3)
 
 
@@ -138,7 +138,7 @@ def test_plot_saved_bytes(w):
     fig = plot_saved_bytes(meter, title="a list of losses")
     ax = fig.axes[0]
     assert ax.get_title() == "a list of losses"
-    assert ax.get_ylabel() == "saved for backward (kB)"
+    assert ax.get_ylabel() == "saved for backward,\neach storage once (KiB)"
     ys = list(ax.lines[1].get_ydata())
     assert ys == pytest.approx([b / 1024 for _i, b in meter.history])
     assert ys == sorted(ys) and ys[-1] > ys[0]  # climbing
@@ -154,13 +154,89 @@ def test_plot_saved_bytes(w):
     # plain numbers and (label, bytes) pairs, into a given Axes
     fig2, ax2 = plt.subplots()
     assert plot_saved_bytes([0, 100, 50], ax=ax2) is fig2
-    assert ax2.get_ylabel() == "saved for backward (bytes)"
+    assert ax2.get_ylabel() == "saved for backward,\neach storage once (bytes)"
     plt.close(fig2)
     fig3 = plot_saved_bytes([("a", 0), ("b", 30 << 20)])
-    assert fig3.axes[0].get_ylabel() == "saved for backward (MB)"
+    assert fig3.axes[0].get_ylabel() == "saved for backward,\neach storage once (MiB)"
+    assert memory.unit_for(10 * 1024) == ("KiB", 1024)  # 1,024-byte units are KiB, not kB
+    assert memory.unit_for(10 * 1024 - 1) == ("bytes", 1)
 
 
 def test_module_docstring_and_public_api():
-    assert set(memory.__all__) == {"SavedTensorsMeter", "plot_saved_bytes", "saved_bytes"}
-    for obj in (memory, saved_bytes, SavedTensorsMeter, SavedTensorsMeter.record, plot_saved_bytes):
+    assert set(memory.__all__) == {"SavedMemory", "SavedTensorsMeter", "plot_saved_bytes",
+                                   "saved_bytes", "saved_memory"}
+    for obj in (memory, saved_bytes, memory.saved_memory, memory.SavedMemory, SavedTensorsMeter,
+                SavedTensorsMeter.record, SavedTensorsMeter.breakdown, plot_saved_bytes):
         assert len(obj.__doc__ or "") > 40, obj
+
+
+# ------------------------------------------------ only the graph, or also held elsewhere
+
+def mse(w, b, x, y):
+    return ((w * x + b - y) ** 2).mean()
+
+
+def test_saved_memory_tells_the_graph_own_from_what_is_held_anyway():
+    """The developer lesson's validation loss: x_val is yours, the error only the graph's."""
+    w = mg.tensor(2.0, requires_grad=True)
+    b = mg.tensor(1.0, requires_grad=True)
+    x_val = mg.linspace(0.0, 3.0, 1000)
+    y_val = 2 * x_val + 1
+    val_loss = mse(w, b, x_val, y_val)
+    names = {"x_val": x_val, "y_val": y_val, "w": w, "b": b, "val_loss": val_loss}
+    m = memory.saved_memory(val_loss, namespace=names)
+    assert (m.total, m.graph_only, m.elsewhere) == (8000, 4000, 4000)
+    assert m.total == saved_bytes(val_loss)
+    assert m.text == (
+        "saved for backward: 8,000 bytes in 2 storages (each counted once)\n"
+        "  held only by the graph: 4,000 bytes (1 storage)\n"
+        "  also held elsewhere:    4,000 bytes (1 storage: x_val)")
+    # four such graphs in a list: x_val once, four errors
+    history = [mse(w, b, x_val, y_val) for _ in range(4)]
+    m = memory.saved_memory(history, namespace=dict(names, history=history))
+    assert (m.total, m.graph_only, m.elsewhere) == (20000, 16000, 4000)
+    # a namespace given explicitly; a leaf held only by the graph is the graph's
+    m = memory.saved_memory(mse(w, b, mg.linspace(0.0, 3.0, 1000), y_val), namespace={})
+    assert (m.graph_only, m.elsewhere) == (8000, 0)
+    # inside containers and modules
+    m = memory.saved_memory(val_loss, namespace={"data": {"x": [x_val]}})
+    assert m.storages == [(4000, ()), (4000, ("data",))]
+    lin = mg.nn.Linear(1000, 1)
+    out = lin(mg.linspace(0.0, 3.0, 1000, requires_grad=True))
+    m = memory.saved_memory(out, namespace={"model": lin})
+    assert ("model.weight",) in [held for _n, held in m.storages]
+
+
+def test_meter_counts_each_storage_once_and_breaks_it_down():
+    w = mg.tensor(2.0, requires_grad=True)
+    b = mg.tensor(1.0, requires_grad=True)
+    x_val = mg.linspace(0.0, 3.0, 1000)
+    y_val = 2 * x_val + 1
+    with SavedTensorsMeter() as meter:
+        history = []
+        for epoch in range(4):
+            history.append(mse(w, b, x_val, y_val))
+            meter.record(epoch)
+    # x_val once; 4,000 new bytes a graph (its error), not 8,000
+    assert [n for _e, n in meter.history] == [8000, 12000, 16000, 20000]
+    assert meter.values_alive == 8
+    bd = meter.breakdown(namespace={"x_val": x_val, "history": history})
+    assert (bd.total, bd.graph_only, bd.elsewhere) == (20000, 16000, 4000)
+    del history
+    assert meter.bytes_alive == 0
+
+
+def test_saved_memory_defaults_to_the_calling_module(tmp_path):
+    """A notebook's variables are its module's: x_val found there without being passed."""
+    import subprocess
+    import sys
+
+    code = ("import minigrad as mg\nfrom minigrad import memory\n"
+            "w = mg.tensor(2.0, requires_grad=True)\n"
+            "x_val = mg.linspace(0.0, 3.0, 1000)\n"
+            "loss = ((w * x_val - 1) ** 2).mean()\n"
+            "print(memory.saved_memory(loss))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[2] == "  also held elsewhere:    4,000 bytes (1 storage: x_val)"

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 import minigrad as mg
@@ -133,7 +134,7 @@ def test_show_saved_false_and_show_attrs():
     x, _y, z = seed()
     text = viz.draw(z, names={"x": x, "z": z}, show_saved=False).text
     assert "saved" not in text
-    assert "saved" not in viz.draw(z, show_saved=False, legend=False).source
+    assert "saved1_" not in viz.draw(z, show_saved=False, legend=False).source
     p = viz.draw(x ** 2, show_attrs=True)
     assert "attrs: exponent=2" in p.text
     assert "exponent=2" in p.source
@@ -147,16 +148,18 @@ def test_fan_in_and_constant_operand():
     assert viz.draw(c, names={"x": x, "c": c}).text == (
         "recorded graph of c: 4 steps, 1 leaf, 1 constant input\n"
         "  x: leaf, shape (2,), receives .grad\n"
-        "  1. MulBackward0(x, constant)  saved: other = 2 (alive)\n"
-        "  2. ExpBackward0(x)            saved: result (alive)\n"
+        "  1. MulBackward0(x, 2)    saved: other = 2 (alive)\n"
+        "  2. ExpBackward0(x)       saved: result (alive)\n"
         "  3. AddBackward0(step 1, step 2)\n"
-        "  4. SumBackward0(step 3)       -> output c, shape ()"
+        "  4. SumBackward0(step 3)  -> output c, shape ()"
     )
     src = viz.draw(c).source
     # x feeds two steps: two edges leave its box
     assert src.count("leaf1 -> ") == 2
-    # the (None, 0) of 2 is drawn as a constant marker
-    assert "(None, 0)" in src and "constant" in src
+    # the (None, 0) of 2 is one box: the constant with its value, kept as `other`
+    boxes = [ln for ln in src.splitlines() if ln.startswith("  const") and "->" not in ln]
+    assert len(boxes) == 1 and "<B>2</B>" in boxes[0] and "kept as other: alive" in boxes[0]
+    assert "other = 2" not in src  # no second box for the same constant
 
 
 def test_broadcast_add_and_matmul():
@@ -170,7 +173,7 @@ def test_broadcast_add_and_matmul():
         "  A: leaf, shape (2, 3), receives .grad\n"
         "  B: leaf, shape (3, 4), receives .grad\n"
         "  bias: leaf, shape (4,), receives .grad\n"
-        "  1. MmBackward0(A, B)           saved: mat2 = B (alive), self = A (alive)\n"
+        "  1. MmBackward0(A, B)           saved: self = A (alive), mat2 = B (alive)\n"
         "  2. AddBackward0(step 1, bias)  -> output out, shape (2, 4)"
     )
     for label in ("MmBackward0", "AddBackward0", "shape (4,)", "shape (2, 4)", "mat2 = A"[:4]):
@@ -209,15 +212,35 @@ def test_several_outputs():
     assert viz.draw([y, z], names={"x": x}).text == (
         "recorded graph of output 1, output 2: 2 steps, 1 leaf, 1 constant input\n"
         "  x: leaf, shape (), receives .grad\n"
-        "  1. MulBackward0(x, constant)         saved: other = 2 (alive)  -> output 1, shape ()\n"
+        "  1. MulBackward0(x, 2)                saved: other = 2 (alive)  -> output 1, shape ()\n"
         "  2. MulBackward0(output 1, output 1)  saved: self = output 1 (alive), "
         "other = output 1 (alive)  -> output 2, shape ()"
     )
 
 
+def test_one_name_for_several_tensors_labels_each_edge():
+    x = mg.tensor(2.0, requires_grad=True)
+    losses = [x * 1.5, x * 2.5]
+    total = losses[0] + losses[1]
+    p = viz.draw(total, names={"x": x, "loss": losses, "total": total})
+    assert p.text.splitlines()[2:] == [
+        "  1. MulBackward0(x, 1.5)      saved: other = 1.5 (alive)  -> loss",
+        "  2. MulBackward0(x, 2.5)      saved: other = 2.5 (alive)  -> loss",
+        "  3. AddBackward0(loss, loss)  -> output total, shape ()",
+    ]
+    assert p.source.count('<FONT COLOR="#555555">loss</FONT>') == 2  # on both edges
+    with pytest.raises(TypeError, match="or to a list of them"):
+        viz.draw(total, names={"loss": [x, 3.0]})
+
+
 def test_bad_argument():
-    with pytest.raises(TypeError, match="draw\\(\\) expects a Tensor"):
+    with pytest.raises(TypeError, match=r"draw\(\) expects a minigrad.Tensor or torch.Tensor.*"
+                       r"got float$"):
         viz.draw(3.0)
+    with pytest.raises(TypeError, match=r"got numpy.ndarray$"):
+        viz.draw(np.ones(2))
+    with pytest.raises(TypeError, match=r"got a list of float, minigrad.Tensor$"):
+        viz.draw([mg.tensor(1.0), 2.0])
 
 
 def test_highlight():
@@ -242,16 +265,16 @@ def test_saved_states_packed_and_modified():
     assert "saved: result (packed by hook)" in viz.draw(q).text
     c = mg.tensor([3.0, 4.0])
     y = x * c
-    assert "saved: other = constant (alive)" in viz.draw(y).text
+    assert "MulBackward0(leaf 1, [3., 4.])  saved: other = [3., 4.] (alive)" in viz.draw(y).text
     c.add_(1.0)
     p = viz.draw(y)
-    assert "saved: other = constant (modified in place)" in p.text
+    assert "saved: other = [4., 5.] (modified in place)" in p.text
     assert "modified in place" in p.source
     # an output saved by its node (exp saves its result), then changed in place
     b = (x * 2).exp()
     b.mul_(2)
     text = viz.draw(b, names={"x": x}).text
-    assert "2. ExpBackward0(step 1)            saved: result (modified in place)" in text
+    assert "2. ExpBackward0(step 1)     saved: result (modified in place)" in text
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         b.sum().backward()
 
@@ -394,9 +417,9 @@ def test_collapsed_drawing_of_a_1000_step_chain():
     lines = p.text.splitlines()
     assert lines[0] == "recorded graph of output: 1000 steps, 1 leaf, 1000 constant inputs"
     assert lines[1] == "  (over a few hundred nodes: 980 steps collapsed)"
-    assert lines[3].startswith("  1. MulBackward0(x, constant)")
+    assert lines[3].startswith("  1. MulBackward0(x, 1.001)")
     assert "  ... 980 more steps (11 to 990) ..." in lines
-    assert lines[-1].startswith("  1000. MulBackward0(step 999, constant)")
+    assert lines[-1].startswith("  1000. MulBackward0(step 999, 1.001)")
     assert lines[-1].endswith("-> output, shape ()")
     assert len(lines) == 3 + 20 + 1
     src = p.source
@@ -424,7 +447,7 @@ def test_collapsed_graph_keeps_highlighted_steps():
     lines = p.text.splitlines()
     assert "  ... 489 more steps (11 to 499) ..." in lines
     assert "  ... 490 more steps (501 to 990) ..." in lines
-    assert any(ln.startswith("  500. MulBackward0(step 499, constant)")
+    assert any(ln.startswith("  500. MulBackward0(step 499, 1.001)")
                and ln.endswith("[highlight]") for ln in lines)
     src = p.source
     assert src.count("<B>MulBackward0</B>") == 21

@@ -6,6 +6,8 @@ the values of its Image and HTML children (no ``display()``), as a slider
 move in JupyterLab does.
 """
 
+import json
+import re
 import shutil
 
 import pytest
@@ -94,7 +96,7 @@ def test_render_step_forward_recording():
     assert [widgets.render_step(steps, k)[1] for k in range(3)] == [
         "step 0: nothing recorded yet; inputs x",
         "step 1: MulBackward0(x, x) recorded, saves self and other  (1 of 2)",
-        "step 2: AddBackward0(y, constant) recorded, saves nothing  (2 of 2)",
+        "step 2: AddBackward0(y, 1) recorded, saves nothing  (2 of 2)",
     ]
 
 
@@ -139,14 +141,29 @@ def test_step_through_leaves_a_static_picture():
     data, metadata = w._repr_mimebundle_()
     assert set(data) == {"text/plain", "image/png", "image/svg+xml", WIDGET_VIEW}
     assert data[WIDGET_VIEW]["model_id"] == w.model_id
-    # text/plain: the picture of the initial position, deterministic (nbval compares it)
-    assert data["text/plain"] == steps.draw(2).text
-    assert data["text/plain"].splitlines()[0] == SEED_CAPTIONS[2]
+    # text/plain: every position's sentence, then the last picture's text form: the whole
+    # story, deterministic (nbval compares it)
+    lines = data["text/plain"].splitlines()
+    assert lines[0] == "all 4 positions of the slider (0 to 3), one small picture each:"
+    assert lines[1:5] == [f"  {i}. {c}" for i, c in enumerate(SEED_CAPTIONS)]
+    assert "\n".join(lines[5:]) == steps.draw(3, caption=False).text
     assert "0x" not in data["text/plain"]
     assert set(metadata) == {"image/png"}
-    # the static picture stays the initial one when the slider moves
+    # the PNG is the strip of all four pictures (two rows of two) and one legend
+    import base64
+
+    from minigrad.viz.render import png_size
+
+    assert len(w.static.pictures) == 4
+    boxes, width, height, legend = w.static.layout()
+    assert len(boxes) == 5 and legend is not None
+    assert len({round(y) for _x, y, _w, _h in boxes[:4]}) == 2
+    w_px, h_px = png_size(base64.b64decode(data["image/png"]))
+    assert (w_px, h_px) == (round(width * 1.5), round(height * 1.5))
+    assert metadata["image/png"] == {"width": round(w_px / 1.5), "height": round(h_px / 1.5)}
+    # the static form does not depend on the slider
     w.slider.value = 3
-    assert w._repr_mimebundle_()[0]["text/plain"] == steps.draw(2).text
+    assert w._repr_mimebundle_()[0]["text/plain"] == data["text/plain"]
     data, _ = w._repr_mimebundle_(include={"text/plain"})
     assert set(data) == {"text/plain"}
 
@@ -160,7 +177,7 @@ def test_step_through_without_graphviz_shows_the_text(monkeypatch, tmp_path):
     assert "recorded graph of z" in w.fallback.value and "no picture" in w.fallback.value
     data, _ = w._repr_mimebundle_()
     assert set(data) == {"text/plain", WIDGET_VIEW}
-    assert data["text/plain"].startswith(steps.draw(0).text + "\n\n(no picture: ")
+    assert data["text/plain"].startswith(viz.strip(steps).text + "\n\n(no picture: ")
 
 
 # ---------------------------------------------------------------------- explore
@@ -183,20 +200,24 @@ def test_run_explore_follows_the_branch():
         "tape (1 step, in the order recorded):\n"
         "  step 1: MulBackward0(x, x) recorded, saves self and other\n"
         "output: 4.\n"
-        "after backward(): x.grad = 4."
+        "after backward(): x.grad = 4.; the saved values are freed"
     )
+    # the picture is the state its caption names: after the walk, saved values freed
     assert pos.picture.text == (
-        "x = 2.: recorded MulBackward0; backward() gave x.grad = 4.\n"
-        "recorded so far: 1 step, 1 leaf\n"
+        "x = 2.: recorded MulBackward0; after backward(): x.grad = 4., saved values freed\n"
+        "recorded graph of output: 1 step, 1 leaf\n"
         "  x: leaf, shape (), .grad = 4.\n"
-        "  1. MulBackward0(x, x)  saved: self = x (alive), other = x (alive)  -> output, shape ()"
+        "  1. MulBackward0(x, x)  received 1., sent 2. and 2.  saved: self (freed), "
+        "other (freed)  -> output, shape (), seeded with 1."
     )
     neg = widgets.run_explore(branchy, x=-1.0)
     assert neg.tape == ["MulBackward0"]  # same name, different recording:
-    assert neg.forward.texts == ["step 1: MulBackward0(x, constant) recorded, saves other"]
+    assert neg.forward.texts == ["step 1: MulBackward0(x, 3) recorded, saves other"]
     assert neg.grads["x"].item() == 3.0
     assert neg.picture.text.splitlines()[3] == (
-        "  1. MulBackward0(x, constant)  saved: other = 3 (alive)  -> output, shape ()")
+        "  1. MulBackward0(x, 3)  received 1., sent 3. and None  saved: other (freed)  "
+        "-> output, shape (), seeded with 1.")
+    assert neg.library == "minigrad"
 
 
 def test_explorer_widget_rerecords_across_the_branch_point():
@@ -213,9 +234,9 @@ def test_explorer_widget_rerecords_across_the_branch_point():
     # the slider crosses 0: a different recording, drawn and listed
     slider.value = -1.0
     assert w.result is not first
-    assert "MulBackward0(x, constant) recorded, saves other" in w.text.value
+    assert "MulBackward0(x, 3) recorded, saves other" in w.text.value
     assert w.result.grads["x"].item() == 3.0
-    assert "other = 3 (alive)" in w.result.picture.text
+    assert "other (freed)" in w.result.picture.text
     # update() is the same move, from code
     r = w.update(x=0.5)
     assert r is w.result and r.forward.texts[0].startswith("step 1: MulBackward0(x, x)")
@@ -237,7 +258,15 @@ def test_explorer_image_changes_and_static_picture_stays():
     data, _ = w._repr_mimebundle_()
     assert set(data) == {"text/plain", "image/png", "image/svg+xml", WIDGET_VIEW}
     initial = widgets.run_explore(branchy, x=2.0)
-    assert data["text/plain"] == initial.text + "\n\n" + initial.picture.text
+    text = data["text/plain"]
+    assert text.startswith(initial.text + "\n\n2 different recordings over 13 slider positions")
+    # one picture per recording: the side of 0 and the side above it, each with its range
+    assert ("  x = -1.5000: recorded MulBackward0; after backward(): x.grad = 3., saved values freed"
+            "  (the same recording for x from -3. to 0.)") in text
+    assert ("  x = 2.: recorded MulBackward0; after backward(): x.grad = 4., saved values freed"
+            "  (the same recording for x from 0.5000 to 3.)") in text
+    assert "  x = -3.: MulBackward0; x.grad = 3." in text
+    assert "  x = 3.: MulBackward0; x.grad = 6." in text
 
 
 def test_explore_slider_abbreviations():
@@ -287,3 +316,35 @@ def test_import_does_not_import_ipywidgets():
                          timeout=60, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+# ------------------------------------------------------------------ stable model ids
+
+def test_widget_ids_come_from_the_cell_so_a_saved_run_finds_its_models(monkeypatch):
+    """Two runs of the same cell (make execute, then JupyterLab) make the same model ids."""
+    import ipywidgets
+
+    steps = seed_steps()
+    monkeypatch.setattr(widgets, "_execution", lambda: ("cell-a", "request-1"))
+    first = widgets.step_through(steps)
+    first_ids = (first.model_id, first.slider.model_id)
+    assert all(m.startswith("minigrad-") for m in first_ids)
+    # every model of the widget (layouts and styles too) has a stable id
+    state = ipywidgets.Widget.get_manager_state(drop_defaults=False)["state"]
+    refs = re.findall(r"IPY_MODEL_([\w-]+)", json.dumps(state[first.model_id]))
+    assert refs and all(r.startswith("minigrad-") for r in refs)
+    # the same cell run again (a new request): the same ids, the old widget closed
+    monkeypatch.setattr(widgets, "_execution", lambda: ("cell-a", "request-2"))
+    again = widgets.step_through(steps)
+    assert (again.model_id, again.slider.model_id) == first_ids
+    assert first.comm is None and again.comm is not None
+    # a second widget in the same run, or another cell: other ids
+    other = widgets.step_through(steps)
+    monkeypatch.setattr(widgets, "_execution", lambda: ("cell-b", "request-3"))
+    elsewhere = widgets.explore(branchy, x=(-3.0, 3.0, 0.5, 2.0))
+    assert len({again.model_id, other.model_id, elsewhere.model_id}) == 3
+    # outside a kernel (tests, scripts): ipywidgets' own random ids
+    monkeypatch.setattr(widgets, "_execution", lambda: None)
+    assert not widgets.step_through(steps).model_id.startswith("minigrad-")
+    for w in (again, other, elsewhere):
+        w.close()

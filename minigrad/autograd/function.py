@@ -375,6 +375,8 @@ class Function:
         Returns:
             what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
         """
+        if _tracer is not None:  # minigrad.jit is recording this call (jit/recording.py); else free
+            return _tracer(cls, args)
         state = _state
         enabled = state.enabled
         flags = None
@@ -594,6 +596,10 @@ def _alias_if_input(t, args):
 
 
 _Tensor = None  # minigrad.tensor sets this once it is imported
+# While minigrad.jit traces a function, the callable that records each call of
+# ``apply`` (it runs the call itself, with ``_tracer`` set back to None, so the
+# operations a primitive runs inside its own forward are not recorded twice).
+_tracer = None
 
 
 def once_differentiable(fn):

@@ -273,10 +273,11 @@ def reshape(input, *shape):
     Raises:
         RuntimeError: "shape '[4, 5]' is invalid for input of size 6".
     """
-    shape = _infer_shape(_shape_args(shape), input._data.size)
-    if _is_viewable(input._data, shape):
-        return View.apply(input, shape)
-    return UnsafeView.apply(Clone.apply(input), shape)
+    # a new name, not `shape`: minigrad.jit reads the arguments as given (-1 stays -1)
+    size = _infer_shape(_shape_args(shape), input._data.size)
+    if _is_viewable(input._data, size):
+        return View.apply(input, size)
+    return UnsafeView.apply(Clone.apply(input), size)
 
 
 def view(input, *shape):

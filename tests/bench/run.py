@@ -25,8 +25,9 @@ Baselines: the same arithmetic written by hand in numpy (what the program
 costs with no recording at all) and, when importable, PyTorch eager and
 micrograd (``pip install micrograd``).  Neither is a dependency of minigrad.
 To compare against PyTorch, run the bench with a Python that has it:
-``make bench BENCH_PYTHON=/path/to/python`` (this file puts the repository
-on ``sys.path``, so that Python needs only numpy and torch).
+``make torch-setup`` makes ``.venv-torch`` (PyTorch 2.13 CPU), which ``make
+bench`` then uses; or ``make bench BENCH_PYTHON=/path/to/python`` (this file
+puts the repository on ``sys.path``, so that Python needs only numpy and torch).
 
 As the figures in the README were taken, ``gc.freeze()`` runs after the
 imports: the objects of the libraries themselves are not the collector's
@@ -105,8 +106,8 @@ def report(title, times, unit, scale, per=1, against=("numpy", "PyTorch")):
 
 def _absent(name):
     if name == "PyTorch":
-        return ("not importable here; for this comparison: "
-                "make bench BENCH_PYTHON=<a python with torch>")
+        return ("not importable here; for this comparison: make torch-setup (then make"
+                " bench uses .venv-torch), or make bench BENCH_PYTHON=<a python with torch>")
     return "not importable here (pip install micrograd)"
 
 
@@ -481,3 +482,6 @@ def main():
 
 if __name__ == "__main__":
     main()
+    import replay  # compiled replay against eager (tests/bench/replay.py)
+
+    replay.main()

@@ -5,12 +5,17 @@ Usage: python tests/browser/check_lab.py [--chromium PATH] [--screenshots DIR] [
 What `make lab-check` runs, with the project's own Python (the one that has
 JupyterLab and playwright).  It
 
-* starts `jupyter lab` on a free 127.0.0.1 port with a random token, serving
-  notebooks/, with throw-away settings, workspace and runtime directories and
-  autosave off (the check never writes a notebook; the news prompt is off);
-* opens each notebook (or the ones named) at /lab/tree/..., untrusted, as a
-  fresh clone is, and checks that every stored picture already shows as a
-  picture (a PNG beside the SVG is what makes that work);
+* copies the lessons (notebooks/) into a throw-away directory and starts
+  `jupyter lab` on a free 127.0.0.1 port with a random token, serving that
+  copy as the repository root is served by `make lab`, with throw-away
+  settings, workspace, runtime and notebook-signature directories, and
+  autosave every 2 seconds (the check never writes the repository's files);
+* opens each notebook (or the ones named) at /lab/tree/notebooks/...,
+  untrusted, as a fresh clone is, and checks that every stored picture
+  already shows as a picture (a PNG beside the SVG is what makes that work);
+* lets autosave run, then saves the notebook (File > Save) before running
+  anything, and checks that the file is byte for byte what `make execute`
+  stored: opening a lesson must leave `git status` clean;
 * deletes stale sessions, waits for the kernel, runs all cells through the
   Run menu, waits until nothing is queued and the kernel is idle, and checks
   that every code cell ran, that no cell shows an error except cells tagged
@@ -20,7 +25,12 @@ JupyterLab and playwright).  It
   own cell's output, or else any widget picture in the notebook), presses
   ArrowRight on the focused slider handle (ArrowLeft when at the maximum),
   and checks that the slider's value and the picture both changed;
-* saves a screenshot per notebook (and one per slider moved), printing paths;
+* saves the notebook after the run (as autosave does), stops JupyterLab,
+  starts a fresh one (same signature database: the saved notebook is trusted,
+  as it is for a student), reopens every notebook and checks that no widget
+  shows "Error displaying widget" and that every widget cell shows a picture;
+* saves a screenshot per notebook (and one per slider moved, and one after
+  the reopening), printing paths;
 * stops JupyterLab and its kernels at the end, also on failure or Ctrl-C.
 
 Everything has a timeout; the run as a whole is bounded by --total-timeout.
@@ -57,8 +67,10 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 # JupyterLab user settings for the check only (a throw-away settings directory).
+AUTOSAVE_SECONDS = 2
 LAB_SETTINGS = {
-    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {
+        "autosave": True, "autosaveInterval": AUTOSAVE_SECONDS},
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
         "fetchNews": "false",
         "checkForUpdates": False,
@@ -113,7 +125,7 @@ class Lab:
     """A JupyterLab server of our own: started, queried through its REST API, stopped."""
 
     def __init__(self, notebook_dir, workdir, python=sys.executable, start_timeout=90):
-        self.notebook_dir = notebook_dir
+        self.notebook_dir = notebook_dir  # the served root (a copy of the repository's lessons)
         self.workdir = workdir
         self.python = python
         self.start_timeout = start_timeout
@@ -121,7 +133,7 @@ class Lab:
         self.token = secrets.token_hex(24)
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc = None
-        self.log_path = workdir / "jupyterlab.log"
+        self.log_path = workdir / f"jupyterlab-{self.port}.log"
         self._kernel_pids = set()
 
     def start(self):
@@ -147,7 +159,9 @@ class Lab:
             "--port-retries=0",
             f"--IdentityProvider.token={self.token}",
             f"--ServerApp.root_dir={self.notebook_dir}",
-            "--NotebookNotary.db_file=:memory:",  # opened untrusted, as from a fresh clone
+            # signatures of trusted notebooks: a new database (every lesson opens untrusted, as
+            # from a fresh clone), kept for the restarted server (a saved run stays trusted)
+            f"--NotebookNotary.db_file={self.workdir / 'nbsignatures.db'}",
             # JupyterLab makes a checkpoint of every notebook it opens: not in the repository
             f"--FileCheckpoints.checkpoint_dir={self.workdir / 'checkpoints'}",
             "--expose-app-in-browser",  # window.jupyterapp: read cell outputs from the model
@@ -388,9 +402,10 @@ def file_cells(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     cells = []
     for cell in nb["cells"]:
-        pictures = widget_pictures = 0
+        pictures = widget_pictures = widgets = 0
         for output in cell.get("outputs", []):
             data = output.get("data", {})
+            widgets += WIDGET_VIEW in data
             if "image/png" in data or "image/svg+xml" in data or "image/jpeg" in data:
                 if WIDGET_VIEW in data:  # a widget that leaves a static picture of itself
                     widget_pictures += 1
@@ -401,6 +416,7 @@ def file_cells(path):
             "tags": set(cell.get("metadata", {}).get("tags", [])),
             "pictures": pictures,
             "widget_pictures": widget_pictures,
+            "widgets": widgets,
             "first_line": "".join(cell.get("source", "")).strip().splitlines()[:1],
         })
     return cells
@@ -411,11 +427,45 @@ def describe(cells, i):
     return f"cell {i + 1}" + (f" ({first[0][:60]!r})" if first else "")
 
 
-def check_notebook(page, lab, rel, path, shots, timeout):
-    """All checks for one notebook; raises CheckFailed with every problem found."""
-    t0 = time.monotonic()
-    expected = file_cells(path)
-    problems = []
+JS_SAVE = """async () => {
+  const app = window.jupyterapp;
+  await app.commands.execute('docmanager:save');
+  const panel = app.shell.currentWidget;
+  return panel && panel.context ? panel.context.model.dirty : null;
+}"""
+
+
+def save(page):
+    """File > Save in the page; waits for the server to have written the file."""
+    page.evaluate(JS_SAVE)
+    time.sleep(0.5)
+
+
+def first_difference(before, after, lines=12):
+    """The first lines of a unified diff between two versions of a file."""
+    import difflib
+
+    diff = list(difflib.unified_diff(before.decode("utf-8", "replace").splitlines(),
+                                     after.decode("utf-8", "replace").splitlines(),
+                                     "stored", "saved by JupyterLab", lineterm="", n=1))
+    shown = [d[:160] for d in diff[:lines]]
+    more = f"\n      ... ({len(diff) - lines} more diff lines)" if len(diff) > lines else ""
+    return "\n      " + "\n      ".join(shown) + more
+
+
+def only_python_version_differs(before, after):
+    """Whether two notebook files differ in ``metadata.language_info.version`` alone."""
+    try:
+        a, b = json.loads(before), json.loads(after)
+    except ValueError:
+        return False
+    va = a.get("metadata", {}).get("language_info", {}).pop("version", None)
+    vb = b.get("metadata", {}).get("language_info", {}).pop("version", None)
+    return va != vb and a == b and after.decode().replace(f'"{vb}"', f'"{va}"', 1) == before.decode()
+
+
+def open_notebook(page, lab, rel, expected):
+    """Open ``rel`` in the page and wait for its kernel (in the page and in /api/sessions)."""
     deleted = lab.delete_sessions()
     if deleted:
         log(f"  deleted {deleted} stale session(s)")
@@ -436,6 +486,77 @@ def check_notebook(page, lab, rel, path, shots, timeout):
     wait_until(kernel_idle, 60, "the kernel to start")
     wait_until(lambda: any(s["path"] == rel and s["kernel"]["execution_state"] == "idle"
                            for s in lab.sessions()), 30, "the kernel session in /api/sessions")
+
+
+# What a reopened notebook shows in each cell that stored a widget: errors, and pictures.
+JS_WIDGET_CELLS = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  return panel.content.widgets.map((cell, i) => {
+    const out = cell.node.querySelector('.jp-Cell-outputArea');
+    const text = out ? out.textContent : '';
+    const imgs = out ? Array.from(out.querySelectorAll('img')) : [];
+    return {cell: i, error: text.includes('Error displaying widget'),
+            loading: text.includes('Loading widget'),
+            pictures: imgs.filter(im => im.complete && im.naturalWidth > 0).length};
+  });
+}"""
+
+
+def check_reopened(page, lab, rel, path, shots):
+    """In a fresh JupyterLab: the notebook saved after a run shows no widget error."""
+    t0 = time.monotonic()
+    expected = file_cells(path)
+    problems = []
+    open_notebook(page, lab, rel, expected)
+    widget_cells = [i for i, c in enumerate(expected) if c["widgets"]]
+    state = []
+
+    def settled():
+        nonlocal state
+        state = page.evaluate(JS_WIDGET_CELLS)
+        return all(not state[i]["loading"] and state[i]["pictures"] for i in widget_cells)
+
+    try:
+        wait_until(settled, 20, "every widget cell to show a picture")
+    except CheckFailed:
+        pass
+    for i in widget_cells:
+        cell = state[i] if i < len(state) else {"error": False, "pictures": 0, "loading": True}
+        if cell["error"]:
+            problems.append(f"{describe(expected, i)} shows 'Error displaying widget' after the "
+                            "notebook was saved and reopened in a fresh JupyterLab")
+        elif not cell["pictures"]:
+            problems.append(f"{describe(expected, i)} shows no picture after the notebook was "
+                            "saved and reopened" + (" (still 'Loading widget...')"
+                                                    if cell["loading"] else ""))
+    shot = shots / (rel.replace("/", "__").removesuffix(".ipynb") + "-reopened.png")
+    if widget_cells:
+        page.evaluate(JS_SCROLL_TO_WIDGET, widget_cells[0])
+        time.sleep(0.3)
+    page.screenshot(path=str(shot))
+    log(f"  reopened: {len(widget_cells)} widget cell(s) checked ({time.monotonic() - t0:.1f} s)"
+        f"; screenshot: {shot}")
+    if problems:
+        raise CheckFailed("\n".join(f"  - {p}" for p in problems))
+
+
+JS_SCROLL_TO_WIDGET = """(i) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const cell = panel.content.widgets[i];
+  if (cell) cell.node.scrollIntoView({block: 'start'});
+}"""
+
+
+def check_notebook(page, lab, rel, path, shots, timeout, original):
+    """All checks for one notebook; raises CheckFailed with every problem found.
+
+    ``path`` is the served copy (JupyterLab may write it), ``original`` the
+    bytes of the repository's file.
+    """
+    t0 = time.monotonic()
+    expected = file_cells(path)
+    problems = []
+    open_notebook(page, lab, rel, expected)
     log(f"  opened, kernel idle ({time.monotonic() - t0:.1f} s)")
 
     # Untrusted, as after a git clone: every stored picture must already show as one
@@ -447,6 +568,29 @@ def check_notebook(page, lab, rel, path, shots, timeout):
         problems.append(f"before running: {stored + stored_widget} stored picture(s) but "
                         f"{len(shown)} shown as pictures (an SVG-only output shows as text in an "
                         "untrusted notebook: also store a PNG)")
+
+    # what a student sees before running anything: the stored pictures (a screenshot per widget)
+    stem = rel.replace("/", "__").removesuffix(".ipynb")
+    for n, i in enumerate(i for i, c in enumerate(expected) if c["widgets"]):
+        page.evaluate(JS_SCROLL_TO_WIDGET, i)
+        time.sleep(0.3)
+        page.screenshot(path=str(shots / f"{stem}-untrusted-widget{n + 1}.png"))
+
+    # Opening changes nothing: let autosave run, then save by hand as well; the file must be
+    # byte for byte what make execute stored (or git status would be dirty after a visit).
+    time.sleep(2 * AUTOSAVE_SECONDS + 1)
+    save(page)
+    saved = path.read_bytes()
+    if saved == original:
+        log("  opened, autosaved and saved: the file is unchanged")
+    elif only_python_version_differs(original, saved):
+        # JupyterLab writes the kernel's Python version: a machine with another Python than the
+        # one `make execute` ran on rewrites it, whatever the project does
+        log("  warning: opened and saved, JupyterLab changed only language_info.version (this "
+            "machine's Python differs from the one the lesson was stored with)")
+    else:
+        problems.append("opened and saved without running anything, JupyterLab wrote a different "
+                        "file (store it with `make execute`):" + first_difference(original, saved))
 
     # Run all through the menu, as a student does.
     page.click(".lm-MenuBar-item:has-text('Run')", timeout=10_000)
@@ -522,6 +666,7 @@ def check_notebook(page, lab, rel, path, shots, timeout):
     log(f"  screenshot: {shot}")
 
     problems += check_sliders(page, expected, shot)
+    save(page)  # what autosave does after a run: the reopening below starts from this file
     if problems:
         raise CheckFailed("\n".join(f"  - {p}" for p in problems))
     log(f"  OK ({time.monotonic() - t0:.1f} s)")
@@ -619,9 +764,9 @@ def main(argv=None):
                         help="where to save screenshots (default: a new temporary directory)")
     parser.add_argument("--notebook-timeout", type=float, default=180,
                         help="seconds for one notebook's run-all (default 180)")
-    parser.add_argument("--total-timeout", type=float, default=600,
+    parser.add_argument("--total-timeout", type=float, default=900,
                         help="seconds for the whole check, after which everything is stopped "
-                        "(default 600)")
+                        "(default 900)")
     parser.add_argument("--headed", action="store_true", help="show the browser window")
     args = parser.parse_args(argv)
 
@@ -650,15 +795,22 @@ def main(argv=None):
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="lab-check-"))
     shots = args.screenshots or workdir / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
-    lab = Lab(notebook_dir, workdir)
+    # The served root: a copy of the lessons, laid out as in the repository (make lab serves
+    # the repository root), so that JupyterLab's saves never touch the repository.
+    serve = workdir / "root"
+    shutil.copytree(notebook_dir, serve / "notebooks",
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     before = {p: p.read_bytes() for p in paths}
+    copies = {p: serve / p.relative_to(root) for p in paths}
+    labs = []
 
     # Last resort against a hang anywhere (the browser, the server): stop everything.
     def watchdog():
         log(f"lab-check: FAILED: the whole check took longer than {args.total_timeout:.0f} s; "
             "stopping JupyterLab")
         try:
-            lab.stop()
+            for lab in labs:
+                lab.stop()
         finally:
             os._exit(1)
 
@@ -668,36 +820,54 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     failed, started = [], time.monotonic()
+
+    def each_notebook(context, lab, check, label):
+        for path in paths:
+            rel = path.relative_to(root).as_posix()
+            log(f"{rel}{label}:")
+            page = context.new_page()
+            console_errors = []
+            page.on("pageerror", lambda e, errs=console_errors: errs.append(str(e)))
+            try:
+                check(page, lab, rel, path)
+            except (CheckFailed, PlaywrightError) as error:
+                if rel not in failed:
+                    failed.append(rel)
+                log(f"  FAILED:\n{error}")
+                try:
+                    shot = shots / (rel.replace("/", "__").removesuffix(".ipynb")
+                                    + f"{label.strip(' ()').replace(' ', '-')}-failed.png")
+                    page.screenshot(path=str(shot), timeout=10_000)
+                    log(f"  screenshot: {shot}")
+                except PlaywrightError:
+                    pass
+            for e in console_errors:
+                log(f"  (page error: {e[:200]})")
+            page.close()
+            lab.delete_sessions()
+
     try:
         chromium = find_chromium(args.chromium)
-        lab.start()
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, headless=not args.headed,
                                          args=CHROMIUM_ARGS, timeout=60_000)
             try:
                 context = browser.new_context(viewport={"width": 1400, "height": 1000})
                 context.set_default_timeout(30_000)
-                for path in paths:
-                    rel = path.relative_to(notebook_dir).as_posix()
-                    log(f"{rel}:")
-                    page = context.new_page()
-                    console_errors = []
-                    page.on("pageerror", lambda e, errs=console_errors: errs.append(str(e)))
-                    try:
-                        check_notebook(page, lab, rel, path, shots, args.notebook_timeout)
-                    except (CheckFailed, PlaywrightError) as error:
-                        failed.append(rel)
-                        log(f"  FAILED:\n{error}")
-                        try:
-                            shot = shots / (rel.replace("/", "__").removesuffix(".ipynb") + "-failed.png")
-                            page.screenshot(path=str(shot), timeout=10_000)
-                            log(f"  screenshot: {shot}")
-                        except PlaywrightError:
-                            pass
-                    for e in console_errors:
-                        log(f"  (page error: {e[:200]})")
-                    page.close()
-                    lab.delete_sessions()
+                first = Lab(serve, workdir)
+                labs.append(first)
+                first.start()
+                each_notebook(context, first, lambda page, lab, rel, path: check_notebook(
+                    page, lab, rel, copies[path], shots, args.notebook_timeout, before[path]), "")
+                first.stop()
+                # A fresh JupyterLab, as after closing the laptop: the saved runs must reopen
+                # without "Error displaying widget: model not found".
+                second = Lab(serve, workdir)
+                labs.append(second)
+                second.start()
+                each_notebook(context, second, lambda page, lab, rel, path: check_reopened(
+                    page, lab, rel, copies[path], shots), " (saved, reopened in a fresh JupyterLab)")
+                second.stop()
             finally:
                 browser.close()
     except CannotRun as error:
@@ -708,12 +878,13 @@ def main(argv=None):
         return 130
     finally:
         timer.cancel()
-        lab.stop()
+        for lab in labs:
+            lab.stop()
         shutil.rmtree(workdir / "checkpoints", ignore_errors=True)
         for p, data in before.items():
             if p.exists() and p.read_bytes() != data:
                 log(f"lab-check: warning: {p.relative_to(root)} changed on disk during the check "
-                    "(the check never saves; was it edited meanwhile?)")
+                    "(the check never writes it; was it edited meanwhile?)")
 
     log(f"screenshots in {shots}")
     took = time.monotonic() - started

@@ -8,10 +8,18 @@ What `make execute` runs.  For each notebook:
   since `jupyter nbconvert --execute` was seen to stall on widget notebooks);
 * a cell tagged ``raises-exception`` may raise; any other error aborts that
   notebook, which is then left untouched on disk;
-* the stored file is made reproducible: execution timestamps are dropped,
-  widget model ids are renumbered in order of appearance, the kernel spec is
-  fixed, and consecutive pieces of one stream (the kernel splits printed text
-  at random) are merged;
+* each execute request carries the cell's id (``cellId`` in its metadata, as
+  JupyterLab sends it), so ``minigrad.widgets`` gives its widgets the same
+  model ids as a run in JupyterLab does;
+* the stored file is made reproducible and is in exactly the form JupyterLab
+  writes (so that opening a lesson and letting autosave run changes nothing):
+  execution timestamps are dropped, widget model ids that are random are
+  renumbered in order of appearance (``minigrad-...`` ids are stable already),
+  the kernel spec is the one JupyterLab writes, ``language_info`` is what the
+  kernel reports (with the Python version, as JupyterLab stores it), numbers
+  that are whole are written as JavaScript writes them (``3``, not ``3.0``),
+  and consecutive pieces of one stream (the kernel splits printed text at
+  random) are merged;
 * object addresses (``<MulBackward0 object at 0x...>``) differ every run, as
   in PyTorch: when the new outputs equal the stored ones once addresses are
   sanitised (the rules nbval uses, tests/nbval_sanitize.cfg), the file is left
@@ -67,19 +75,27 @@ def _merge_streams(cell):
     cell["outputs"] = merged
 
 
-def _normalise(nb):
-    """Drop what changes between runs without changing what a reader sees."""
+def _js_numbers(obj):
+    """Whole floats as ints, everywhere: JupyterLab's JSON.stringify writes ``3.0`` as ``3``."""
+    if isinstance(obj, float) and obj.is_integer() and abs(obj) < 2**53:
+        return int(obj)
+    if isinstance(obj, dict):
+        return {k: _js_numbers(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_js_numbers(v) for v in obj]
+    return obj
+
+
+def _normalise(nb, language_info):
+    """Drop what changes between runs, and write what JupyterLab would write."""
     nb.metadata["kernelspec"] = dict(KERNEL)
-    lang = nb.metadata.get("language_info", {})
-    nb.metadata["language_info"] = {"name": "python", "pygments_lexer": "ipython3",
-                                    "file_extension": ".py", "mimetype": "text/x-python",
-                                    "nbconvert_exporter": "python",
-                                    "codemirror_mode": lang.get("codemirror_mode",
-                                                                {"name": "ipython", "version": 3})}
+    if language_info:
+        nb.metadata["language_info"] = dict(language_info)
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             _merge_streams(cell)
+    nb = nbformat.from_dict(_js_numbers(json.loads(nbformat.writes(nb))))
     # Widget model ids are random per run: renumber them in a canonical order.
     return _renumber_widgets(nb)
 
@@ -87,6 +103,7 @@ def _normalise(nb):
 _WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 _REF = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
+STABLE = "minigrad-"  # model ids minigrad.widgets makes from the cell id: the same every run
 
 
 def _renumber_widgets(nb):
@@ -116,8 +133,9 @@ def _renumber_widgets(nb):
                 order.append(mid)
                 refs = _REF.findall(json.dumps(state[mid], sort_keys=True))
                 stack.extend(reversed(refs))
+    order = [m for m in order if not m.startswith(STABLE)]
     mapping = {old: f"{i:032x}" for i, old in enumerate(order, 1)}
-    rest = [m for m in state if m not in seen]
+    rest = [m for m in state if m not in seen and not m.startswith(STABLE)]
     while rest:
         def key(m):
             text = json.dumps(state[m], sort_keys=True)
@@ -130,26 +148,62 @@ def _renumber_widgets(nb):
     return nbformat.reads(text, as_version=4)
 
 
-def execute(path, timeout):
-    """Run one notebook; write it back only if every cell behaved. Returns True on success."""
-    path = pathlib.Path(path)
-    original = path.read_text(encoding="utf-8")
-    nb = nbformat.reads(original, as_version=4)
-    work = copy.deepcopy(nb)
-    client = NotebookClient(
-        work,
+class CellIdClient(NotebookClient):
+    """``NotebookClient`` whose execute requests carry the cell's id, as JupyterLab's do."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._cell_id = None
+        self.on_cell_execute = self._remember_cell
+
+    def _remember_cell(self, cell, cell_index):
+        self._cell_id = cell.get("id")
+
+    async def async_start_new_kernel_client(self):
+        kc = await super().async_start_new_kernel_client()
+        client = self
+
+        def execute(code, silent=False, store_history=True, user_expressions=None,
+                    allow_stdin=None, stop_on_error=True):
+            content = {"code": code, "silent": silent, "store_history": store_history,
+                       "user_expressions": user_expressions or {},
+                       "allow_stdin": False if allow_stdin is None else allow_stdin,
+                       "stop_on_error": stop_on_error}
+            metadata = {"cellId": client._cell_id} if client._cell_id else {}
+            msg = kc.session.msg("execute_request", content, metadata=metadata)
+            kc.shell_channel.send(msg)
+            return msg["header"]["msg_id"]
+
+        kc.execute = execute
+        return kc
+
+
+def run(nb, path, timeout):
+    """Execute ``nb`` (a notebook node) as ``make execute`` does; returns the client."""
+    client = CellIdClient(
+        nb,
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         allow_errors=False,
         record_timing=False,
     )
+    client.execute()
+    return client
+
+
+def execute(path, timeout):
+    """Run one notebook; write it back only if every cell behaved. Returns True on success."""
+    path = pathlib.Path(path)
+    original = path.read_text(encoding="utf-8")
+    nb = nbformat.reads(original, as_version=4)
+    work = copy.deepcopy(nb)
     try:
-        client.execute()
+        run(work, path, timeout)
     except (CellExecutionError, CellTimeoutError) as err:
         print(f"FAILED {path}: left untouched\n{err}", file=sys.stderr)
         return False
-    work = _normalise(work)
+    work = _normalise(work, work.metadata.get("language_info"))
     text = nbformat.writes(work)
     if not text.endswith("\n"):
         text += "\n"

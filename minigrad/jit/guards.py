@@ -1,0 +1,382 @@
+"""Guards: the assumptions a compiled graph was made under, checked on every call.
+
+A compiled graph is only valid for calls that look like the one it was
+recorded from.  What it assumed is written down as *guards*, and each call
+checks them before replaying the graph:
+
+* for each tensor argument (``L['x']``): its dtype, its rank and sizes, and
+  whether it requires grad (``TENSOR_MATCH``); a tensor passed twice must be
+  passed twice again;
+* for each other argument, and each global or closure variable the function
+  reads that holds a Python number, string or None: its value
+  (``L['n'] == 3``, ``G['scale'] == 0.5``);
+* for a tensor the function reads from a global, a closure or a module
+  (a parameter): that it is still the same tensor, and its dtype, sizes and
+  ``requires_grad``;
+* the grad mode (``GLOBAL_STATE``): a graph recorded with grad mode on
+  saves values for backward; one recorded under ``no_grad`` does not.
+
+A failing guard does not raise: the function is compiled again for the new
+kind of call (a *recompile*), and the reason is kept; after ``cache_size_limit``
+(8) compiled versions, further new kinds of call run eagerly.  The decisions a
+Python ``if`` takes on a tensor's value are guarded too, by the compiled
+function's branch table (``compile.py``).
+
+The failure messages are PyTorch's (what ``TORCH_LOGS="recompiles"`` prints),
+e.g. ``tensor 'x' size mismatch at index 0. expected 3, actual 4``.
+
+*Automatic dynamic shapes* (PyTorch's default): the first version guards
+every size; when a call differs from it only in some sizes, the next version
+leaves those dims free (any size from 2 on; 0 and 1 stay exact), so a third
+size needs no recompile.  What differs from PyTorch, and why: minigrad has no
+symbolic shapes, so a dim is freed only if recording at the new size gave the
+same operations with the same arguments (nothing read the size); otherwise
+sizes stay exact, one version per size.  PyTorch guards on many more
+global states (deterministic algorithms, default device, torch function
+mode, saved-tensor hooks); minigrad on grad mode and inference mode.
+
+Source: Dynamo's guards (torch/_dynamo/guards.py: ``TENSOR_MATCH`` checked by
+``check_tensor``, ``GLOBAL_STATE``, ``CONSTANT_MATCH``; the messages of
+``get_guard_fail_reason``).
+"""
+
+import numpy as np
+
+from ..autograd import grad_mode
+from ..tensor import Tensor
+
+__all__ = ["Guard", "GuardSet", "find_sources", "flatten_inputs"]
+
+_DTYPE_WORD = {np.dtype(np.float32): "Float", np.dtype(np.float64): "Double",
+               np.dtype(np.int64): "Long", np.dtype(np.bool_): "Bool"}
+_SIMPLE = (bool, int, float, str, type(None))
+
+
+def _short(source):
+    """``L['x']`` -> ``x`` and ``L['xs'][0]`` -> ``xs[0]``: how PyTorch names a tensor in messages."""
+    if source.startswith("L['"):
+        end = source.index("']")
+        return source[3:end] + source[end + 2:]
+    return source
+
+
+class Guard:
+    """One assumption: ``kind`` (``TENSOR_MATCH``, ``CONSTANT_MATCH``, ``ID_MATCH``, ``GLOBAL_STATE``), ``source``.
+
+    ``check(obj)`` returns None if it holds, else PyTorch's message for the failure.
+    ``str(guard)`` is a readable line, for ``explain``.
+    """
+
+    __slots__ = ("dtype", "dynamic", "expected", "kind", "requires_grad", "shape", "source")
+
+    def __init__(self, kind, source, expected=None, t=None, dynamic=()):
+        self.kind = kind
+        self.source = source
+        self.expected = expected
+        self.dynamic = frozenset(dynamic)  # dims of any size >= 2 (automatic dynamic shapes)
+        if t is not None:
+            self.shape = tuple(t._data.shape)
+            self.dtype = t._data.dtype
+            self.requires_grad = bool(t._requires_grad)
+
+    def check(self, obj):
+        """None if the guard holds for ``obj``, else why not (PyTorch's words)."""
+        kind = self.kind
+        if kind == "TENSOR_MATCH":
+            name = _short(self.source)
+            if not isinstance(obj, Tensor):
+                return (f"expected type of '{self.source}' to be a tensor type, ' but found "
+                        f"{type(obj)}'")
+            data = obj._data
+            if data.dtype != self.dtype:
+                return (f"tensor '{name}' dtype mismatch. expected {_DTYPE_WORD[self.dtype]}, "
+                        f"actual {_DTYPE_WORD.get(data.dtype, data.dtype)}")
+            shape = data.shape
+            if len(shape) != len(self.shape):
+                return f"tensor '{name}' rank mismatch. expected {len(self.shape)}, actual {len(shape)}"
+            if shape != self.shape:
+                dynamic = self.dynamic
+                for i, (e, a) in enumerate(zip(self.shape, shape)):
+                    if i in dynamic:
+                        if a < 2:  # sizes 0 and 1 are never dynamic (PyTorch's 0/1 specialisation)
+                            return f"2 <= {name}.size()[{i}]"
+                    elif e != a:
+                        return f"tensor '{name}' size mismatch at index {i}. expected {e}, actual {a}"
+            if bool(obj._requires_grad) != self.requires_grad:
+                return (f"tensor '{name}' requires_grad mismatch. expected "
+                        f"requires_grad={int(self.requires_grad)}")
+            return None
+        if kind == "CONSTANT_MATCH":
+            if type(obj) is not type(self.expected) or obj != self.expected:
+                return f"{self.source} == {self.expected!r}"
+            return None
+        if kind == "ID_MATCH":
+            return None if obj is self.expected else f"{self.source} is not the object seen when compiling"
+        if kind == "GLOBAL_STATE":
+            st = grad_mode._state
+            now = (bool(st.enabled), bool(st.inference))
+            if now != self.expected:
+                what = "grad_mode " if now[0] != self.expected[0] else "inference_mode "
+                return "GLOBAL_STATE changed: " + what
+            return None
+        raise AssertionError(kind)
+
+    def __str__(self):
+        if self.kind == "TENSOR_MATCH":
+            size = ", ".join("s" if i in self.dynamic else str(d) for i, d in enumerate(self.shape))
+            return (f"{self.source}: tensor, dtype {_DTYPE_WORD[self.dtype]}, size "
+                    f"[{size}], requires_grad={self.requires_grad}")
+        if self.kind == "CONSTANT_MATCH":
+            return f"{self.source} == {self.expected!r}"
+        if self.kind == "ID_MATCH":
+            return f"{self.source} is the same object as when compiled"
+        if self.kind == "GLOBAL_STATE":
+            return (f"grad mode {'on' if self.expected[0] else 'off'}, inference mode "
+                    f"{'on' if self.expected[1] else 'off'}")
+        return self.kind
+
+    __repr__ = __str__
+
+
+class GuardSet:
+    """The guards of one compiled version of a function, checked against a call's flattened inputs.
+
+    Attributes:
+        guards (list[Guard]): in order: global state, then one per input, then captured values.
+        aliases (list[tuple[int, int]]): pairs of input positions that were the same tensor.
+
+    ``dynamic`` maps an input's source to the dims whose size is not guarded
+    (any size from 2 on: automatic dynamic shapes, see ``compile.py``).
+    """
+
+    def __init__(self, flat, captured=(), globals_read=(), dynamic=None):
+        dynamic = dynamic or {}
+        self.guards = [Guard("GLOBAL_STATE", "", (bool(grad_mode._state.enabled),
+                                                   bool(grad_mode._state.inference)))]
+        self._input_guards = []
+        first = {}
+        self.aliases = []
+        for k, (source, obj) in enumerate(flat):
+            if isinstance(obj, Tensor):
+                g = Guard("TENSOR_MATCH", source, t=obj, dynamic=dynamic.get(source, ()))
+                j = first.setdefault(id(obj), k)
+                if j != k:
+                    self.aliases.append((j, k))
+            elif isinstance(obj, _SIMPLE):
+                g = Guard("CONSTANT_MATCH", source, obj)
+            else:
+                g = Guard("ID_MATCH", source, obj)
+            self.guards.append(g)
+            self._input_guards.append((k, g))
+        self._captured = []
+        for value in captured:
+            if value.getter is not None:
+                g = Guard("ID_MATCH", value.source, value.tensor)
+                self.guards.append(g)
+                self._captured.append((value.getter, g))
+            g = Guard("TENSOR_MATCH", value.source or "<captured tensor>", t=value.tensor)
+            self.guards.append(g)
+            self._captured.append((lambda v=value: v.tensor, g))
+        self._globals = []
+        for source, getter, obj in globals_read:
+            g = Guard("CONSTANT_MATCH", source, obj)
+            self.guards.append(g)
+            self._globals.append((getter, g))
+
+    def check(self, flat):
+        """None if every guard holds for this call, else the first failure's message."""
+        fail = self.guards[0].check(None)
+        if fail:
+            return fail
+        if len(flat) != len(self._input_guards):
+            return f"len(inputs) == {len(self._input_guards)}"
+        for k, g in self._input_guards:
+            obj = flat[k][1]
+            if g.kind == "TENSOR_MATCH" and not g.dynamic and type(obj) is Tensor:
+                d = obj._data  # the common case, checked inline: every call pays for it
+                if d.dtype == g.dtype and d.shape == g.shape and obj._requires_grad == g.requires_grad:
+                    continue
+            fail = g.check(obj)
+            if fail:
+                return fail
+        for j, k in self.aliases:
+            if flat[j][1] is not flat[k][1]:
+                return f"{flat[j][0]} is {flat[k][0]}"
+        for getter, g in self._captured:
+            try:
+                obj = getter()
+            except Exception:  # a global deleted, a module changed: not the same
+                return f"{g.source} could not be read"
+            fail = g.check(obj)
+            if fail:
+                return fail
+        for getter, g in self._globals:
+            try:
+                obj = getter()
+            except Exception:
+                return f"{g.source} could not be read"
+            fail = g.check(obj)
+            if fail:
+                return fail
+        return None
+
+
+_SIGNATURES = {}
+
+
+def _positional_names(fn):
+    """The parameter names if ``fn`` takes plain positional parameters only (else None); cached."""
+    import inspect
+
+    key = getattr(fn, "__code__", None) or id(fn)
+    if key not in _SIGNATURES:
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            params = None
+        ok = params is not None and all(
+            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.default is p.empty
+            for p in params)
+        _SIGNATURES[key] = [f"L['{p.name}']" for p in params] if ok else None
+    return _SIGNATURES[key]
+
+
+def flatten_inputs(fn, args, kwargs):
+    """The call's arguments as ``[(source, object), ...]``, tensors inside tuples and lists included.
+
+    Sources are Dynamo's: ``L['x']`` for the parameter ``x``, ``L['xs'][0]`` for
+    an element; a positional argument without a parameter name is ``L['args'][i]``.
+    """
+    import inspect
+
+    if hasattr(fn, "_modules") and hasattr(fn, "forward"):
+        fn = fn.forward  # a Module: its forward's parameters name the arguments (L['input'])
+    names = None if kwargs else _positional_names(fn)
+    if names is not None and len(names) == len(args) and not any(
+            type(a) is tuple or type(a) is list for a in args):
+        return list(zip(names, args))  # the common case, without inspect (every call)
+    try:
+        sig = inspect.signature(fn)
+        bound = sig.bind(*args, **kwargs)
+        items = []
+        for name, val in bound.arguments.items():
+            kind = sig.parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                items.extend((f"L['{name}'][{i}]", v) for i, v in enumerate(val))
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                items.extend((f"L['{name}']['{k}']", v) for k, v in val.items())
+            else:
+                items.append((f"L['{name}']", val))
+    except (TypeError, ValueError):
+        items = [(f"L['args'][{i}]", v) for i, v in enumerate(args)]
+        items += [(f"L['kwargs']['{k}']", v) for k, v in kwargs.items()]
+    flat = []
+    for source, val in items:
+        _flatten(source, val, flat)
+    return flat
+
+
+def _flatten(source, val, flat):
+    if isinstance(val, (tuple, list)) and any(isinstance(v, Tensor) for v in val):
+        for i, v in enumerate(val):
+            _flatten(f"{source}[{i}]", v, flat)
+    else:
+        flat.append((source, val))
+
+
+def _walk_code(code):
+    yield code
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):
+            yield from _walk_code(c)
+
+
+def _unwrap(fn):
+    """(function, self or None) behind a function, bound method or Module."""
+    from ..nn.modules.module import Module
+
+    if isinstance(fn, Module):
+        return type(fn).forward, fn
+    self = getattr(fn, "__self__", None)
+    func = getattr(fn, "__func__", fn)
+    return func, self
+
+
+def _tensors_in(source, getter, obj, out, depth=0):
+    from ..nn.modules.module import Module
+
+    if isinstance(obj, Tensor):
+        out.setdefault(id(obj), (source, getter))
+    elif isinstance(obj, Module) and depth < 8:
+        for name, p in list(obj.named_parameters()) + list(obj.named_buffers()):
+            out.setdefault(id(p), (f"{source}.{name}",
+                                   lambda g=getter, n=name: _get_path(g(), n)))
+    elif isinstance(obj, (tuple, list)) and depth < 2:
+        for i, v in enumerate(obj):
+            _tensors_in(f"{source}[{i}]", lambda g=getter, i=i: g()[i], v, out, depth + 1)
+    elif isinstance(obj, dict) and depth < 2:
+        for k, v in obj.items():
+            _tensors_in(f"{source}[{k!r}]", lambda g=getter, k=k: g()[k], v, out, depth + 1)
+
+
+def _get_path(obj, path):
+    for part in path.split("."):
+        obj = obj[int(part)] if part.isdigit() and hasattr(obj, "__getitem__") else getattr(obj, part)
+    return obj
+
+
+def find_sources(fn):
+    """Tensors the function can reach by name: ``{id(tensor): (source, getter)}``.
+
+    Looked for in the globals its code names (``G['w']``), its closure
+    variables (``L['w']``), its ``self`` if it is a method or a Module
+    (``L['self'].weight``), one level into tuples, lists and dicts, and into
+    modules' parameters and buffers.  ``getter()`` reads the tensor again.
+    """
+    out = {}
+    if fn is None:
+        return out
+    func, self = _unwrap(fn)
+    if self is not None:
+        _tensors_in("L['self']", lambda: self, self, out)
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return out
+    closure = getattr(func, "__closure__", None) or ()
+    for name, cell in zip(code.co_freevars, closure):
+        try:
+            val = cell.cell_contents
+        except ValueError:
+            continue
+        _tensors_in(f"L['{name}']", lambda c=cell: c.cell_contents, val, out)
+    g = getattr(func, "__globals__", {})
+    for c in _walk_code(code):
+        for name in c.co_names:
+            if name in g:
+                _tensors_in(f"G['{name}']", lambda n=name: g[n], g[name], out)
+    return out
+
+
+def globals_read(fn):
+    """``[(source, getter, value)]`` for the globals and closure variables holding simple Python values."""
+    func, _ = _unwrap(fn)
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return []
+    out = []
+    closure = getattr(func, "__closure__", None) or ()
+    for name, cell in zip(code.co_freevars, closure):
+        try:
+            val = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(val, _SIMPLE):
+            out.append((f"L['{name}']", lambda c=cell: c.cell_contents, val))
+    g = getattr(func, "__globals__", {})
+    seen = set()
+    for c in _walk_code(code):
+        for name in c.co_names:
+            if name in g and name not in seen and isinstance(g[name], _SIMPLE):
+                seen.add(name)
+                out.append((f"G['{name}']", lambda n=name: g[n], g[name]))
+    return out
