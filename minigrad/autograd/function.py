@@ -31,8 +31,8 @@ import numpy as np
 from . import anomaly, forward_ad, grad_mode
 from .formulas import ARRAY_OPS, TENSOR_OPS
 from .graph import (
-    Node,
     _ZEROS,
+    Node,
     _output_nrs,
     _sequence,
     pack_saved,

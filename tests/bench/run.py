@@ -35,7 +35,14 @@ concern, the objects each graph creates are.
 """
 
 import argparse
+import gc
+import importlib.util
 import os
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
 
 # One BLAS thread unless asked otherwise (BENCH_THREADS): on a shared machine
 # a second thread waiting for a busy core makes every matrix product erratic.
@@ -44,15 +51,7 @@ _THREADS = os.environ.get("BENCH_THREADS", "1")
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, _THREADS)
 
-import gc
-import importlib.util
-import platform
-import statistics
-import sys
-import time
-import tracemalloc
-
-import numpy as np
+import numpy as np  # noqa: E402 (after the BLAS thread setting)
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
 import minigrad  # noqa: E402
