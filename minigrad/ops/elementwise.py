@@ -183,8 +183,8 @@ class MulScalar(Function):
         return _make(np.multiply(a._data, other).astype(a._data.dtype, copy=False))
 
     @staticmethod
-    def backward(ctx, grad):
-        return MulScalar.apply(grad, ctx.other), None
+    def formula(F, ctx, grad):
+        return F.mul_scalar(grad, ctx.other), None
 
 
 class Div(Function):
@@ -208,8 +208,7 @@ class Div(Function):
         return _make(out)
 
     @staticmethod
-    def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+    def formula(F, ctx, grad, a, b):
         need = ctx.needs_input_grad
         ga = grad / b if need[0] else None
         gb = -grad * a / (b * b) if need[1] else None
@@ -251,8 +250,7 @@ class Reciprocal(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, grad, r):
         return -grad * r * r
 
 
@@ -279,13 +277,12 @@ class PowTensorScalar(Function):
         return _make(out.astype(data.dtype, copy=False))
 
     @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+    def formula(F, ctx, grad, a):
         e = ctx.exponent
         if e == 0:
             return grad * 0, None
         # PyTorch's pow_backward: grad * (exponent * self ** (exponent - 1))
-        return grad * MulScalar.apply(a ** (e - 1), e), None
+        return grad * F.mul_scalar(a ** (e - 1), e), None
 
 
 class PowTensorTensor(Function):
@@ -375,12 +372,11 @@ class Where(Function):
         return _make(np.where(cond, a._data, b._data).astype(dt, copy=False))
 
     @staticmethod
-    def backward(ctx, grad):
-        (cond,) = ctx.saved_tensors
-        zero = _const(np.zeros((), grad._data.dtype))
+    def formula(F, ctx, grad, cond):
+        zero = F.const(np.zeros((), F.data(grad).dtype))
         need = ctx.needs_input_grad
-        ga = where(cond, grad, zero) if need[1] else None
-        gb = where(cond, zero, grad) if need[2] else None
+        ga = F.where(cond, grad, zero) if need[1] else None
+        gb = F.where(cond, zero, grad) if need[2] else None
         return None, ga, gb
 
 
@@ -412,8 +408,7 @@ class Exp(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, grad, r):
         return grad * r
 
 
@@ -431,8 +426,7 @@ class Log(Function):
             return _make(np.log(data))
 
     @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+    def formula(F, ctx, grad, a):
         return grad / a
 
 
@@ -471,8 +465,7 @@ class Sigmoid(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, grad, r):
         return grad * r * (1 - r)
 
 
@@ -519,9 +512,8 @@ class Abs(Function):
         return _make(np.abs(a._data))
 
     @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * _const(np.sign(a._data))
+    def formula(F, ctx, grad, a):
+        return grad * F.const(np.sign(F.data(a)))
 
 
 class Sqrt(Function):
@@ -538,8 +530,7 @@ class Sqrt(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, grad, r):
         with np.errstate(divide="ignore"):
             return grad / (2 * r)
 
@@ -556,9 +547,8 @@ class Sin(Function):
         return _make(np.sin(_float_data(a)))
 
     @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * a.cos()
+    def formula(F, ctx, grad, a):
+        return grad * F.cos(a)
 
 
 class Cos(Function):
@@ -573,9 +563,8 @@ class Cos(Function):
         return _make(np.cos(_float_data(a)))
 
     @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * -a.sin()
+    def formula(F, ctx, grad, a):
+        return grad * -F.sin(a)
 
 
 class Clamp(Function):
