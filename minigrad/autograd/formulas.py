@@ -77,6 +77,18 @@ class _ArrayOps:
         return np.expand_dims(a, dim)
 
     @staticmethod
+    def squeeze(a, dim):
+        return np.squeeze(a, axis=dim)
+
+    @staticmethod
+    def transpose(a, dim0, dim1):
+        return np.swapaxes(a, dim0, dim1)
+
+    @staticmethod
+    def permute(a, dims):
+        return np.transpose(a, dims)
+
+    @staticmethod
     def sum(a, dim, keepdim=False):
         """Sum over ``dim`` (an int or a tuple of ints)."""
         return np.sum(a, axis=dim, keepdims=keepdim)
@@ -162,6 +174,18 @@ class _TensorOps:
     @staticmethod
     def unsqueeze(a, dim):
         return a.unsqueeze(dim)
+
+    @staticmethod
+    def squeeze(a, dim):
+        return a.squeeze(dim)
+
+    @staticmethod
+    def transpose(a, dim0, dim1):
+        return a.transpose(dim0, dim1)
+
+    @staticmethod
+    def permute(a, dims):
+        return a.permute(dims)
 
     @staticmethod
     def sum(a, dim, keepdim=False):
