@@ -430,23 +430,29 @@ def unpack_saved_arrays(node):
     """
     out = []
     for e, v in zip(node._kept, node._kept_versions):
-        if e is None:
-            out.append(None)
-        elif type(e) is tuple:
-            arr, vc = e
-            if vc[0] != v:
-                _raise_modified(_Tensor._make(arr, vc=vc), node, v, True)
-            out.append(arr)
-        elif type(e) is _Freed:
-            raise RuntimeError(ERR_BACKWARD_TWICE)
-        elif isinstance(e, SavedTensor):
-            t = e.unpack(node)
-            out.append(t._data.item() if t._wrapped else t._data)
-        else:
+        te = type(e)
+        if te is _Tensor:  # an input, the usual case
             vc = e._vc
             if vc is not None and vc[0] != v:
                 _raise_modified(e, node, v, False)
             # a Python number (x * 2) stays one: numpy then keeps the tensor's dtype, as PyTorch does
+            out.append(e._data.item() if e._wrapped else e._data)
+        elif te is tuple:  # the node's own output
+            arr, vc = e
+            if vc[0] != v:
+                _raise_modified(_Tensor._make(arr, vc=vc), node, v, True)
+            out.append(arr)
+        elif e is None:
+            out.append(None)
+        elif te is _Freed:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        elif isinstance(e, SavedTensor):
+            t = e.unpack(node)
+            out.append(t._data.item() if t._wrapped else t._data)
+        else:  # a Tensor subclass (nn.Parameter)
+            vc = e._vc
+            if vc is not None and vc[0] != v:
+                _raise_modified(e, node, v, False)
             out.append(e._data.item() if e._wrapped else e._data)
     return out
 
