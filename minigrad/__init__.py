@@ -50,6 +50,7 @@ from .creation import (
 from .jit import compile  # define-then-run: minigrad/jit/compile.py (torch.compile)
 from .ops import *
 from .ops import __all__ as _ops_all
+from .parallel import get_num_threads, set_num_threads
 from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
 
 float = float32
@@ -66,5 +67,5 @@ __all__ = [
     "get_default_dtype",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled", "is_anomaly_enabled", "set_detect_anomaly", "autograd", "nn",
-    "optim", "utils", "jit", "compile",
+    "optim", "utils", "jit", "compile", "get_num_threads", "set_num_threads",
 ] + list(_ops_all)

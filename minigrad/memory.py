@@ -324,6 +324,11 @@ class SavedTensorsMeter:
                 meter.record(step)       # one point per iteration
         meter.history                    # [(0, 1234), (1, 1234), (2, 1234)]
 
+    ``SavedTensorsMeter(ignore=model.parameters())`` leaves out the storages
+    of the given tensors (weights and data that your variables hold anyway,
+    which a graph refers to but does not add): what is left is the memory the
+    graph itself costs, its activations.
+
     Meters do not nest: inside a second ``saved_tensors_hooks`` block (another
     meter, or any pack hook) the inner hooks are the ones used.  Python
     numbers saved by an operation (``x * 2``'s ``2``) skip the hooks, as in
@@ -333,7 +338,16 @@ class SavedTensorsMeter:
     tutorial uses it to measure saved activations.
     """
 
-    def __init__(self):
+    def __init__(self, ignore=()):
+        """Args: ignore: tensors (or an iterable of them, e.g. ``model.parameters()``) whose
+        storages are not counted; they must stay alive while the meter is used."""
+        reading = _reading()
+        self._ignored = {}  # storage key -> a tensor over it, held so that the key stays valid
+        for t in ignore:
+            if not reading.is_tensor(t):
+                raise TypeError("SavedTensorsMeter(ignore=...) expects tensors (e.g. "
+                                f"model.parameters()); got {reading.describe_type(t)}")
+            self._ignored.setdefault(reading.library_of(t).storage(t)[0], t)
         self._buffers = {}  # storage key -> [number of live saved values over it, nbytes]
         self._refs = {}  # weakref to a packed value -> its storage key
         self._hooks = []
@@ -363,6 +377,8 @@ class SavedTensorsMeter:
         reading = _reading()
         packed = _MeterPacked(tensor)
         key, nbytes = reading.library_of(tensor).storage(tensor)
+        if key in self._ignored:
+            return packed
         entry = self._buffers.get(key)
         if entry is None:
             self._buffers[key] = [1, nbytes]

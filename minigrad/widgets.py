@@ -16,13 +16,30 @@
 Promises, so that a lesson using them reads everywhere and can be tested:
 
 1. **The stored page tells the whole story.**  Displaying one of these widgets
-   gives the widget *and* a static picture in one output: every position of
-   the slider as a small picture with its sentence (``viz.strip``), as
-   ``image/png`` (shown even while a notebook is untrusted), ``image/svg+xml``
-   and a deterministic ``text/plain`` listing every step (what nbval compares;
-   the widget view's JSON is not compared).  JupyterLab with a running kernel
-   shows the live widget; GitHub, nbviewer and an untrusted notebook show the
-   strip.
+   (a cell's last value, or ``display(w)``) makes two outputs (``_ipython_display_``):
+
+   * first the *widget view*, whose ``text/plain`` is one deterministic line
+     (``slider: positions 0 to 3, at 0 (it moves when the notebook runs; the
+     pictures below show every position)``): a reader in JupyterLab meets
+     the live slider first, not after scrolling past every picture;
+   * then the *strip*: every position of the slider as a small picture with
+     its sentence (``viz.strip``; ``explore``: one picture per different
+     recording), as ``image/png`` (shown even while a notebook is
+     untrusted), ``image/svg+xml`` and a deterministic ``text/plain``
+     listing every position.
+
+   Two outputs, not one, because a renderer shows one mimetype per output
+   and one that knows the widget mimetype (``jupyter nbconvert --to html``,
+   which nbviewer runs) prefers it to the pictures beside it.  Where a
+   reader sees what: JupyterLab with a running kernel shows the live widget
+   and the strip below it; a trusted notebook reopened shows the widget
+   restored from the state stored with it, then the strip; an untrusted
+   notebook (a fresh clone) shows the widget's one line and the strip's
+   PNG; nbviewer and ``nbconvert`` pages show the strip (and the widget
+   above it only where the page can load the ipywidgets script); GitHub,
+   which runs no widgets, shows the strip too.  nbval compares the
+   ``text/plain`` of both outputs (not the widget view's JSON), so a re-run
+   matches without ``nbval-ignore-output``.
 2. **Widgets survive a save.**  The widgets' model ids are made from the
    notebook cell's id (JupyterLab and ``make execute`` send it with every
    execution) instead of at random, so a notebook run and saved in JupyterLab
@@ -35,8 +52,9 @@ Promises, so that a lesson using them reads everywhere and can be tested:
    under nbval produces no extra outputs.
 4. **The callbacks are plain functions.**  ``render_step(steps, i)`` and
    ``run_explore(fn, x=2.0)`` return what the widget would show;
-   ``widget.show(i)`` and ``widget.update(x=2.0)`` move the widget itself.
-   Tests call them without a browser.
+   ``widget.show(i)`` and ``widget.update(x=2.0)`` move the widget itself;
+   ``widget.display_bundles()`` is what displaying it outputs.  Tests call
+   them without a browser.
 
 ``import minigrad.widgets`` needs numpy only: ipywidgets is imported when a
 widget is made (``StepThrough`` and ``Explorer`` are ``ipywidgets.VBox``
@@ -57,7 +75,8 @@ import weakref
 
 # (the widget classes StepThrough and Explorer are attributes made on first use, so that
 # ``from minigrad.widgets import *`` does not import ipywidgets)
-__all__ = ["ExploreResult", "explore", "render_step", "run_explore", "step_through"]
+__all__ = ["ExploreResult", "explore", "render_step", "run_explore",
+           "step_through"]
 
 _PNG_DPI = 144
 _MAX_STATIC_RUNS = 41  # slider positions run for an explorer's static strip
@@ -447,27 +466,51 @@ def _set_picture(image, fallback, picture):
     fallback.layout.display = "none"
 
 
-def _static_bundle(widget_bundle, static, text=None, include=None, exclude=None):
-    """The widget's own bundle plus the static strip: (data, metadata) for Jupyter.
+class _WidgetThenStrip:
+    """Displaying ``StepThrough`` or ``Explorer``: the widget, then the strip as an output of its own.
 
-    ``text/plain`` is the strip's text form (deterministic: nbval compares
-    it), preceded by ``text`` if given; its ``image/png`` and ``image/svg+xml``
-    tell the whole story where the widget cannot run (GitHub, nbviewer, an
-    untrusted notebook).
+    The widget first, so that a JupyterLab reader meets the live slider at
+    once; the strip below it, so that a page read without a kernel still
+    shows every position.  Two outputs, so that every renderer shows the
+    strip: a renderer picks one mimetype per output, and one that knows the
+    widget-view mimetype (``nbconvert --to html``, which nbviewer runs) would
+    pick it over the PNG and SVG of a shared output and drop the strip; one
+    that cannot run widgets (GitHub, an untrusted notebook) shows the widget
+    view's one-line ``text/plain`` and the strip.  Both outputs are
+    ``display_data``, made once when the cell runs (moving a slider displays
+    nothing), so a re-run under nbval gives the same two outputs; nbval
+    compares their ``text/plain``.
     """
-    data, metadata = static._repr_mimebundle_()
-    data = dict(data)
-    if text:
-        data["text/plain"] = text + "\n\n" + data["text/plain"]
-    for key, value in widget_bundle.items():
-        if key != "text/plain":
-            data[key] = value
-    if include:
-        data = {k: v for k, v in data.items() if k in include}
-    if exclude:
-        data = {k: v for k, v in data.items() if k not in exclude}
-    metadata = {k: v for k, v in metadata.items() if k in data}
-    return data, metadata
+
+    def _view_text(self):  # the widget view's text/plain: one deterministic line
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        """The widget view alone: ``{mimetype: data}`` with the one-line ``text/plain``."""
+        data = dict(super()._repr_mimebundle_(**kwargs))
+        data["text/plain"] = self._view_text()
+        if include:
+            data = {k: v for k, v in data.items() if k in include}
+        if exclude:
+            data = {k: v for k, v in data.items() if k not in exclude}
+        return data
+
+    def display_bundles(self):
+        """What displaying the widget outputs, in order: a list of ``(data, metadata)`` pairs.
+
+        First the widget view (``_repr_mimebundle_``), then the strip
+        (``self.static``: ``image/png`` with its display size in the
+        metadata, ``image/svg+xml``, and its deterministic ``text/plain``;
+        without Graphviz, ``text/plain`` only, with the reason).
+        """
+        return [(self._repr_mimebundle_(), {}), self.static._repr_mimebundle_()]
+
+    def _ipython_display_(self):
+        # IPython calls this instead of _repr_mimebundle_, for a cell's last value and display()
+        from IPython.display import display
+
+        for data, metadata in self.display_bundles():
+            display(data, metadata=metadata, raw=True)
 
 
 _CLASSES = {}
@@ -479,7 +522,7 @@ def _classes():
         return _CLASSES
     import ipywidgets as w
 
-    class StepThrough(w.VBox):
+    class StepThrough(_WidgetThenStrip, w.VBox):
         """A slider and a play button over the states of a recorded walk (``step_through``).
 
         Attributes:
@@ -488,7 +531,8 @@ def _classes():
             caption (HTML): the step's sentence.
             image (Image): the picture (PNG).
             static (viz.StripPicture): every position as a small picture with its
-                sentence: what a notebook stores and shows where widgets do not run.
+                sentence: displayed as an output of its own below the widget, so that a
+                page read without a kernel shows every position.
         """
 
         def __init__(self, steps, value=0, interval=1500, **draw_kwargs):
@@ -536,11 +580,12 @@ def _classes():
             _set_picture(self.image, self.fallback, picture)
             return picture, caption
 
-        def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-            return _static_bundle(super()._repr_mimebundle_(**kwargs), self.static,
-                                  include=include, exclude=exclude)
+        def _view_text(self):
+            s = self.slider
+            return (f"slider: positions {s.min} to {s.max}, at {s.value} (it moves when the "
+                    "notebook runs; the pictures below show every position)")
 
-    class Explorer(w.VBox):
+    class Explorer(_WidgetThenStrip, w.VBox):
         """Sliders that re-run a function and redraw what it recorded (``explore``).
 
         Attributes:
@@ -549,9 +594,9 @@ def _classes():
             sliders (dict): the slider of each input, by name.
             text (HTML): inputs, tape, output and gradients of the last run.
             image (Image): the picture of the last recording, as the walk left it.
-            result (ExploreResult): the last run.
+            result (ExploreResult): the last run; ``initial``: the first.
             static (viz.StripPicture): one picture per different recording over
-                the sliders' range: what a notebook stores.
+                the sliders' range: displayed as an output of its own below the widget.
         """
 
         def __init__(self, fn, sliders, library=None, **draw_kwargs):
@@ -609,9 +654,15 @@ def _classes():
             # the text above says what the caption says: the live picture goes without it
             _set_picture(self.image, self.fallback, r.draw(caption=False, **self._draw_kwargs))
 
-        def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
-            return _static_bundle(super()._repr_mimebundle_(**kwargs), self.static,
-                                  text=self.initial.text, include=include, exclude=exclude)
+        def _view_text(self):
+            ranges = "; ".join(
+                f"{name} from {_value_text(s.min)} to {_value_text(s.max)} in steps of "
+                f"{_value_text(s.step)}, at {_value_text(s.value)}"
+                for name, s in self.sliders.items())
+            one = len(self.sliders) == 1
+            return (f"slider{'' if one else 's'}: {ranges} ({'it moves' if one else 'they move'} "
+                    "when the notebook runs; the pictures below show every recording over "
+                    f"{'its' if one else 'their'} range)")
 
     _CLASSES["StepThrough"] = StepThrough
     _CLASSES["Explorer"] = Explorer
@@ -658,10 +709,11 @@ def step_through(steps, value=0, interval=1500, **draw_kwargs):
 
     Returns:
         StepThrough: an ``ipywidgets.VBox``: play button and slider, the step's
-        sentence, the picture.  Displayed in a notebook it also stores every
-        position as a strip of small pictures with their sentences (see the
-        module docstring).  ``widget.show(i)`` moves it; ``render_step(steps,
-        i)`` is the same picture and sentence without a widget.
+        sentence, the picture.  Displayed in a notebook, it shows below itself,
+        as an output of its own, every position as a strip of small pictures
+        with their sentences (see the module docstring).  ``widget.show(i)``
+        moves it; ``render_step(steps, i)`` is the same picture and sentence
+        without a widget.
 
     Raises:
         TypeError: ``steps`` is not a recording.
@@ -682,7 +734,7 @@ def step_through(steps, value=0, interval=1500, **draw_kwargs):
         return _classes()["StepThrough"](steps, value=value, interval=interval, **draw_kwargs)
 
 
-def explore(fn, *, library=None, **sliders):
+def explore(fn, *, library=None, show_values=False, **sliders):
     """Sliders for ``fn``'s inputs; each change re-runs, re-records and redraws it; an ``Explorer``.
 
     Args:
@@ -694,14 +746,18 @@ def explore(fn, *, library=None, **sliders):
             slider starts in the middle), ``x=(-3.0, 3.0, 0.5, 2.0)`` (and the
             initial value), ``x=2.0`` (a slider around 2, as ``interact``
             makes), or an ``ipywidgets.FloatSlider``.
+        show_values (bool): draw the values (``tensor(2.)``) in the leaves'
+            and the output's boxes (``viz.draw``'s ``show_values``); otherwise
+            their shapes.
 
     Returns:
         Explorer: an ``ipywidgets.VBox``: the sliders, the text (inputs, tape,
         output, gradients) and the picture of the recording as the walk left
         it.  On every change, ``fn`` runs on fresh leaves ``tensor(value,
         requires_grad=True)``, is recorded (``viz.record_forward``) and walked
-        back (``viz.record_backward``).  Displayed in a notebook it also
-        stores one picture per different recording over the sliders' range.
+        back (``viz.record_backward``).  Displayed in a notebook, it shows
+        below itself, as an output of its own, one picture per different
+        recording over the sliders' range.
         ``widget.update(x=-1.0)`` moves it; ``run_explore(fn, x=-1.0)`` is the
         same run without a widget.
 
@@ -716,7 +772,7 @@ def explore(fn, *, library=None, **sliders):
     if not sliders:
         raise TypeError("explore() needs at least one slider, e.g. explore(f, x=(-3.0, 3.0, 0.5))")
     with _stable_ids("explore"):
-        return _classes()["Explorer"](fn, sliders, library=library)
+        return _classes()["Explorer"](fn, sliders, library=library, show_values=show_values)
 
 
 def __getattr__(name):

@@ -329,3 +329,21 @@ def test_double_backward_through_saved_tensor_hooks():
         (h,) = minigrad.autograd.grad(g, x)
     assert g.item() == pytest.approx(3 * 1.5 ** 2)
     assert h.item() == pytest.approx(6 * 1.5)
+
+
+def test_sequence_nr_orders_nodes_as_recorded_and_accumulate_grad_is_uint64_max():
+    # PyTorch: node._sequence_nr() grows with recording order; AccumulateGrad's is UINT64_MAX
+    # (18446744073709551615), so a leaf's node runs as soon as it is ready.
+    x = minigrad.tensor(2.0, requires_grad=True)
+    y = minigrad.tensor(3.0, requires_grad=True)
+    a = x * y
+    b = x * 2
+    z = a + b
+    assert a.grad_fn._sequence_nr() < b.grad_fn._sequence_nr() < z.grad_fn._sequence_nr()
+    acc = a.grad_fn.next_functions[0][0]
+    assert acc._sequence_nr() == 18446744073709551615
+    order = []
+    for node in (z.grad_fn, a.grad_fn, b.grad_fn):
+        node.register_prehook(lambda g, node=node: order.append(node))
+    z.backward()
+    assert order == [z.grad_fn, b.grad_fn, a.grad_fn]  # the later of two ready nodes first

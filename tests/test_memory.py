@@ -240,3 +240,25 @@ def test_saved_memory_defaults_to_the_calling_module(tmp_path):
                          timeout=60, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[2] == "  also held elsewhere:    4,000 bytes (1 storage: x_val)"
+
+
+def test_meter_can_leave_out_what_is_held_anyway():
+    # a Linear layer saves its weight (as mat2 of addmm): a parameter, not the graph's cost
+    layer1, layer2 = mg.nn.Linear(8, 8), mg.nn.Linear(8, 8)
+    x = mg.ones(4, 8, requires_grad=True)
+    with SavedTensorsMeter() as everything:
+        loss_all = layer2(layer1(x).tanh()).tanh().sum()
+    with SavedTensorsMeter(ignore=[*layer1.parameters(), *layer2.parameters(), x]) as activations:
+        loss = layer2(layer1(x).tanh()).tanh().sum()
+    # the two tanh results, 4 x 8 float32 each: the activations alone
+    assert activations.bytes_alive == activations.peak == 2 * 4 * 8 * 4
+    # counted as well without ignore: x (mat1 of the first addmm) and both weights
+    assert everything.bytes_alive == activations.bytes_alive + 4 * 8 * 4 + 2 * 8 * 8 * 4
+    loss.backward()
+    loss_all.backward()
+    assert activations.bytes_alive == 0 and everything.bytes_alive == 0
+
+
+def test_meter_ignore_takes_only_tensors():
+    with pytest.raises(TypeError, match=r"SavedTensorsMeter\(ignore=...\) expects tensors"):
+        SavedTensorsMeter(ignore=[3.0])

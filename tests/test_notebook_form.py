@@ -1,11 +1,14 @@
-"""The stored lessons are in the form JupyterLab writes, and their widgets can be restored.
+"""The stored lessons are in the form JupyterLab writes, their widgets can be restored, and
+a page made of them without a kernel (nbconvert, as nbviewer makes it) shows every picture.
 
 What ``make execute`` promises (tests/tools/execute_notebooks.py), checked on the files
 without a browser; ``make lab-check`` checks the same for real in JupyterLab.
 """
 
+import base64
 import json
 import pathlib
+from html.parser import HTMLParser
 
 import nbformat
 import pytest
@@ -45,17 +48,74 @@ def test_cells_have_their_own_ids(lesson):
     assert all(ids) and len(set(ids)) == len(ids)  # widgets take their model ids from them
 
 
-def test_every_widget_output_has_its_stored_state_and_a_static_picture(lesson):
+def test_every_widget_output_has_its_stored_state_and_its_strip_below_it(lesson):
     nb = nbformat.read(lesson, as_version=4)
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     for cell in nb.cells:
-        for out in cell.get("outputs", []):
+        outs = cell.get("outputs", [])
+        for k, out in enumerate(outs):
             data = out.get("data", {})
             if WIDGET_VIEW not in data:
                 continue
             model = data[WIDGET_VIEW]["model_id"]
             # a stable id, made from the cell's id: a run in JupyterLab names the same model
-            assert model.startswith("minigrad-") and model in state
-            # the stored page tells the whole story without a kernel
-            assert {"image/png", "image/svg+xml", "text/plain"} <= set(data)
-            assert "0x" not in "".join(data["text/plain"])
+            assert model.startswith("minigrad-") and model in state, cell.id
+            # the widget view is an output of its own (a renderer that knows its mimetype would
+            # choose it over any picture beside it), with one line of text where it cannot run
+            assert set(data) == {WIDGET_VIEW, "text/plain"}, cell.id
+            assert "the pictures below show every" in data["text/plain"], cell.id
+            # the output just below it is the strip: the stored page tells the whole story
+            assert k + 1 < len(outs) and outs[k + 1].output_type == "display_data", cell.id
+            strip = outs[k + 1].get("data", {})
+            assert set(strip) == {"image/png", "image/svg+xml", "text/plain"}, cell.id
+            assert "0x" not in strip["text/plain"]
+
+
+class _Pictures(HTMLParser):
+    """The ``<img src>`` of each cell of a page nbconvert wrote (cells: ``id="cell-id=..."``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = None
+        self.images = {}
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if (attrs.get("id") or "").startswith("cell-id="):
+            self.cell = attrs["id"][len("cell-id="):]
+        elif tag == "img" and self.cell is not None:
+            self.images.setdefault(self.cell, []).append(attrs.get("src", ""))
+
+
+def _picture_of(src):
+    """``(mimetype, content)`` of a data: URI, the content as stored in a notebook."""
+    head, _, payload = src.partition(",")
+    mimetype = head[len("data:"):].split(";")[0]
+    raw = base64.b64decode(payload)
+    return mimetype, raw.decode("utf-8") if mimetype == "image/svg+xml" else raw
+
+
+@pytest.mark.parametrize("template", ["lab", "classic"])
+def test_the_page_nbconvert_makes_shows_every_stored_picture(lesson, template):
+    """What nbviewer shows: ``jupyter nbconvert --to html`` of the stored lesson, no kernel.
+
+    Every stored picture appears in its cell's HTML, in order: in particular every widget's
+    strip (nbconvert shows one mimetype per output, and a widget view beside it would win).
+    """
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name=template)
+    nb = nbformat.read(lesson, as_version=4)
+    page, _ = exporter.from_notebook_node(nb)
+    found = _Pictures()
+    found.feed(page)
+    for cell in nb.cells:
+        stored = [out["data"] for out in cell.get("outputs", [])
+                  if {"image/png", "image/svg+xml"} & set(out.get("data", {}))]
+        shown = [_picture_of(src) for src in found.images.get(cell.id, [])
+                 if src.startswith("data:image/")]
+        assert len(shown) == len(stored), f"{cell.id}: {len(stored)} stored, {len(shown)} shown"
+        for data, (mimetype, content) in zip(stored, shown):
+            expected = (base64.b64decode(data[mimetype]) if mimetype == "image/png"
+                        else data.get(mimetype))
+            assert content == expected, f"{cell.id}: a different picture ({mimetype})"

@@ -130,6 +130,19 @@ def test_show_values():
     assert "tensor(3.)" not in viz.draw(z).source
 
 
+def test_show_values_after_backward_shows_the_grad():
+    x, _y, z = seed()
+    z.backward()
+    names = {"x": x, "z": z}
+    # drawn now, with its values: the leaf's .grad is one of them
+    text = viz.draw(z, names=names, show_values=True).text
+    assert text.splitlines()[1] == "  x: leaf tensor(3., requires_grad=True), .grad = 6."
+    assert ".grad = 6." in viz.draw(z, names=names, show_values=True).source
+    # without values, the shapes only, as before
+    assert viz.draw(z, names=names).text.splitlines()[1] == "  x: leaf, shape (), receives .grad"
+    assert ".grad = " not in viz.draw(z, names=names).source
+
+
 def test_show_saved_false_and_show_attrs():
     x, _y, z = seed()
     text = viz.draw(z, names={"x": x, "z": z}, show_saved=False).text

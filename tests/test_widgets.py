@@ -135,20 +135,29 @@ def test_step_through_image_changes_with_the_slider():
 
 
 @needs_dot
-def test_step_through_leaves_a_static_picture():
+def test_step_through_displays_itself_then_its_strip():
     steps = seed_steps()
     w = widgets.step_through(steps, value=2)
-    data, metadata = w._repr_mimebundle_()
-    assert set(data) == {"text/plain", "image/png", "image/svg+xml", WIDGET_VIEW}
-    assert data[WIDGET_VIEW]["model_id"] == w.model_id
+    (view, view_meta), (strip_data, strip_meta) = w.display_bundles()
+    # first output: the widget view, with one deterministic line for renderers without widgets
+    # (a JupyterLab reader meets the live slider first)
+    assert set(view) == {"text/plain", WIDGET_VIEW} and view_meta == {}
+    assert view[WIDGET_VIEW]["model_id"] == w.model_id
+    assert view["text/plain"] == ("slider: positions 0 to 3, at 2 (it moves when the notebook "
+                                  "runs; the pictures below show every position)")
+    assert w._repr_mimebundle_() == view
+    assert w._repr_mimebundle_(include={"text/plain"}) == {"text/plain": view["text/plain"]}
+    # second output: the strip alone, so that a renderer that knows the widget mimetype
+    # (nbconvert, nbviewer) cannot pick the widget over it
+    assert set(strip_data) == {"text/plain", "image/png", "image/svg+xml"}
     # text/plain: every position's sentence, then the last picture's text form: the whole
     # story, deterministic (nbval compares it)
-    lines = data["text/plain"].splitlines()
+    lines = strip_data["text/plain"].splitlines()
     assert lines[0] == "all 4 positions of the slider (0 to 3), one small picture each:"
     assert lines[1:5] == [f"  {i}. {c}" for i, c in enumerate(SEED_CAPTIONS)]
     assert "\n".join(lines[5:]) == steps.draw(3, caption=False).text
-    assert "0x" not in data["text/plain"]
-    assert set(metadata) == {"image/png"}
+    assert strip_data["text/plain"] == w.static.text and "0x" not in strip_data["text/plain"]
+    assert set(strip_meta) == {"image/png"}
     # the PNG is the strip of all four pictures (two rows of two) and one legend
     import base64
 
@@ -158,14 +167,30 @@ def test_step_through_leaves_a_static_picture():
     boxes, width, height, legend = w.static.layout()
     assert len(boxes) == 5 and legend is not None
     assert len({round(y) for _x, y, _w, _h in boxes[:4]}) == 2
-    w_px, h_px = png_size(base64.b64decode(data["image/png"]))
+    w_px, h_px = png_size(base64.b64decode(strip_data["image/png"]))
     assert (w_px, h_px) == (round(width * 1.5), round(height * 1.5))
-    assert metadata["image/png"] == {"width": round(w_px / 1.5), "height": round(h_px / 1.5)}
-    # the static form does not depend on the slider
+    assert strip_meta["image/png"] == {"width": round(w_px / 1.5), "height": round(h_px / 1.5)}
+    # the strip does not depend on the slider
     w.slider.value = 3
-    assert w._repr_mimebundle_()[0]["text/plain"] == data["text/plain"]
-    data, _ = w._repr_mimebundle_(include={"text/plain"})
-    assert set(data) == {"text/plain"}
+    assert w.display_bundles()[1] == (strip_data, strip_meta)
+
+
+@needs_dot
+def test_displaying_a_widget_through_ipython_makes_two_outputs(monkeypatch):
+    """What IPython does with a cell's last value (and display()): two outputs, widget first."""
+    import IPython.display
+    from IPython.core.formatters import DisplayFormatter
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display",
+                        lambda data, metadata=None, raw=False: shown.append((data, metadata, raw)))
+    w = widgets.step_through(seed_steps())
+    # IPython's formatter hands the object to _ipython_display_, and formats nothing itself
+    # (so the cell has no execute_result besides the two displays)
+    assert DisplayFormatter().format(w) == ({}, {})
+    assert [(d, m) for d, m, _raw in shown] == w.display_bundles()
+    assert all(raw for _d, _m, raw in shown)
+    assert WIDGET_VIEW in shown[0][0] and "image/png" in shown[1][0]
 
 
 def test_step_through_without_graphviz_shows_the_text(monkeypatch, tmp_path):
@@ -175,9 +200,9 @@ def test_step_through_without_graphviz_shows_the_text(monkeypatch, tmp_path):
     w = widgets.step_through(steps)
     assert w.image.layout.display == "none" and w.fallback.layout.display is None
     assert "recorded graph of z" in w.fallback.value and "no picture" in w.fallback.value
-    data, _ = w._repr_mimebundle_()
-    assert set(data) == {"text/plain", WIDGET_VIEW}
-    assert data["text/plain"].startswith(viz.strip(steps).text + "\n\n(no picture: ")
+    (view, _), (strip_data, _) = w.display_bundles()
+    assert set(strip_data) == {"text/plain"} and set(view) == {"text/plain", WIDGET_VIEW}
+    assert strip_data["text/plain"].startswith(viz.strip(steps).text + "\n\n(no picture: ")
 
 
 # ---------------------------------------------------------------------- explore
@@ -255,11 +280,14 @@ def test_explorer_image_changes_and_static_picture_stays():
     assert before.startswith(PNG_MAGIC)
     w.update(x=-1.0)
     assert bytes(w.image.value).startswith(PNG_MAGIC) and bytes(w.image.value) != before
-    data, _ = w._repr_mimebundle_()
-    assert set(data) == {"text/plain", "image/png", "image/svg+xml", WIDGET_VIEW}
-    initial = widgets.run_explore(branchy, x=2.0)
-    text = data["text/plain"]
-    assert text.startswith(initial.text + "\n\n2 different recordings over 13 slider positions")
+    (view, _), (strip_data, _) = w.display_bundles()
+    assert set(strip_data) == {"text/plain", "image/png", "image/svg+xml"}
+    assert set(view) == {"text/plain", WIDGET_VIEW}
+    assert view["text/plain"] == (
+        "slider: x from -3. to 3. in steps of 0.5000, at -1. (it moves when the notebook runs; "
+        "the pictures below show every recording over its range)")
+    text = strip_data["text/plain"]
+    assert text.startswith("2 different recordings over 13 slider positions")
     # one picture per recording: the side of 0 and the side above it, each with its range
     assert ("  x = -1.5000: recorded MulBackward0; after backward(): x.grad = 3., saved values freed"
             "  (the same recording for x from -3. to 0.)") in text
@@ -269,6 +297,20 @@ def test_explorer_image_changes_and_static_picture_stays():
     assert "  x = 3.: MulBackward0; x.grad = 6." in text
 
 
+def test_explore_show_values_draws_the_values():
+    w = widgets.explore(branchy, x=(-3.0, 3.0, 0.5, 2.0), show_values=True)
+    assert set(w.sliders) == {"x"}  # show_values is not a slider
+    lines = w.result.draw(**w._draw_kwargs).text.splitlines()
+    assert lines[2] == "  x: leaf tensor(2., requires_grad=True), .grad = 4."
+    assert lines[3].endswith("-> output = tensor(4., grad_fn=<MulBackward0>), seeded with 1.")
+    # the stored pictures too: one per recording, each with its values
+    assert [p.text.splitlines()[2] for p in w.static.pictures] == [
+        "  x: leaf tensor(-1.5000, requires_grad=True), .grad = 3.",
+        "  x: leaf tensor(2., requires_grad=True), .grad = 4."]
+    plain = widgets.explore(branchy, x=(-3.0, 3.0, 0.5, 2.0))
+    assert plain.static.pictures[1].text.splitlines()[2] == "  x: leaf, shape (), .grad = 4."
+
+
 def test_explore_slider_abbreviations():
     import ipywidgets
 
@@ -276,6 +318,11 @@ def test_explore_slider_abbreviations():
     assert isinstance(w.sliders["a"], ipywidgets.FloatSlider) and w.sliders["a"].value == 1.5
     assert isinstance(w.sliders["b"], ipywidgets.FloatSlider)  # inputs are float leaves
     assert w.result.grads["a"].item() == w.sliders["b"].value
+    # the widget view's line names every slider (its range, its value) in order
+    assert w._repr_mimebundle_()["text/plain"] == (
+        "sliders: a from -1.5000 to 4.5000 in steps of 0.1000, at 1.5000; b from 0. to 4. in "
+        "steps of 0.1000, at 2. (they move when the notebook runs; the pictures below show every "
+        "recording over their range)")
     given = ipywidgets.FloatSlider(value=1.0, min=0.0, max=2.0, description="t")
     w = widgets.explore(lambda t: t.exp(), t=given)
     assert w.sliders["t"] is given and w.result.tape == ["ExpBackward0"]
@@ -348,3 +395,48 @@ def test_widget_ids_come_from_the_cell_so_a_saved_run_finds_its_models(monkeypat
     assert not widgets.step_through(steps).model_id.startswith("minigrad-")
     for w in (again, other, elsewhere):
         w.close()
+
+
+# ------------------------------------------------------------------ in a real kernel
+
+@needs_dot
+def test_a_run_stores_the_widget_then_the_strip_and_a_rerun_gives_the_same(tmp_path):
+    """Run as ``make execute`` runs (cell ids sent), twice: the outputs nbval would compare."""
+    import nbformat
+
+    from tests.tools.execute_notebooks import run
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src, id=f"w-{i}") for i, src in enumerate([
+        "import minigrad as torch\nfrom minigrad import viz, widgets\n"
+        "x = torch.tensor(3.0, requires_grad=True)\ny = x * x\nz = y + 1.0\n"
+        "walk = viz.record_backward(z, names={'x': x, 'y': y, 'z': z})",
+        "w = widgets.step_through(walk)\nw.show(3)\nw.slider.value = 1\nw",  # moves display nothing
+        "def f(x):\n    return x * x if x > 0 else x * 3\n"
+        "widgets.explore(f, x=(-3.0, 3.0, 0.5, 2.0))",
+    ])]
+
+    def outputs():
+        work = nbformat.reads(nbformat.writes(nb), as_version=4)
+        run(work, tmp_path / "x.ipynb", timeout=120)
+        return work
+
+    first, second = outputs(), outputs()
+    for cell in first.cells[1:]:
+        outs = cell.outputs
+        # two display_data, no execute_result: the widget view, then the strip
+        assert [o.output_type for o in outs] == ["display_data", "display_data"], cell.id
+        assert set(outs[0].data) == {"text/plain", WIDGET_VIEW}
+        assert "the pictures below show every" in outs[0].data["text/plain"]
+        assert outs[0].data[WIDGET_VIEW]["model_id"].startswith("minigrad-")  # from the cell id
+        assert set(outs[1].data) == {"text/plain", "image/png", "image/svg+xml"}
+        assert set(outs[1].metadata) == {"image/png"}
+    assert first.cells[1].outputs[0].data["text/plain"].startswith("slider: positions 0 to 3, at 1")
+    assert first.cells[1].outputs[1].data["text/plain"] == viz.strip(seed_steps()).text
+    assert first.cells[2].outputs[1].data["text/plain"].startswith("2 different recordings")
+    # the re-run: the same outputs, model ids included (the stored widget state names them)
+    for a, b in zip(first.cells[1:], second.cells[1:]):
+        assert [o.data["text/plain"] for o in a.outputs] == [o.data["text/plain"] for o in b.outputs]
+        assert a.outputs[0].data[WIDGET_VIEW] == b.outputs[0].data[WIDGET_VIEW]
+    state = first.metadata.widgets["application/vnd.jupyter.widget-state+json"]["state"]
+    assert all(c.outputs[0].data[WIDGET_VIEW]["model_id"] in state for c in first.cells[1:])

@@ -32,6 +32,7 @@ def seed(torch):
         _picture(out, f"step{i}", steps.draw(i, show_values=True))
     _picture(out, "after_walk", steps.after())
     _picture(out, "drawn_after", viz.draw(z, names=names))
+    _picture(out, "drawn_after_values", viz.draw(z, names=names, show_values=True))
     out["grad"] = repr(x.grad)
     out["saved_bytes"] = repr(steps.saved_bytes)
     out["strip"] = viz.strip(steps).text
@@ -92,6 +93,7 @@ def explore_a_branch(torch):
         r = widgets.run_explore(journey, library=torch, x=v)
         out[f"text{v}"] = r.text
         _picture(out, f"picture{v}", r.picture)
+        _picture(out, f"values{v}", r.draw(show_values=True))
     out["static"] = widgets.explore_static(journey, {"x": (-3.0, 3.0, 0.5, 2.0)},
                                            library=torch).text
     return out

@@ -41,6 +41,7 @@ ERR_BACKWARD_TWICE = (
 _sequence = itertools.count()
 # AccumulateGrad runs as soon as it is ready (PyTorch gives it UINT64_MAX).
 ACCUMULATE_PRIORITY = float("inf")
+UINT64_MAX = 2**64 - 1  # the sequence number AccumulateGrad reports, as in PyTorch
 
 
 class Node:
@@ -104,9 +105,42 @@ class Node:
     def __repr__(self):
         return f"<{self.name()} object at {hex(id(self))}>"
 
+    def __call__(self, *grad_outputs):
+        """Apply the node to gradients of its outputs: its vector–Jacobian product.
+
+        ``y.grad_fn(v)`` returns :math:`J^\\top v`, one gradient per entry of
+        ``next_functions`` (a single tensor when there is one, else a tuple;
+        ``None`` where an input needs none), without the engine: no hooks
+        run, nothing accumulates into ``.grad``, no saved value is freed, and
+        a gradient of a broadcast input keeps the broadcast shape (the engine,
+        not the node, sums it back).  With grad mode on (the default) the
+        formula itself is recorded, as with ``create_graph=True``.
+
+        Args:
+            *grad_outputs (Tensor): one per output of the node, each of its shape.
+
+        Raises:
+            RuntimeError: the node's saved values were freed by a walk (PyTorch's
+                "Trying to backward through the graph a second time" message).
+
+        Source: calling a ``torch.autograd.graph.Node`` (``Node::operator()``,
+        torch/csrc/autograd/function.h).
+        """
+        out = tuple(self._backward(tuple(grad_outputs)))
+        return out[0] if len(out) == 1 else out
+
     # --- what the engine calls ---------------------------------------------
 
     def _priority(self):
+        return self._seq
+
+    def _sequence_nr(self):
+        """The node's sequence number: larger for nodes recorded later (``Node._sequence_nr()``).
+
+        The backward walk runs, among the nodes that are ready, the one with
+        the largest number first.  Only comparisons mean anything: PyTorch
+        and minigrad count from different starting points.
+        """
         return self._seq
 
     def _num_outputs(self):
@@ -561,6 +595,10 @@ class AccumulateGrad(Node):
 
     def _priority(self):
         return ACCUMULATE_PRIORITY
+
+    def _sequence_nr(self):
+        """``2**64 - 1`` (PyTorch's UINT64_MAX): a leaf's node runs as soon as it is ready."""
+        return UINT64_MAX
 
     def _backward(self, grads):
         from . import grad_mode

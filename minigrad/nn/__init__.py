@@ -2,7 +2,7 @@
 
 * ``Parameter`` (parameter.py): a tensor a Module registers to learn;
 * ``Module``, ``Linear``, ``Sequential``, ``ReLU``, ``Tanh``, ``Sigmoid``,
-  ``MSELoss``, ``CrossEntropyLoss`` (modules/, one file per idea);
+  ``MSELoss``, ``CrossEntropyLoss``, ``Dropout`` (modules/, one file per idea);
 * ``init``: PyTorch's initialisations, drawn from minigrad's seeded generator;
 * ``functional``: activations and losses as functions.
 """
@@ -10,6 +10,7 @@
 from . import functional, init
 from .modules import (
     CrossEntropyLoss,
+    Dropout,
     Linear,
     Module,
     ModuleList,
@@ -22,4 +23,5 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = ["functional", "init", "Parameter", "Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh",
-           "Sigmoid", "MSELoss", "CrossEntropyLoss"]
+           "Sigmoid", "MSELoss", "CrossEntropyLoss",
+           "Dropout"]

@@ -20,6 +20,7 @@ from ..tensor import Tensor
 __all__ = [
     "binary_cross_entropy",
     "cross_entropy",
+    "dropout",
     "log_softmax",
     "mse_loss",
     "nll_loss",
@@ -298,3 +299,41 @@ def binary_cross_entropy(input, target, reduction="mean"):
             f"({_size(input.shape)}) is deprecated. Please ensure they have the same size."
         )
     return BinaryCrossEntropy.apply(input, target, _reduction(reduction))
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1/(1-p) (``F.dropout``).
+
+    As PyTorch (at::dropout, used on the CPU): with ``training=False``, ``p == 0``
+    or an empty input, ``input`` itself is returned (nothing recorded); otherwise
+    the result is ``input * mask``, with ``mask`` a tensor of ``input``'s shape
+    and dtype holding 0 or 1/(1-p), which needs no gradient: the node is
+    ``MulBackward0`` with ``(None, 0)`` for the mask, and it saves the mask as
+    ``other``.  The mask is drawn from minigrad's seeded generator (numpy's
+    numbers, not PyTorch's).
+
+    Args:
+        input (Tensor): any shape, floating point.
+        p (float): the probability of zeroing an element, 0 <= p <= 1.
+        training (bool): apply dropout (True) or return ``input`` (False).
+        inplace (bool): only False is supported (minigrad records out of place).
+
+    Raises:
+        ValueError: ``p`` outside [0, 1], in PyTorch's words.
+        NotImplementedError: ``inplace=True``.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if inplace:
+        raise NotImplementedError("minigrad: F.dropout(inplace=True) is not supported; "
+                                  "use inplace=False")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    from ..creation import _gen
+
+    if p == 1:
+        keep = np.zeros(input.shape, dtype=input._data.dtype)
+    else:
+        drawn = _gen(None).random(input.shape)
+        keep = ((drawn >= p) / (1.0 - p)).astype(input._data.dtype)
+    return input * _make(keep)

@@ -148,7 +148,9 @@ class Mul(Function):
     """``self * other`` (MulBackward0): saves each operand only if the other needs a gradient."""
 
     node_name = "MulBackward0"
-    saved_names = ("self", "other")
+    # PyTorch's order (derivatives.yaml): `other` is saved, unpacked and freed
+    # before `self`, which is what saved_tensors_hooks see.
+    saved_names = ("other", "self")
 
     _quiet_numpy = False  # forward calls quiet(): errstate only where numpy could warn
 
@@ -157,11 +159,11 @@ class Mul(Function):
         A, B = operands(a, b)
         need = ctx.needs_input_grad
         if need[0] or need[1]:
-            ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+            ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
         return _make(quiet(np.multiply, A, B))
 
     @staticmethod
-    def formula(F, ctx, grad, a, b):
+    def formula(F, ctx, grad, b, a):
         need = ctx.needs_input_grad
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
 
@@ -191,14 +193,14 @@ class Div(Function):
     """``self / other``, true division (DivBackward0); integers divide to float32."""
 
     node_name = "DivBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # PyTorch's order, as Mul's
 
     @staticmethod
     def forward(ctx, a, b):
         A, B = operands(a, b)
         need = ctx.needs_input_grad
         if need[0] or need[1]:
-            ctx.save_for_backward(a if need[1] else None, b)
+            ctx.save_for_backward(b, a if need[1] else None)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.true_divide(A, B)
         if out.dtype != np.float32 and out.dtype.kind != "f" or (
@@ -208,7 +210,7 @@ class Div(Function):
         return _make(out)
 
     @staticmethod
-    def formula(F, ctx, grad, a, b):
+    def formula(F, ctx, grad, b, a):
         need = ctx.needs_input_grad
         ga = grad / b if need[0] else None
         gb = -grad * a / (b * b) if need[1] else None
@@ -289,7 +291,7 @@ class PowTensorTensor(Function):
     """``self ** exponent`` for a tensor exponent (PowBackward1)."""
 
     node_name = "PowBackward1"
-    saved_names = ("self", "exponent", "result")
+    saved_names = ("exponent", "self", "result")  # PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
@@ -297,12 +299,12 @@ class PowTensorTensor(Function):
         broadcast_shape(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = _make(np.power(a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)))
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(b, a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, r = ctx.saved_tensors
+        b, a, r = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = gb = None
         if need[0]:
@@ -605,7 +607,7 @@ class Maximum(Function):
     """Elementwise max of two tensors (MaximumBackward0); ties split the gradient evenly."""
 
     node_name = "MaximumBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # PyTorch's order, as Mul's
     _pick = staticmethod(np.maximum)
     _wins = staticmethod(np.greater)  # where `self` is the one picked
 
@@ -613,12 +615,12 @@ class Maximum(Function):
     def forward(cls, ctx, a, b):
         dt = binary_dtype(a, b)
         broadcast_shape(a, b)
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         return _make(cls._pick(a._data, b._data).astype(dt, copy=False))
 
     @classmethod
     def backward(cls, ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         dt = grad._data.dtype
         # `self` gets the gradient where it won, `other` where it won, half each on a tie
         wins, tie = cls._wins(a._data, b._data), a._data == b._data

@@ -36,7 +36,9 @@ def draw(tensor_or_node, show_saved=True, show_values=False, highlight=None, *, 
             recording: its last step.
         show_saved (bool): draw the saved values and list them in the text.
         show_values (bool): add the values (``tensor(3.)``) to the leaves and
-            outputs, in the picture and the text; otherwise their shapes.
+            outputs, in the picture and the text, and each leaf's ``.grad``
+            once it has one (``.grad = 6.`` after ``backward()``); otherwise
+            their shapes.
         highlight: a node or tensor (its ``grad_fn``; for a leaf, the leaf),
             or a collection of them, drawn with a thick border and marked
             ``[highlight]`` in the text.

@@ -32,7 +32,7 @@ expose), so a snapshot of a PyTorch graph is made the same way.
 import bisect
 
 from . import reading
-from .values import one_line, shape_str, value_repr
+from .values import fmt_value, one_line, shape_str, value_repr
 
 
 def parse_names(names):
@@ -337,7 +337,9 @@ class Snapshot:
                 "repr": one_line(repr(t)), "values": value_repr(t),
                 "requires_grad": t.requires_grad, "marks": self.leaf_marks.get(k, set()),
                 "accumulate_grad": id(t) in acc_of or id(t) in acc_roots,
-                "grad": view.leaf_grads.get(id(t)) if view is not None else None,
+                "grad": (view.leaf_grads.get(id(t)) if view is not None else
+                         # drawn now: with its values, a leaf shows the .grad it holds now
+                         fmt_value(t.grad) if show_values and t.grad is not None else None),
                 "rows": (view.rows.get(acc_of[id(t)], []) if view is not None and id(t) in acc_of
                          else []),
             })

@@ -12,7 +12,10 @@ JupyterLab and playwright).  It
   autosave every 2 seconds (the check never writes the repository's files);
 * opens each notebook (or the ones named) at /lab/tree/notebooks/...,
   untrusted, as a fresh clone is, and checks that every stored picture
-  already shows as a picture (a PNG beside the SVG is what makes that work);
+  already shows as a picture (a PNG beside the SVG is what makes that work),
+  a widget's strip included, and that every widget view has its strip as an
+  output of its own right below it (never sharing the widget's output, which
+  nbconvert and nbviewer would show instead of the picture);
 * lets autosave run, then saves the notebook (File > Save) before running
   anything, and checks that the file is byte for byte what `make execute`
   stored: opening a lesson must leave `git status` clean;
@@ -21,14 +24,21 @@ JupyterLab and playwright).  It
   that every code cell ran, that no cell shows an error except cells tagged
   `raises-exception` (tags read from the .ipynb file, matched by cell order),
   and that every picture is an <img> that loaded (non-zero naturalWidth);
+* checks that every widget with a strip shows a live picture of its own (an
+  image inside the widget), and that on the page each such widget's output is
+  right above its strip's (the reader meets the live slider first);
 * for every ipywidgets slider: finds the picture that belongs to it (in its
-  own cell's output, or else any widget picture in the notebook), presses
-  ArrowRight on the focused slider handle (ArrowLeft when at the maximum),
-  and checks that the slider's value and the picture both changed;
+  own output, i.e. its widget; else in its cell's output; else any widget
+  picture in the notebook), presses ArrowRight on the focused slider handle
+  (ArrowLeft when at the maximum), and checks that the slider's value and
+  the picture both changed (the images, where there are any: a changed
+  caption alone does not count);
 * saves the notebook after the run (as autosave does), stops JupyterLab,
   starts a fresh one (same signature database: the saved notebook is trusted,
   as it is for a student), reopens every notebook and checks that no widget
-  shows "Error displaying widget" and that every widget cell shows a picture;
+  shows "Error displaying widget", and that every widget cell shows the
+  widget's own picture (restored from the widget state stored with it) with
+  its strip right below it;
 * saves a screenshot per notebook (and one per slider moved, and one after
   the reopening), printing paths;
 * stops JupyterLab and its kernels at the end, also on failure or Ctrl-C.
@@ -315,8 +325,9 @@ JS_SCROLL_TO_PICTURE = """(k) => {
 }"""
 
 # The picture a slider drives, as a string that changes when the picture does:
-# pictures in the slider's own cell output (outside the slider), else every
-# picture inside a widget anywhere in the notebook.
+# the pictures in the slider's own output (its widget; not the strip, an output of
+# its own below it that never changes), else in its cell output (outside the
+# slider), else every picture inside a widget anywhere in the notebook.
 JS_SLIDER = """(k) => {
   const handles = document.querySelectorAll(__HANDLE__);
   const handle = handles[k];
@@ -329,20 +340,31 @@ JS_SLIDER = """(k) => {
                   && !(el.tagName === 'svg' && el.closest('img, .jp-RenderedSVG') === null
                        && el.closest('.jp-OutputArea-output') === null)
                   && (!onlyWidgets || el.closest('.jupyter-widgets, .widget-output')));
-  let where = 'its cell';
-  let els = cell ? pick(cell.querySelector('.jp-Cell-outputArea') || cell, false) : [];
+  const own = handle.closest('.jp-OutputArea-output');
+  let where = 'its own output';
+  let els = own ? pick(own, false) : [];
+  if (!els.length) {
+    where = 'its cell';
+    els = cell ? pick(cell.querySelector('.jp-Cell-outputArea') || cell, false) : [];
+  }
   if (!els.length) {
     where = 'widgets elsewhere in the notebook';
     els = pick(document.querySelector('.jp-Notebook'), true);
   }
-  const text = els.map(el => {
+  const describe = el => {
     if (el.tagName === 'IMG') return 'img:' + el.src;
     if (el.tagName === 'CANVAS') { try { return 'canvas:' + el.toDataURL(); } catch (e) { return 'canvas'; } }
     if (el.tagName.toLowerCase() === 'svg') return 'svg:' + el.outerHTML;
     return 'html:' + el.innerHTML;
-  }).join('\\n');
-  let hash = 0;
-  for (let i = 0; i < text.length; i++) hash = (hash * 31 + text.charCodeAt(i)) | 0;
+  };
+  const sign = parts => {
+    const text = parts.map(describe).join('\\n');
+    let hash = 0;
+    for (let i = 0; i < text.length; i++) hash = (hash * 31 + text.charCodeAt(i)) | 0;
+    return parts.length + ':' + text.length + ':' + hash;
+  };
+  // where there are images, the images themselves must change (a caption alone is not enough)
+  const images = els.filter(el => ['img', 'canvas', 'svg'].includes(el.tagName.toLowerCase()));
   const broken = els.filter(el => el.tagName === 'IMG' && el.complete && el.naturalWidth === 0).length;
   const readout = slider.querySelector('.widget-readout');
   const label = slider.querySelector('.widget-label');
@@ -353,7 +375,8 @@ JS_SLIDER = """(k) => {
     readout: readout ? readout.textContent : null,
     label: label ? label.textContent : '',
     cellIndex: cell ? Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell')).indexOf(cell) : -1,
-    where, pictures: els.length, broken, signature: els.length + ':' + text.length + ':' + hash,
+    where, pictures: els.length, images: images.length, broken,
+    signature: sign(images.length ? images : els),
   };
 }""".replace("__HANDLE__", json.dumps(SLIDER_HANDLE))
 
@@ -399,27 +422,49 @@ def dismiss_prompts(page):
 
 
 def file_cells(path):
+    """What the file stores, cell by cell: pictures, widget views, and widgets' strips.
+
+    ``pictures``: outputs with an image (a widget's strip is one: an output of its own);
+    ``widgets``: widget views; ``strips``: widget views right before a picture in the same
+    cell (what ``minigrad.widgets`` stores: the widget, which has an Image of its own, then
+    the strip); ``mixed``: widget views that share an output with a picture (a renderer
+    that knows the widget mimetype would drop the picture: nbconvert, nbviewer).
+    """
     nb = json.loads(path.read_text(encoding="utf-8"))
     cells = []
     for cell in nb["cells"]:
-        pictures = widget_pictures = widgets = 0
-        for output in cell.get("outputs", []):
-            data = output.get("data", {})
-            widgets += WIDGET_VIEW in data
-            if "image/png" in data or "image/svg+xml" in data or "image/jpeg" in data:
-                if WIDGET_VIEW in data:  # a widget that leaves a static picture of itself
-                    widget_pictures += 1
-                else:
-                    pictures += 1
+        pictures = widgets = strips = mixed = 0
+        kinds = [_output_kind(output.get("data", {})) for output in cell.get("outputs", [])]
+        for k, kind in enumerate(kinds):
+            if kind in ("widget", "mixed"):
+                widgets += 1
+                strips += kinds[k + 1:k + 2] == ["picture"]
+                mixed += kind == "mixed"
+            elif kind == "picture":
+                pictures += 1
         cells.append({
             "type": cell["cell_type"],
             "tags": set(cell.get("metadata", {}).get("tags", [])),
             "pictures": pictures,
-            "widget_pictures": widget_pictures,
             "widgets": widgets,
+            "strips": strips,
+            "mixed": mixed,
             "first_line": "".join(cell.get("source", "")).strip().splitlines()[:1],
         })
     return cells
+
+
+def _output_kind(data):
+    """``widget``, ``picture``, ``mixed`` (a widget view and a picture in one output) or ``other``."""
+    picture = bool({"image/png", "image/svg+xml", "image/jpeg"} & set(data))
+    if WIDGET_VIEW in data:
+        return "mixed" if picture else "widget"
+    return "picture" if picture else "other"
+
+
+def widgets_above_strips(order):
+    """How many live widgets in a cell's outputs (as shown) are right above a picture output."""
+    return sum(a == "widget" and b == "picture" for a, b in zip(order, order[1:]))
 
 
 def describe(cells, i):
@@ -427,17 +472,22 @@ def describe(cells, i):
     return f"cell {i + 1}" + (f" ({first[0][:60]!r})" if first else "")
 
 
-JS_SAVE = """async () => {
+# (page.evaluate has no timeout of its own: a save that never settles once stalled a whole
+# run until the watchdog; bounded here, it fails that notebook, with a screenshot)
+JS_SAVE = """async (ms) => {
   const app = window.jupyterapp;
-  await app.commands.execute('docmanager:save');
+  const late = new Promise(resolve => setTimeout(() => resolve('timeout'), ms));
+  if (await Promise.race([app.commands.execute('docmanager:save'), late]) === 'timeout')
+    return 'timeout';
   const panel = app.shell.currentWidget;
   return panel && panel.context ? panel.context.model.dirty : null;
 }"""
 
 
-def save(page):
+def save(page, timeout=30):
     """File > Save in the page; waits for the server to have written the file."""
-    page.evaluate(JS_SAVE)
+    if page.evaluate(JS_SAVE, timeout * 1000) == "timeout":
+        raise CheckFailed(f"  - File > Save did not finish within {timeout} s")
     time.sleep(0.5)
 
 
@@ -488,16 +538,25 @@ def open_notebook(page, lab, rel, expected):
                            for s in lab.sessions()), 30, "the kernel session in /api/sessions")
 
 
-# What a reopened notebook shows in each cell that stored a widget: errors, and pictures.
+# What each cell shows: widget errors, pictures, and its outputs in page order, each
+# 'widget' (a live widget), 'picture' (a loaded picture outside widgets) or 'other'.
 JS_WIDGET_CELLS = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
+  const loaded = root => Array.from(root.querySelectorAll('img'))
+    .filter(im => im.complete && im.naturalWidth > 0);
   return panel.content.widgets.map((cell, i) => {
     const out = cell.node.querySelector('.jp-Cell-outputArea');
     const text = out ? out.textContent : '';
-    const imgs = out ? Array.from(out.querySelectorAll('img')) : [];
+    const imgs = out ? loaded(out) : [];
+    // the cell's own outputs, not those of an Output widget inside one of them
+    const outputs = out ? Array.from(out.querySelectorAll('.jp-OutputArea-output'))
+      .filter(o => !o.parentElement.closest('.jp-OutputArea-output')) : [];
+    const order = outputs.map(o => o.querySelector('.jupyter-widgets') ? 'widget'
+      : loaded(o).length ? 'picture' : 'other');
     return {cell: i, error: text.includes('Error displaying widget'),
-            loading: text.includes('Loading widget'),
-            pictures: imgs.filter(im => im.complete && im.naturalWidth > 0).length};
+            loading: text.includes('Loading widget'), order,
+            pictures: imgs.filter(im => !im.closest('.jupyter-widgets')).length,
+            widgetPictures: imgs.filter(im => im.closest('.jupyter-widgets')).length};
   });
 }"""
 
@@ -514,21 +573,34 @@ def check_reopened(page, lab, rel, path, shots):
     def settled():
         nonlocal state
         state = page.evaluate(JS_WIDGET_CELLS)
-        return all(not state[i]["loading"] and state[i]["pictures"] for i in widget_cells)
+        return all(not state[i]["loading"] and state[i]["pictures"] >= expected[i]["pictures"]
+                   and state[i]["widgetPictures"] >= expected[i]["strips"]
+                   and widgets_above_strips(state[i]["order"]) >= expected[i]["strips"]
+                   for i in widget_cells)
 
     try:
         wait_until(settled, 20, "every widget cell to show a picture")
     except CheckFailed:
         pass
     for i in widget_cells:
-        cell = state[i] if i < len(state) else {"error": False, "pictures": 0, "loading": True}
+        cell = state[i] if i < len(state) else {"error": False, "pictures": 0, "order": [],
+                                                "widgetPictures": 0, "loading": True}
+        still = " (still 'Loading widget...')" if cell["loading"] else ""
         if cell["error"]:
             problems.append(f"{describe(expected, i)} shows 'Error displaying widget' after the "
                             "notebook was saved and reopened in a fresh JupyterLab")
-        elif not cell["pictures"]:
-            problems.append(f"{describe(expected, i)} shows no picture after the notebook was "
-                            "saved and reopened" + (" (still 'Loading widget...')"
-                                                    if cell["loading"] else ""))
+        elif cell["pictures"] < expected[i]["pictures"]:
+            problems.append(f"{describe(expected, i)} shows {cell['pictures']} of its "
+                            f"{expected[i]['pictures']} stored picture(s) (the strip) after the "
+                            "notebook was saved and reopened" + still)
+        elif cell["widgetPictures"] < expected[i]["strips"]:
+            problems.append(f"{describe(expected, i)}: the widget shows no picture of its own "
+                            "after the notebook was saved and reopened (its stored state did not "
+                            "restore)" + still)
+        elif widgets_above_strips(cell["order"]) < expected[i]["strips"]:
+            problems.append(f"{describe(expected, i)}: after the notebook was saved and reopened, "
+                            f"its outputs show as {cell['order']}: not each widget right above "
+                            "its strip" + still)
     shot = shots / (rel.replace("/", "__").removesuffix(".ipynb") + "-reopened.png")
     if widget_cells:
         page.evaluate(JS_SCROLL_TO_WIDGET, widget_cells[0])
@@ -560,14 +632,25 @@ def check_notebook(page, lab, rel, path, shots, timeout, original):
     log(f"  opened, kernel idle ({time.monotonic() - t0:.1f} s)")
 
     # Untrusted, as after a git clone: every stored picture must already show as one
-    # (a widget's stored picture too: the widget itself cannot show before the kernel runs).
+    # (a widget's strip too: the widget itself cannot show before the kernel runs).
     stored = sum(c["pictures"] for c in expected)
-    stored_widget = sum(c["widget_pictures"] for c in expected)
-    shown = [p for p in wait_pictures(page, stored + stored_widget, 15) if not p["widget"]]
-    if len(shown) < stored + stored_widget:
-        problems.append(f"before running: {stored + stored_widget} stored picture(s) but "
-                        f"{len(shown)} shown as pictures (an SVG-only output shows as text in an "
-                        "untrusted notebook: also store a PNG)")
+    strips = sum(c["strips"] for c in expected)
+    for i, c in enumerate(expected):
+        if c["mixed"]:
+            problems.append(f"{describe(expected, i)}: a widget view shares its output with a "
+                            "picture (nbconvert and nbviewer show the widget and drop the picture): "
+                            "display the picture as an output of its own, below the widget")
+        if c["widgets"] > c["strips"]:
+            problems.append(f"{describe(expected, i)}: {c['widgets'] - c['strips']} widget(s) "
+                            "without a stored picture right below them (a page read without a "
+                            "kernel shows nothing of them)")
+    shown = [p for p in wait_pictures(page, stored, 15) if not p["widget"]]
+    if len(shown) < stored:
+        problems.append(f"before running: {stored} stored picture(s) ({strips} of them widgets' "
+                        f"strips) but {len(shown)} shown as pictures (an SVG-only output shows as "
+                        "text in an untrusted notebook: also store a PNG)")
+    else:
+        log(f"  untrusted: all {stored} stored picture(s) shown, {strips} of them widgets' strips")
 
     # what a student sees before running anything: the stored pictures (a screenshot per widget)
     stem = rel.replace("/", "__").removesuffix(".ipynb")
@@ -649,9 +732,15 @@ def check_notebook(page, lab, rel, path, shots, timeout, original):
     if len(static) != stored:
         problems.append(f"after running: {len(static)} picture(s) shown outside widgets, "
                         f"{stored} stored in the file")
-    if len(pictures) - len(static) < stored_widget:
+    if len(pictures) - len(static) < strips:
         problems.append(f"after running: {len(pictures) - len(static)} picture(s) in widgets, but "
-                        f"{stored_widget} widget(s) stored a picture of themselves")
+                        f"{strips} widget(s) with a strip (each shows a live picture of its own)")
+    shown_cells = page.evaluate(JS_WIDGET_CELLS)
+    for i, c in enumerate(expected):
+        order = shown_cells[i]["order"] if i < len(shown_cells) else []
+        if c["strips"] and widgets_above_strips(order) < c["strips"]:
+            problems.append(f"after running: {describe(expected, i)} shows its outputs as {order}: "
+                            f"not each of its {c['strips']} widget(s) right above its strip")
     for p in pictures:
         if not p["width"]:
             problems.append(f"a picture in {describe(expected, p['cell'])} did not load (naturalWidth 0)")
@@ -725,7 +814,7 @@ def check_sliders(page, expected, shot, timeout=30, settle=3):
         if after["value"] == before["value"] and after["readout"] == before["readout"]:
             problems.append(f"{name}: {key} on the focused handle did not move it ({moved})")
         elif after["signature"] == before["signature"]:
-            problems.append(f"{name}: moved {moved}, but the picture near it ({before['where']}) "
+            problems.append(f"{name}: moved {moved}, but the picture in {before['where']} "
                             f"did not change ({elapsed:.0f} s)")
         elif after["broken"]:
             problems.append(f"{name}: moved {moved}, the new picture did not load")

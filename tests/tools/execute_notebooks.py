@@ -21,9 +21,12 @@ What `make execute` runs.  For each notebook:
   and consecutive pieces of one stream (the kernel splits printed text at
   random) are merged;
 * object addresses (``<MulBackward0 object at 0x...>``) differ every run, as
-  in PyTorch: when the new outputs equal the stored ones once addresses are
-  sanitised (the rules nbval uses, tests/nbval_sanitize.cfg), the file is left
-  as it is.  So a second run changes nothing.
+  in PyTorch, and so do timings (cells tagged ``nbval-ignore-output``): when
+  the new outputs equal the stored ones once addresses are sanitised (the
+  rules nbval uses, tests/nbval_sanitize.cfg), and the outputs of the cells
+  tagged ``nbval-ignore-output`` differ at most in their contents (the same
+  number and kinds of outputs), the file is left as it is, with the outputs
+  of the earlier real run.  So a second run changes nothing.
 
 Exit status 1 if any notebook failed.
 """
@@ -61,6 +64,24 @@ def _sanitized(text, rules):
     for pattern, repl in rules:
         text = pattern.sub(repl, text)
     return text
+
+
+IGNORE_TAG = "nbval-ignore-output"
+
+
+def _comparable(text, rules):
+    """``text`` sanitised, with each ``nbval-ignore-output`` cell's outputs reduced to their kinds.
+
+    Two runs whose comparable forms are equal differ only in what nbval does
+    not compare: addresses and the contents of cells whose output cannot be
+    stable (timings), which still hold the same number and kinds of outputs.
+    """
+    nb = json.loads(_sanitized(text, rules))
+    for cell in nb.get("cells", []):
+        if IGNORE_TAG in cell.get("metadata", {}).get("tags", []):
+            cell["outputs"] = [[o.get("output_type"), o.get("name"), sorted(o.get("data", {}))]
+                               for o in cell.get("outputs", [])]
+    return json.dumps(nb, sort_keys=True)
 
 
 def _merge_streams(cell):
@@ -208,8 +229,9 @@ def execute(path, timeout):
     if not text.endswith("\n"):
         text += "\n"
     rules = _sanitize_rules()
-    if _sanitized(text, rules) == _sanitized(original, rules):
-        print(f"unchanged {path} (outputs equal once addresses are sanitised)")
+    if _comparable(text, rules) == _comparable(original, rules):
+        print(f"unchanged {path} (outputs equal once addresses are sanitised; "
+              "timings as stored)")
     else:
         path.write_text(text, encoding="utf-8")
         print(f"stored {path}")

@@ -4,14 +4,16 @@
 * ``linear.py``: ``Linear`` (its forward is ``F.linear``, which records ``Addmm``);
 * ``activation.py``: ``ReLU``, ``Tanh``, ``Sigmoid``;
 * ``container.py``: ``Sequential``;
+* ``dropout.py``: ``Dropout`` (what ``model.eval()`` switches off);
 * ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``.
 """
 
 from .activation import ReLU, Sigmoid, Tanh
 from .container import ModuleList, Sequential
+from .dropout import Dropout
 from .linear import Linear
 from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
 
 __all__ = ["Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh", "Sigmoid", "MSELoss",
-           "CrossEntropyLoss"]
+           "CrossEntropyLoss", "Dropout"]
