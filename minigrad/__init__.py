@@ -14,13 +14,24 @@ Read it next to the lessons in ``notebooks/``.  Where to look:
 ``import minigrad`` needs numpy only.
 """
 
+import math
+
 from . import (
     autograd,
     jit,
+    linalg,
     nn,
     ops,
     optim,
     utils,
+)
+from ._device import (
+    accelerator,
+    backends,
+    cuda,
+    device,
+    get_default_device,
+    set_default_device,
 )
 from ._dtype import bool, dtype, float32, float64, get_default_dtype, int64
 from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
@@ -35,8 +46,10 @@ from .autograd.grad_mode import (
 from .creation import (
     Generator,
     arange,
+    as_tensor,
     empty,
     eye,
+    from_numpy,
     full,
     full_like,
     linspace,
@@ -51,21 +64,28 @@ from .jit import compile  # define-then-run: minigrad/jit/compile.py (torch.comp
 from .ops import *
 from .ops import __all__ as _ops_all
 from .parallel import get_num_threads, set_num_threads
+from .serialization import load, save
 from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
 
 float = float32
 double = float64
 long = int64
 
+pi = math.pi
+e = math.e
+inf = math.inf
+nan = math.nan
+
 __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Size", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "full",
     "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
-    "rand_like", "manual_seed", "Generator",
+    "rand_like", "manual_seed", "Generator", "from_numpy", "as_tensor",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
-    "get_default_dtype",
+    "get_default_dtype", "device", "cuda", "accelerator", "backends", "set_default_device",
+    "get_default_device", "pi", "e", "inf", "nan", "save", "load",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled", "is_anomaly_enabled", "set_detect_anomaly", "autograd", "nn",
-    "optim", "utils", "jit", "compile", "get_num_threads", "set_num_threads",
+    "optim", "utils", "linalg", "jit", "compile", "get_num_threads", "set_num_threads",
 ] + list(_ops_all)

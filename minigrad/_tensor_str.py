@@ -164,9 +164,13 @@ def tensor_repr(t, prefix="tensor("):
         if not default:
             suffixes.append("dtype=" + repr(t.dtype))
         body = _body(a, indent)
-    grad_fn = t.grad_fn
+    try:
+        grad_fn = t.grad_fn
+        name = type(grad_fn).__name__
+    except RuntimeError:  # a view whose memory was written in a way its history cannot follow
+        grad_fn, name = True, "Invalid"  # (PyTorch's _tensor_str shows it so)
     if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
+        suffixes.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     tangent = forward_ad._repr_suffix(t)

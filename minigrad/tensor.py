@@ -22,6 +22,8 @@ import weakref
 import numpy as np
 
 from . import _dtype
+from ._device import CPU as _CPU
+from ._device import check as _check_device
 from ._dtype import as_dtype, from_numpy_dtype
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode
@@ -96,7 +98,9 @@ class Tensor:
     _post_acc_hooks = None
     _base = None       # the tensor whose memory this one shares (views, detach)
     _view_of = None    # the input of the view op that made this tensor (differentiable views)
-    _view_base_fn = None  # its memory owner's grad_fn when the view was made
+    _view_version = 0  # the shared version counter when the view's grad_fn was made
+    _no_grad_view = False  # a view taken under no_grad of a tensor that requires grad
+    _multi_view = None  # (op, k): output k of a function returning several views (split)
     _inference = False
 
     # numpy must defer to Tensor's reflected operators (ndarray * Tensor)
@@ -197,8 +201,22 @@ class Tensor:
 
     @property
     def device(self):
-        """Always ``"cpu"``: minigrad computes with numpy."""
-        return "cpu"
+        """``device(type='cpu')``: minigrad computes with numpy (``Tensor.device``)."""
+        return _CPU
+
+    @property
+    def is_cuda(self):
+        """False: no tensor lives on a GPU here (``Tensor.is_cuda``)."""
+        return False
+
+    @property
+    def is_cpu(self):
+        """True (``Tensor.is_cpu``)."""
+        return True
+
+    def get_device(self):
+        """-1, PyTorch's number for the CPU (``Tensor.get_device``)."""
+        return -1
 
     def is_floating_point(self):
         """True for float32 and float64 tensors."""
@@ -224,26 +242,32 @@ class Tensor:
         """The values as a numpy array sharing memory with the tensor.
 
         Raises:
-            RuntimeError: PyTorch's message if the tensor requires grad
-                (call ``.detach().numpy()``).
+            RuntimeError: PyTorch's message if the tensor requires grad while
+                grad mode is on (call ``.detach().numpy()``); under
+                ``no_grad`` (inside a custom Function's forward, say) it is
+                allowed, as in PyTorch.
         """
-        if self._requires_grad:
+        if self._requires_grad and _state.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad:
+        if self._requires_grad and _state.enabled:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __float__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
 
     def __index__(self):
@@ -269,6 +293,17 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
+    def __reduce_ex__(self, protocol):
+        # pickling (minigrad.save): the values and requires_grad, never the history
+        from .serialization import reduce_tensor
+
+        return reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        from .serialization import deepcopy_tensor
+
+        return deepcopy_tensor(self, memo)
+
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
@@ -281,14 +316,21 @@ class Tensor:
         """Whether operations on this tensor are recorded.
 
         Setting it is allowed on leaves only (PyTorch's rule) and only to True
-        for floating dtypes.
+        for floating dtypes.  A view follows its base: ``v = b[:2];
+        b.requires_grad_()`` makes ``v.requires_grad`` True too, as in
+        PyTorch (such a view, like one taken under ``no_grad``, collects no
+        gradient).
 
         Raises:
             RuntimeError: "you can only change requires_grad flags of leaf
                 variables." for a non-leaf; "Only Tensors of floating point
                 and complex dtype can require gradients" for an integer tensor.
         """
-        return self._requires_grad
+        if self._requires_grad:
+            return True
+        if self._view_of is not None and self._grad_fn is None:
+            return _function._view_root(self)._requires_grad
+        return False
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -436,6 +478,20 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
+        self._retains_grad = True
+        self._add_retain_hook()
+
+    def _add_retain_hook(self):
+        """Register retain_grad's hook on the current grad_fn (again after an in-place op moves it).
+
+        As PyTorch's ``update_tensor_hooks_on_new_gradfn``: an in-place write
+        gives the tensor a new grad_fn, and the retain_grad hook moves to it
+        (other hooks stay with the old one), so ``.grad`` is the gradient of
+        the tensor's current value.
+        """
+        old = self.__dict__.get("_retain_handle")
+        if old is not None:
+            old.remove()
         ref = weakref.ref(self)
         nr = self._output_nr
 
@@ -450,8 +506,7 @@ class Tensor:
                     t._grad = t._grad + g
 
         retain._runs_last = True  # after the tensor's own hooks, as in PyTorch
-        self._add_tensor_hook(retain)
-        self._retains_grad = True
+        self._retain_handle = self._add_tensor_hook(retain)
 
     def _add_tensor_hook(self, fn):
         """Register ``fn(grads) -> grads | None`` on this non-leaf's grad_fn, as a tensor hook."""
@@ -628,16 +683,66 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+_KEPT_NUMPY = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_))
+
+
+def numpy_dtype_of(arr):
+    """The minigrad dtype that holds a numpy array as it is, or a clear refusal.
+
+    PyTorch keeps an array's dtype (uint8, int32, float16, ...); minigrad has
+    four dtypes, so any other is refused rather than silently converted.
+
+    Raises:
+        TypeError: "can't convert np.ndarray of type numpy.uint8. The only
+            supported types are: float64, float32, int64, and bool ..." (PyTorch's
+            first sentence), naming what to do.
+    """
+    if arr.dtype in _KEPT_NUMPY:
+        return from_numpy_dtype(arr.dtype)
+    name = arr.dtype.name if arr.dtype.kind != "O" else "object_"
+    hint = {"i": "int64", "u": "int64", "f": "float32", "c": None}.get(arr.dtype.kind)
+    advice = (f" Convert it first, e.g. arr.astype(numpy.{hint}), or pass dtype=minigrad.{hint}."
+              if hint else "")
+    raise TypeError(f"can't convert np.ndarray of type numpy.{name}. The only supported types "
+                    f"are: float64, float32, int64, and bool (minigrad's four dtypes; PyTorch "
+                    f"has more).{advice}")
+
+
+def _unwrap_tensors(data):
+    """Tensors inside a (nested) list as their one value, as torch.tensor reads them."""
+    if isinstance(data, Tensor):
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(())
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_tensors(d) for d in data]
+    return data
+
+
 def _infer_array(data, dtype):
     """Turn Python data or an array into a numpy array of a minigrad dtype, as torch.tensor does."""
     if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than torch.tensor(sourceTensor).", UserWarning, stacklevel=3)
         arr = data._data
-        return arr.astype(as_dtype(dtype).np) if dtype is not None else arr.copy()
+        with np.errstate(invalid="ignore"):  # a tensor's nan to int64: silently, as a cast
+            return arr.astype(as_dtype(dtype).np) if dtype is not None else arr.copy()
     if isinstance(data, np.ndarray):
-        target = as_dtype(dtype) if dtype is not None else from_numpy_dtype(data.dtype)
-        return np.array(data, dtype=target.np)
+        target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
+        with np.errstate(invalid="ignore"):  # nan to int64: the CPU's value, silently (PyTorch)
+            return np.array(data, dtype=target.np)
     if isinstance(data, (str, bytes)) or data is None:
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, np.generic):
+        data = np.asarray(data)  # a numpy scalar keeps its dtype, as an array does
+        target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
+        return np.array(data, dtype=target.np)
+    declared = None
+    if isinstance(data, (list, tuple)):
+        data = _unwrap_tensors(data)
+        declared = _declared_float(data)
     try:
         arr = np.array(data)
     except ValueError:
@@ -651,15 +756,49 @@ def _infer_array(data, dtype):
                 f"expected a rectangular (nested) list of numbers, got {type(data).__name__}"
             ) from None
     if dtype is not None:
-        return arr.astype(as_dtype(dtype).np)
+        return cast_python_values(arr, as_dtype(dtype).np)
     kind = arr.dtype.kind
     if kind == "b":
         return arr
     if kind in "iu":
         return arr.astype(np.int64, copy=False)
     if kind == "f":
-        return arr.astype(np.float32)  # Python floats: the default dtype
+        # Python floats give the default dtype; float values that came with a
+        # dtype (numpy scalars, one-element tensors) keep the widest of theirs
+        return arr.astype(np.float32 if declared is None else declared)
     raise TypeError(f"can't convert data of type {arr.dtype} to a tensor")
+
+
+def cast_python_values(arr, target, name="int64"):
+    """``arr`` (from Python numbers) as ``target``; PyTorch's RuntimeError for a float no int holds.
+
+    PyTorch checks each Python number it converts (``torch.tensor([nan],
+    dtype=torch.long)``, ``torch.full``): nan, inf and values out of int64's
+    range raise "value cannot be converted to type int64 without overflow",
+    where numpy would warn and give a made-up integer.
+    """
+    if target.kind in "iu" and arr.dtype.kind == "f" and arr.size:
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr >= 2.0 ** 63) | (arr < -(2.0 ** 63))
+        if bad.any():
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return arr.astype(target)
+
+
+def _declared_float(data):
+    """The widest float dtype among the numpy values in nested ``data`` (None: Python floats only)."""
+    best = None
+    stack = [data]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, list):
+            stack.extend(d)
+        elif isinstance(d, (np.ndarray, np.generic)):
+            dt = np.dtype(d.dtype)
+            if dt.kind == "f":
+                numpy_dtype_of(np.empty(0, dtype=dt))  # float16 is refused, not widened
+                best = dt if best is None or dt.itemsize > best.itemsize else best
+    return best
 
 
 def _ragged_message(data):
@@ -682,7 +821,7 @@ def _ragged_message(data):
     return "expected a rectangular (nested) list of numbers"
 
 
-def tensor(data, dtype=None, requires_grad=False):
+def tensor(data, dtype=None, device=None, requires_grad=False):
     """Make a leaf tensor from Python numbers, (nested) lists, or a numpy array.
 
     Args:
@@ -691,6 +830,7 @@ def tensor(data, dtype=None, requires_grad=False):
         dtype: None to infer (bool, int64 for integers, float32 for Python
             floats, the array's own dtype for numpy floats), or
             ``minigrad.float32`` / ``float64`` / ``int64`` / ``bool``.
+        device: None, ``"cpu"`` or ``minigrad.device("cpu")``: the only device.
         requires_grad (bool): record operations on the new tensor.
 
     Returns:
@@ -704,6 +844,7 @@ def tensor(data, dtype=None, requires_grad=False):
 
     Source: ``torch.tensor``.
     """
+    _check_device(device)
     arr = _infer_array(data, dtype)
     if requires_grad and arr.dtype.kind != "f":
         raise RuntimeError(_INT_GRAD_ERROR)
@@ -728,7 +869,7 @@ def _filled(value, size, dtype, requires_grad):
     return Tensor._make(np.full(_shape_arg(size), value, dtype=dt.np), requires_grad=requires_grad)
 
 
-def zeros(*size, dtype=None, requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))`` (``torch.zeros``).
 
     Args:
@@ -739,25 +880,29 @@ def zeros(*size, dtype=None, requires_grad=False):
     Raises:
         RuntimeError: for a negative size, or ``requires_grad`` with an integer dtype.
     """
+    _check_device(device)
     flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     if any(isinstance(s, (int, np.integer)) and s < 0 for s in flat):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _filled(0, size, dtype, requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ones: ``ones(2, 3)`` or ``ones((2, 3))`` (``torch.ones``).
 
     Args and errors as ``zeros``.
     """
+    _check_device(device)
     return _filled(1, size, dtype, requires_grad)
 
 
-def zeros_like(t, dtype=None, requires_grad=False):
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
     """Zeros with ``t``'s shape and dtype (``torch.zeros_like``)."""
+    _check_device(device)
     return _filled(0, t.shape, dtype or t.dtype, requires_grad)
 
 
-def ones_like(t, dtype=None, requires_grad=False):
+def ones_like(t, dtype=None, device=None, requires_grad=False):
     """Ones with ``t``'s shape and dtype (``torch.ones_like``)."""
+    _check_device(device)
     return _filled(1, t.shape, dtype or t.dtype, requires_grad)

@@ -85,6 +85,15 @@ def test_relu_keeps_minus_zero_and_nan_as_pytorch():
     assert np.isnan(out[2]) and out[3] == 3.0
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_relu_gradient_at_nan_and_zero_is_pytorchs_threshold_backward(create_graph):
+    # threshold_backward(grad, result, 0) is `result <= 0 ? 0 : grad`: a nan
+    # result passes the gradient, a zero does not (PyTorch 2.13: [1, 0, 0, 1])
+    x = minigrad.tensor([float("nan"), -1.0, 0.0, 2.0], requires_grad=True)
+    (g,) = minigrad.autograd.grad(x.relu().sum(), x, create_graph=create_graph)
+    assert g.detach().numpy().tolist() == [1.0, 0.0, 0.0, 1.0]
+
+
 def test_quiet_arithmetic_never_warns_and_computes_as_numpy():
     big = np.array(3e38, dtype=np.float32)
     with warnings.catch_warnings():

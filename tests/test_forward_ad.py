@@ -468,6 +468,27 @@ CASES = {
     "clamp": (_with_ties(lambda a: a.clamp(-0.5, 1.0)), {"Clamp"}),
     "clamp_min": (_unary(lambda a: a.clamp(min=0.3)), {"Clamp"}),
     "clamp_max": (_unary(lambda a: a.clamp(max=-0.3)), {"Clamp"}),
+    "clamp_min_method": (_with_ties(lambda a: a.clamp_min(0.0)), {"ClampMin"}),
+    "clamp_max_method": (_with_ties(lambda a: a.clamp_max(0.0)), {"ClampMax"}),
+    "clamp_tensor_bounds": (_fixed(lambda a, lo, hi: a.clamp(lo, hi), (2, 3), (3,), (2, 1)),
+                            {"ClampTensor"}),
+    "clamp_tensor_min": (_binary(lambda a, lo: a.clamp(min=lo)), {"ClampTensor"}),
+    "clamp_min_tensor": (_binary(lambda a, lo: a.clamp_min(lo)), {"ClampMinTensor"}),
+    "clamp_max_tensor": (_binary(lambda a, hi: minigrad.clamp_max(a, hi)), {"ClampMaxTensor"}),
+    "sort": (_with_dim(lambda d, k: lambda a: a.sort(d, descending=k).values), {"Sort"}),
+    "topk": (_fixed(lambda a: a.topk(2, dim=1, largest=False).values, (3, 4)), {"Topk"}),
+    "diag_embed": (_fixed(lambda a: a.diag(-1), (3,)), {"DiagEmbed"}),
+    "diag_copy": (_fixed(lambda a: a.diag(1), (3, 4)), {"DiagonalCopy"}),
+    "diagonal": (_fixed(lambda a: a.diagonal(0, 0, 2), (3, 2, 4)), {"Diagonal"}),
+    "index_select": (_fixed(lambda a: a.index_select(1, minigrad.tensor([3, 0, 3])), (2, 4)),
+                     {"IndexSelect"}),
+    "norm": (_with_dim(lambda d, k: lambda a: a.norm(dim=d, keepdim=k)), {"VectorNorm"}),
+    "norm_all": (_unary(lambda a: a.norm(3)), {"VectorNorm"}),
+    "norm_1": (_fixed(lambda a: a.norm(1, dim=(0, 1)), (2, 3)), {"VectorNorm"}),
+    "squeeze_dims": (_fixed(lambda a: a.squeeze((0, 2)), (1, 3, 1)), {"SqueezeDims"}),
+    "alias": (_fixed(lambda a: a[...] * 1, (2, 3)), {"Alias"}),
+    "index_add": (_fixed(lambda a, s: a.index_add(0, minigrad.tensor([1, 1, 0]), s, alpha=2),
+                         (2, 3), (3, 3)), {"IndexAdd"}),
     "maximum": (_binary(lambda a, b: minigrad.maximum(a, b)), {"Maximum"}),
     "minimum": (_binary(lambda a, b: minigrad.minimum(a, b)), {"Minimum"}),
     "maximum_ties": (_with_ties(lambda a: minigrad.maximum(a, a.abs())), {"Maximum"}),
@@ -534,7 +555,8 @@ CASES = {
     "split_unbind": (_fixed(lambda a: a.split(1, 0)[1] * 2 + a.split([1, 2], 1)[1].sum()
                             + list(a)[0].sum(), (2, 3)),
                      {"Split", "SplitWithSizes", "Unbind"}),
-    "remainder": (_fixed(lambda a, b: a % (b.abs() + 1.5), (2, 3), (2, 3)), {"Remainder"}),
+    "remainder": (_fixed(lambda a, b: a % (b.abs() + 1.5), (2, 3), (2, 3)), {"RemainderTensor"}),
+    "remainder_scalar": (_fixed(lambda a: a % 1.5, (2, 3)), {"Remainder"}),
     "index_put": (_fixed(lambda a, b: IP._IndexPut.apply(a, (np.array([0, 2]),), b), (3, 2), (2, 2)),
                   {"_IndexPut"}),
     "view_write": (_fixed(lambda a, b: IP._CopyIntoView.apply(a, np.array([[0, 1], [4, 5]]), b)
@@ -615,7 +637,8 @@ def test_the_cases_cover_every_rule_in_the_table():
     covered = set().union(*(classes for _, classes in CASES.values()))
     # the internal functions of backward passes are covered by forward-over-reverse below
     backward_only = {"_PutInZeros", "_Pick", "_ScatterAdd", "_GatherScatterAdd",
-                     "_IndexScatter", "PrimalView"}
+                     "_IndexScatter", "_DiagScatter", "PrimalView", "ThresholdBackward", "Sgn",
+                     "DivFloor", "BinaryCrossEntropyGrad"}
     assert in_table - backward_only <= covered, in_table - backward_only - covered
     listed_in_the_brief = {
         "Mul", "Add", "Sub", "Rsub", "Div", "Neg", "Reciprocal", "PowTensorScalar",

@@ -655,10 +655,36 @@ def test_gradcheck_tolerances_are_pytorchs():
 
 def test_gradcheck_unsupported_modes_say_so():
     x = t64([1.0])
-    with pytest.raises(NotImplementedError, match="check_forward_ad"):
-        gradcheck(lambda x: x * 2, (x,), check_forward_ad=True)
+    with pytest.raises(NotImplementedError, match="check_batched_grad"):
+        gradcheck(lambda x: x * 2, (x,), check_batched_grad=True)
     with pytest.raises(AssertionError):
         gradcheck(lambda x: x * 2, (x,), check_backward_ad=False)
+
+
+def test_gradcheck_forward_ad_compares_the_forward_mode_jacobian():
+    x = t64([0.5, -1.5, 2.0])
+    y = t64([1.0, 2.0, 3.0])
+    assert gradcheck(lambda a, b: (a.sin() * b, a.exp().sum()), (x, y), check_forward_ad=True)
+    assert gradcheck(lambda a: a.tanh(), (x,), check_forward_ad=True, check_backward_ad=False)
+
+    class WrongJvp(minigrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 3
+
+    with pytest.raises(GradcheckError, match="Jacobian computed with forward mode mismatch"):
+        gradcheck(WrongJvp.apply, (x,), check_forward_ad=True)
+    assert not gradcheck(WrongJvp.apply, (x,), check_forward_ad=True, raise_exception=False)
+    # the reverse-mode check alone passes: the backward is right
+    assert gradcheck(WrongJvp.apply, (x,))
 
 
 # ------------------------------------------------ var, std, prod, flip, repeat, split, %

@@ -532,8 +532,11 @@ def test_activation_modules_record_their_primitives():
     assert nn.Tanh()(x).grad_fn.name() == "TanhBackward0"
     assert nn.Sigmoid()(x).grad_fn.name() == "SigmoidBackward0"
     np.testing.assert_array_equal(nn.ReLU()(x)._data, [0.0, 0.5])
-    with pytest.raises(NotImplementedError):
-        nn.ReLU(inplace=True)
+    relu = nn.ReLU(inplace=True)
+    assert repr(relu) == "ReLU(inplace=True)"
+    y = x * 1
+    out = relu(y)
+    assert out is y and y._version == 1 and y.grad_fn.name() == "ReluBackward0"
 
 
 def test_loss_modules_wrap_functional():

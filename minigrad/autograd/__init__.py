@@ -112,8 +112,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     for t in inputs or ():
-        if not t._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        # as PyTorch's engine does: a non-leaf input gets its .grad through retain_grad
+        t.retain_grad()
     if create_graph and any(t._grad_fn is not None or t._requires_grad for t in tensors):
         import warnings
 

@@ -48,6 +48,11 @@ from .graph import AccumulateGrad, Node
 
 __all__ = ["count_dependencies", "route_gradients", "run_backward", "run_node", "take_ready_node"]
 
+# The walks in progress, innermost last (their ``_Walk``).  Read by
+# hooks.register_multi_grad_hook (PyTorch's _current_graph_task_id and
+# _will_engine_execute_node).
+_walks = []
+
 
 class GraphRoot(Node):
     """The walk's starting node: sends the seed gradients to the outputs' nodes.
@@ -122,21 +127,24 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     prev_mode, prev_quiet = state.enabled, state.numpy_quiet
     state.enabled = bool(create_graph)
     state.numpy_quiet = True  # the ops a walk runs need not enter errstate again
+    _walks.append(walk)
     try:
         # backward formulas meet inf * 0 too; PyTorch is silent
         with np.errstate(all="ignore"):
             while ready:
                 node = take_ready_node(ready)                   # 2. take the ready node
                 grads = walk.buffers.pop(node)
+                compute = True
                 if walk.captures is not None or node._hooks is not None or (
                         type(node) is AccumulateGrad and node.variable._hooks):
-                    grads = before_node(walk, node, grads)      # (tensor hooks, captures)
+                    grads, compute = before_node(walk, node, grads)  # (tensor hooks, captures)
                     if grads is None:
                         continue  # nothing wanted lies behind this node
-                out = run_node(walk, node, grads)               # 3. run it, free its saved values
+                out = run_node(walk, node, grads, compute)      # 3. run it, free its saved values
                 route_gradients(walk, node, out, ready)         # 4. into the input buffers (fan-in)
                 out = grads = None  # hold no gradient longer than the buffers do
     finally:
+        _walks.pop()
         state.numpy_quiet = prev_quiet
         state.enabled = prev_mode
         if walk.check_nan:
@@ -190,17 +198,24 @@ def take_ready_node(ready):
 
 # --- 3. run the node, free its saved values -------------------------------------
 
-def run_node(walk, node, grads):
+def run_node(walk, node, grads, compute=True):
     """Call ``node``'s vector-Jacobian product on ``grads``; then free its saved values.
 
     Returns the gradients it sends on, one per ``next_functions`` entry
     (numpy arrays, or Tensors under ``create_graph``).  A node that received
-    no gradient at all does not run.
+    no gradient at all does not run.  A node runs its hooks but computes
+    nothing when ``compute`` is False (``backward(inputs=[t])`` reached
+    ``t``'s grad_fn: nothing behind it is wanted) or when none of its inputs
+    needs a gradient (PyTorch's generated formulas then compute nothing).
     """
     hooks = node._hooks
     if hooks is not None and hooks.pre:                         # (node pre-hooks)
         grads = _run_pre_hooks(walk, grads, hooks.pre)
-    if grads[0] is not None or _any(grads) or node is walk.root:
+    if not compute or (node._formula_only and not _any(node._next_fns)):
+        out = (None,) * len(node._next_fns)
+        if hooks is not None and hooks.post:                    # (node post-hooks)
+            out = _run_post_hooks(walk, out, grads, hooks.post)
+    elif grads[0] is not None or _any(grads) or node is walk.root:
         if walk.check_nan:
             anomaly._state.current = node
         if not walk.arrays:
@@ -210,7 +225,9 @@ def run_node(walk, node, grads):
         else:  # a backward written with Tensors (a custom Function): wrap, unwrap
             out = _unwrap(node._backward(tuple(_wrap(g) for g in grads)))
         if hooks is not None and hooks.post:                    # (node post-hooks)
-            out = _run_post_hooks(walk, out, grads, hooks.post)
+            # PyTorch's validate_outputs runs first: post-hooks see each
+            # gradient summed to its input's shape and cast to its dtype
+            out = _run_post_hooks(walk, _validated(walk, node, out), grads, hooks.post)
     else:
         out = ()
     if node._kept and not walk.retain_graph:
@@ -218,9 +235,9 @@ def run_node(walk, node, grads):
     return out
 
 
-def _any(grads):
-    for g in grads:
-        if g is not None:
+def _any(values):
+    for v in values:
+        if v is not None:
             return True
     return False
 
@@ -288,6 +305,18 @@ def _fit(walk, g, meta, node, index):
     if g._data.dtype != dtype:
         g = g.to(dtype)
     return g
+
+
+def _validated(walk, node, out):
+    """``out`` with each gradient fitted to its input (``_fit``), for the node post-hooks."""
+    meta = node._in_meta
+    if meta is None:
+        return out
+    out = list(out)
+    for i, g in enumerate(out[:len(meta)]):
+        if g is not None and meta[i] is not None:
+            out[i] = _fit(walk, g, meta[i], node, i)
+    return tuple(out)
 
 
 def _check_sum_to(gshape, shape, node, index):
@@ -361,28 +390,34 @@ def before_node(walk, node, grads):
 
     Hooks on the tensor this node produced (``register_hook``, ``retain_grad``)
     see the summed gradient first, as in PyTorch; a leaf's run here too.
-    Then ``autograd.grad`` takes the gradients it asked for.  Returns the
-    gradients to run the node with, or None if nothing wanted lies behind it.
+    Then ``autograd.grad`` takes the gradients it asked for.  Returns
+    ``(grads, compute)``: the gradients to run the node with (None if the
+    node does not run at all: nothing wanted lies behind it) and whether it
+    computes its gradients (see ``run_node``).
     """
+    captures = walk.captures
+    if captures is not None and node not in walk.needed and node not in captures:
+        return None, False  # PyTorch never runs such a node: neither do its hooks
     hooks = node._hooks
     if hooks is not None and hooks.tensor_pre:
         grads = _run_pre_hooks(walk, grads, hooks.tensor_pre)
     elif type(node) is AccumulateGrad and node.variable._hooks and grads[0] is not None:
         g = grads[0]
         grads = [_from_tensor(walk, node.variable._run_leaf_hooks(_as_tensor(walk, g)))]
-    captures = walk.captures
     if captures is not None:
         cap = captures.get(node)
-        leaf = type(node) is AccumulateGrad
         if cap:
             for k, nr in cap:
                 g = grads[nr]
                 walk.results[k] = None if g is None else _as_tensor(walk, g)
-                if walk.accumulate_grad and not leaf:
-                    _accumulate_nonleaf(walk.inputs[k], walk.results[k])
-        if node not in walk.needed and not (cap and walk.accumulate_grad and leaf):
-            return None
-    return grads
+        if node not in walk.needed:
+            if not (cap and walk.accumulate_grad):
+                return None, False  # nothing wanted lies behind this node
+            # backward(inputs=[t]): t's grad_fn "runs" as in PyTorch (its hooks
+            # do, its saved values are freed), but nothing behind it is wanted;
+            # t.grad came from retain_grad's hook above
+            return grads, type(node) is AccumulateGrad
+    return grads, True
 
 
 def _results(walk, allow_unused):
@@ -395,14 +430,6 @@ def _results(walk, allow_unused):
                 "the graph. Set allow_unused=True if this is the desired behavior."
             )
     return tuple(walk.results)
-
-
-def _accumulate_nonleaf(t, g):
-    """backward(inputs=[non_leaf]) fills that tensor's .grad, as PyTorch does."""
-    t._retains_grad = True
-    if g is None:
-        return
-    t._grad = g.detach()._copy() if t._grad is None else t._grad + g
 
 
 def _hook_name(hook):

@@ -59,6 +59,19 @@ class _ArrayOps:
         return select_array(mask, grad)
 
     @staticmethod
+    def threshold_backward(grad, result):
+        """0 where ``result <= 0``, else ``grad`` (relu's backward, PyTorch's
+        threshold_backward: a nan result passes the gradient)."""
+        return select_array(result <= 0, grad, zero_where=True)
+
+    @staticmethod
+    def sgn(a):
+        """The sign of each element, 0 for nan (PyTorch's sgn)."""
+        from ..ops.elementwise import sign_data
+
+        return sign_data(a)
+
+    @staticmethod
     def mm(a, b):
         """Matrix product of two 2-d values."""
         return np.matmul(a, b)
@@ -90,7 +103,9 @@ class _ArrayOps:
 
     @staticmethod
     def sum(a, dim, keepdim=False):
-        """Sum over ``dim`` (an int or a tuple of ints)."""
+        """Sum over ``dim`` (an int or a tuple of ints); a 0-d value is its own sum."""
+        if np.ndim(a) == 0:
+            return a
         return np.sum(a, axis=dim, keepdims=keepdim)
 
     @staticmethod
@@ -158,6 +173,18 @@ class _TensorOps:
 
         zero = _Tensor._make(np.zeros((), dtype=grad._data.dtype))
         return where(_Tensor._make(np.asarray(mask)), grad, zero)
+
+    @staticmethod
+    def threshold_backward(grad, result):
+        from ..ops.elementwise import ThresholdBackward
+
+        return ThresholdBackward.apply(grad, result)
+
+    @staticmethod
+    def sgn(a):
+        from ..ops.elementwise import Sgn
+
+        return Sgn.apply(a)
 
     @staticmethod
     def mm(a, b):

@@ -89,7 +89,18 @@ class FunctionCtx:
         self._materialize = bool(value)
 
     def mark_dirty(self, *tensors):
-        """Declare inputs that ``forward`` modified in place (accepted for PyTorch compatibility)."""
+        """Declare inputs that ``forward`` modified in place; each must also be returned.
+
+        As in PyTorch, ``apply`` then returns the input object itself, bumps
+        its version (so a node that saved it before notices), and rebases its
+        history: its ``grad_fn`` becomes this Function's node (a view's base
+        gets a ``CopySlices``).
+
+        Raises (from ``apply``):
+            RuntimeError: "Some elements marked as dirty during the forward
+                method were not returned as output. ..."; "a leaf Variable
+                that requires grad has been used in an in-place operation.".
+        """
         self._dirty = tensors
 
     @property
@@ -102,6 +113,13 @@ class FunctionCtx:
                 in-place modification error if a saved tensor changed.
         """
         return ()  # a ctx that records nothing keeps nothing (BackwardNode's reads its values)
+
+    @property
+    def _raw_saved_tensors(self):
+        """The saved tensors, not unpacked (each has ``register_hooks``), as PyTorch's."""
+        from .hooks import RawSavedTensor
+
+        return tuple(None if s is None else RawSavedTensor(s) for s in self._saved)
 
 
 class BackwardNode(FunctionCtx, Node):
@@ -129,8 +147,8 @@ class BackwardNode(FunctionCtx, Node):
 
     def name(self):
         """The node's PyTorch name, e.g. ``"MulBackward0"``."""
-        custom = getattr(self._forward_cls, "_name", None)
-        return custom() if custom is not None else type(self).__name__
+        custom = getattr(self._forward_cls, "_name", None)  # a staticmethod naming hook
+        return custom() if callable(custom) else type(self).__name__
 
     def __repr__(self):
         if "node_name" in self._forward_cls.__dict__:  # a built-in primitive
@@ -270,6 +288,17 @@ def _saved_tensor_property(index, name):
     return property(get, doc=f"The saved tensor ``{name}`` (PyTorch's ``_saved_{name}``).")
 
 
+def _raw_saved_property(index, name):
+    def get(self):
+        from .hooks import RawSavedTensor
+
+        saved = self._saved
+        return RawSavedTensor(saved[index] if index < len(saved) else None)
+
+    get.__name__ = "_raw_saved_" + name
+    return property(get, doc=f"The saved tensor ``{name}``, not unpacked (``_raw_saved_{name}``).")
+
+
 def _saved_attr_property(name):
     def get(self):
         return getattr(self, name, None)
@@ -316,6 +345,7 @@ class Function:
     saved_names = ()
     saved_attrs = ()
     _backward_cls = BackwardNode
+    _setup_context_style = False  # forward(*args) with setup_context (set per subclass)
     _is_view = False  # True for ops whose output shares the input's memory
     # Run forward under np.errstate(all="ignore") (PyTorch never warns about
     # inf or nan in arithmetic).  Ops that cannot produce one (shape ops,
@@ -333,9 +363,11 @@ class Function:
         name = cls.__dict__.get("node_name") or cls.__name__ + "Backward"
         # the saved attributes are slots of the node: no per-node dict for them
         ns = {"__slots__": tuple(a for a in cls.saved_attrs if not hasattr(BackwardNode, a)),
-              "_forward_cls": cls, "__module__": cls.__module__, "__qualname__": name}
+              "_forward_cls": cls, "__module__": cls.__module__, "__qualname__": name,
+              "_formula_only": "node_name" in cls.__dict__}
         for i, n in enumerate(cls.saved_names):
             ns["_saved_" + n] = _saved_tensor_property(i, n)
+            ns["_raw_saved_" + n] = _raw_saved_property(i, n)
         for n in cls.saved_attrs:
             ns["_saved_" + n] = _saved_attr_property(n)
         if "formula" in cls.__dict__:
@@ -346,6 +378,9 @@ class Function:
         elif "backward" in cls.__dict__:
             ns["_backward_arrays"] = None  # a backward written with Tensors (custom Functions)
         cls._backward_cls = type(name, (BackwardNode,), ns)
+        # forward(*args) + setup_context(ctx, inputs, output): the style the
+        # "Extending PyTorch" note shows first
+        cls._setup_context_style = cls.setup_context is not Function.setup_context
 
     def __init__(self, *args, **kwargs):
         import warnings
@@ -364,26 +399,50 @@ class Function:
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Save what ``backward`` needs, for a ``forward(*args)`` that takes no ``ctx``.
+
+        Override it together with a ``forward`` without ``ctx``: ``apply``
+        then calls ``forward(*args)`` and ``setup_context(ctx, inputs,
+        output)``, both with recording off; ``inputs`` is the tuple of
+        ``apply``'s arguments (defaults filled in), ``output`` what forward
+        returned.  Source: ``torch.autograd.Function.setup_context``.
+
+        Raises:
+            NotImplementedError: "setup_context is not implemented." when not overridden.
+        """
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
     def backward(ctx, *grad_outputs):
         """Vector-Jacobian product; see the class docstring."""
         raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
 
     @classmethod
-    def apply(cls, *args):
+    def apply(cls, *args, **kwargs):
         """Run ``forward`` and, if any input requires grad (and grad mode is on), record a node.
+
+        Keyword arguments are passed on to ``forward`` and, as in PyTorch,
+        count as inputs after the positional ones (in the order given) for
+        ``needs_input_grad``, ``next_functions`` and the gradients
+        ``backward`` returns.  With ``setup_context`` they are bound to
+        ``forward``'s parameters first, defaults filled in, as PyTorch does.
 
         Returns:
             what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
         """
         if _tracer is not None:  # minigrad.jit is recording this call (jit/recording.py); else free
-            return _tracer(cls, args)
+            return _tracer(cls, args, kwargs) if kwargs else _tracer(cls, args)
+        if cls._setup_context_style:
+            args, kwargs = _bind_default_args(cls.forward, args, kwargs)
+        inputs = args + tuple(kwargs.values()) if kwargs else args
         state = _state
         enabled = state.enabled
         flags = None
         if enabled and not state.inference:  # inference mode records nothing, even under enable_grad
             record = False
             flags = []
-            for a in args:
+            for a in inputs:
                 if isinstance(a, _Tensor) and a._requires_grad:
                     record = True
                     flags.append(True)
@@ -400,7 +459,7 @@ class Function:
         else:
             # Nothing to record: a throwaway context, no graph node.
             ctx = _ForwardOnlyCtx()
-            n = len(args)
+            n = len(inputs)
             ctx.needs_input_grad = _NO_GRAD[n] if n < 8 else (False,) * n
         # forward records nothing itself; a primitive computing with numpy
         # only (_numpy_forward) needs no switch
@@ -411,26 +470,36 @@ class Function:
             if cls._quiet_numpy and not state.numpy_quiet:
                 # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
                 with np.errstate(all="ignore"):
-                    out = cls.forward(ctx, *args)
+                    out = (cls.forward(ctx, *args, **kwargs) if not cls._setup_context_style
+                           else _forward_then_setup(cls, ctx, args, kwargs))
             else:
-                out = cls.forward(ctx, *args)
+                out = (cls.forward(ctx, *args, **kwargs) if not cls._setup_context_style
+                       else _forward_then_setup(cls, ctx, args, kwargs))
         finally:
             if switch:
                 state.enabled = enabled
+        if ctx._dirty:
+            _mark_dirty_outputs(ctx, out, flags is not None)
         if cls._is_view:
             out._view_of = args[0]  # what an in-place write into `out` must rebase
-            # the history of the memory's owner now: if an in-place write through
-            # another view replaces it, this view's grad_fn is rebuilt (see _record)
-            out._view_base_fn = _view_root(args[0])._grad_fn
+            # the memory's version now: once an in-place write (through the
+            # base, a sibling view, or under no_grad) moves it, this view's
+            # grad_fn is rebuilt from its base's (see _refresh_view)
+            vc = out._vc
+            if vc is not None:
+                out._view_version = vc[0]
         if flags is not None:
-            out = _record(ctx, args, out)
-        elif cls._is_view and not enabled and args[0]._requires_grad:
+            out = _record(ctx, inputs, out)
+        elif cls._is_view and not enabled and _view_root(args[0])._requires_grad:
             # PyTorch: a view of a tensor that requires grad, taken under
-            # no_grad, is a leaf that still requires grad.
+            # no_grad, is a leaf that still requires grad, but no gradient
+            # reaches it or its base, and writing into it with grad mode on
+            # is refused (ops/inplace.py)
             out._requires_grad = True
+            out._no_grad_view = True
         if _fw_state.level is not None:
             # forward mode (autograd.forward_ad): push tangents through this op
-            forward_ad._propagate(cls, args, out, ctx)
+            forward_ad._propagate(cls, inputs, out, ctx)
         return out
 
 
@@ -446,17 +515,32 @@ def _backward_from_formula(cls):
     return backward
 
 
+def _bind_default_args(forward, args, kwargs):
+    """``apply``'s arguments bound to ``forward``'s signature, defaults filled in (as PyTorch)."""
+    import inspect
+
+    bound = inspect.signature(forward).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.args, bound.kwargs
+
+
+def _forward_then_setup(cls, ctx, args, kwargs):
+    out = cls.forward(*args, **kwargs)
+    cls.setup_context(ctx, args, out)
+    return out
+
+
 class _ForwardOnlyCtx(FunctionCtx):
     """The ``ctx`` of a call that records nothing: accepts what forward sets, keeps nothing."""
 
     __slots__ = (
         "__dict__",
-        "_dirty",
         "_materialize",
         "_non_differentiable",
         "_to_save",
         "needs_input_grad",
     )
+    _dirty = ()  # set (in the instance dict) only by mark_dirty
 
 
 def _record(ctx, args, out):
@@ -470,7 +554,8 @@ def _record(ctx, args, out):
         if isinstance(a, _Tensor):
             if a._view_of is not None:
                 _refresh_view(a)
-            if a._requires_grad:
+            # (a leaf view taken under no_grad requires grad but has no edge: PyTorch)
+            if a._requires_grad and (a._grad_fn is not None or not a._no_grad_view):
                 fn = a._grad_fn
                 if fn is None:  # a leaf: its AccumulateGrad, while some graph keeps it
                     ref = a._accum
@@ -484,7 +569,7 @@ def _record(ctx, args, out):
                 fns.append(fn)
                 d = a._data
                 meta.append((d.shape, d.dtype))
-            else:  # a constant: (None, 0) in next_functions
+            else:  # a constant: (None, 0) in next_functions; so is a view taken under no_grad
                 if nrs is not None:
                     nrs.append(0)
                 fns.append(None)
@@ -510,15 +595,15 @@ def _record(ctx, args, out):
                 out = _record_outputs(ctx, args, (out,))[0]
                 break
         else:
-            if type(out) is _Tensor and not ctx._non_differentiable:  # the usual case
-                out._grad_fn = ctx
+            if type(out) is _Tensor and not ctx._non_differentiable and not ctx._dirty:
+                out._grad_fn = ctx  # the usual case
                 out._requires_grad = True
             else:
                 out = _record_outputs(ctx, args, (out,))[0]
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
-        pack_saved(ctx, to_save)
+        pack_saved(ctx, to_save)  # pack hooks run in this order (saved_names: PyTorch's)
     return out
 
 
@@ -532,11 +617,13 @@ def _record_outputs(ctx, args, outs):
     """Make ``ctx`` the grad_fn of each differentiable output; returns the outputs."""
     if len(outs) > 1 or ctx._out_meta is not None:
         ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
+    dirty = ctx._dirty
     for o in outs:
         for a in args:
-            if o is a:
-                # forward returned an input as it is: the output is a new alias of it
-                outs = tuple(_alias_if_input(t, args) for t in outs)
+            if o is a and not (dirty and any(o is d for d in dirty)):
+                # forward returned an input as it is: the output is a new alias
+                # of it (unless marked dirty: then it is the input, rebased below)
+                outs = tuple(_alias_if_input(t, args, dirty) for t in outs)
                 break
     nondiff = ctx._non_differentiable
     for k, t in enumerate(outs):
@@ -550,6 +637,8 @@ def _record_outputs(ctx, args, outs):
         if k:
             t._output_nr = k
         t._requires_grad = True
+    if dirty:
+        _rebase_dirty(ctx, outs)
     return outs
 
 
@@ -561,20 +650,45 @@ def _view_root(t):
 
 
 def _refresh_view(v):
-    """Rebuild a view's grad_fn when its base was rebased by an in-place write elsewhere.
+    """Rebuild a view's grad_fn when its memory was written in place since it was made.
 
     ``y = x * 1; a = y[0]; b = y[:2]; b.mul_(2)`` rebases ``y`` (CopySlices):
     ``a`` still shows the old ``y``'s history, but its values are the new
     ones.  As PyTorch does, ``a`` becomes an ``AsStridedBackward0`` view of
-    the new ``y`` before it is used, so no gradient is silently lost.
+    its base's current history before it is used, so no gradient is
+    silently lost.  The same happens after a write under ``no_grad`` (an
+    optimizer's step into a weight a view was taken of): the version counter
+    they share says the view's recorded history is out of date.
     """
-    root = _view_root(v)
-    if root._grad_fn is v._view_base_fn or root._grad_fn is None:
+    vc = v._vc
+    if vc is None or vc[0] == v._view_version:
         return
-    from ..ops.inplace import _AsStrided, _positions
+    root = _view_root(v)
+    if root._grad_fn is None and not root._requires_grad:
+        v._view_version = vc[0]
+        return
+    if v._no_grad_view:
+        raise RuntimeError(
+            "A view was created in no_grad mode and its base or another view of its base has been "
+            "modified inplace with grad mode enabled. Given that this use case is ambiguous and "
+            "error-prone, it is forbidden. You can clarify your code by moving both the view and "
+            "the inplace either both inside the no_grad block (if you don't want the inplace to "
+            "be tracked) or both outside (if you want the inplace to be tracked).")
+    from ..ops.inplace import _AsStrided, _positions, multi_view_name
 
-    alias = _Tensor._make(root._data, grad_fn=root._grad_fn)
-    alias._output_nr = root._output_nr
+    named = multi_view_name(v)
+    if named is not None:
+        op, nr = named
+        raise RuntimeError(
+            f"Output {nr} of {op} is a view and its base or another view of its base has been "
+            "modified inplace. This view is the output of a function that returns multiple "
+            "views. Such functions do not allow the output views to be modified inplace. You "
+            "should replace the inplace operation by an out-of-place one.")
+    if root._grad_fn is not None:
+        alias = _Tensor._make(root._data, grad_fn=root._grad_fn)
+        alias._output_nr = root._output_nr
+    else:
+        alias = root  # a leaf: the rebuilt view leads to its AccumulateGrad
     positions = _positions(root._data, v._data)
     prev = _state.enabled
     _state.enabled = True
@@ -585,14 +699,46 @@ def _refresh_view(v):
     v._grad_fn = fresh._grad_fn
     v._output_nr = 0
     v._requires_grad = True
-    v._view_base_fn = root._grad_fn
+    v._view_version = vc[0]
 
 
-def _alias_if_input(t, args):
+def _alias_if_input(t, args, dirty=()):
+    if any(t is d for d in dirty):
+        return t
     for a in args:
         if t is a:
             return _Tensor._make(t._data, vc=t._shared_vc(), base=t)
     return t
+
+
+def _mark_dirty_outputs(ctx, out, record):
+    """``mark_dirty``'s checks and version bump, as PyTorch's ``_wrap_outputs`` does them."""
+    outs = out if type(out) is tuple else (out,)
+    for d in ctx._dirty:
+        if not any(d is o for o in outs):
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as "
+                "output. The inputs that are modified inplace must all be outputs of the Function.")
+        if record and d._grad_fn is None and d._requires_grad and d._view_of is None:
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place operation.")
+        d._shared_vc()[0] += 1  # the write happened behind autograd's back (numpy, .data)
+
+
+def _rebase_dirty(ctx, outs):
+    """A dirtied input that is a view: its base's history is rebased through CopySlices.
+
+    The dirtied tensor itself gets ``ctx`` as its grad_fn below (as any
+    output); when it views another tensor's memory, that tensor (the base)
+    must learn of the write too, as after ``view.mul_(2)``.
+    """
+    from ..ops.inplace import rebase_view_write
+
+    for k, t in enumerate(outs):
+        if t._view_of is not None and any(t is d for d in ctx._dirty):
+            result = _Tensor._make(t._data, grad_fn=ctx)
+            result._output_nr = k
+            rebase_view_write(t, result)
 
 
 _Tensor = None  # minigrad.tensor sets this once it is imported
@@ -603,15 +749,53 @@ _tracer = None
 
 
 def once_differentiable(fn):
-    """Decorator for a ``backward`` that is not itself differentiable (accepted as in PyTorch).
+    """Decorator for a ``backward`` that is not itself differentiable (``torch.autograd.function.once_differentiable``).
 
-    minigrad runs such a backward with recording off.
+    The backward runs with recording off.  Under ``create_graph=True``, when
+    a gradient it received requires grad, its results are routed through an
+    ``Error`` node, as in PyTorch: differentiating them raises
+    "trying to differentiate twice a function that was marked with
+    @once_differentiable".
     """
     import functools
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with grad_mode.no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not _state.enabled:
+            return outputs
+        if not any(isinstance(a, _Tensor) and a._requires_grad for a in args):
+            return outputs
+        single = type(outputs) is not tuple
+        outs = (outputs,) if single else outputs
+        fake = [o if o is None else o.detach().requires_grad_(True) for o in outs]
+        wrapped = _DelayedError.apply(*fake)
+        wrapped = wrapped if type(wrapped) is tuple else (wrapped,)
+        return wrapped[0] if single else wrapped
 
     return wrapper
+
+
+
+class _DelayedError(Function):
+    """The node ``once_differentiable`` puts behind its results: differentiating it raises.
+
+    Source: ``torch._C._functions.DelayedError`` (named ``torch::autograd::Error``).
+    """
+
+    node_name = "Error"
+
+    @staticmethod
+    def _name():
+        return "torch::autograd::Error"
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        outs = tuple(None if t is None else _Tensor._make(t._data) for t in tensors)
+        return outs if len(outs) != 1 else outs[0]
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(
+            "trying to differentiate twice a function that was marked with @once_differentiable")

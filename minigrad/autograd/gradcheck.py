@@ -122,10 +122,13 @@ def gradcheck(
         check_undefined_grad (bool): check that an output whose gradient is
             left undefined is treated as a zero gradient.
         check_grad_dtypes (bool): fail if a gradient's dtype differs from its input's.
-        check_batched_grad, check_batched_forward_grad, check_forward_ad
-            (bool): PyTorch's vmap and forward-mode checks; minigrad's
-            gradcheck checks reverse mode only, so True raises NotImplementedError.
-        check_backward_ad (bool): must stay True here (see above).
+        check_forward_ad (bool): also compare the Jacobian computed with
+            forward mode (dual numbers, ``autograd.forward_ad``) with the
+            numerical one ("Jacobian computed with forward mode mismatch ...").
+        check_backward_ad (bool): compare the reverse-mode Jacobian (the
+            default); at least one of the two must be True.
+        check_batched_grad, check_batched_forward_grad (bool): PyTorch's vmap
+            checks; minigrad has no vmap, so True raises NotImplementedError.
         fast_mode (bool): compare one random projection ``vᵀ J u`` per
             (input, output) pair instead of the whole Jacobian (PyTorch's fast
             mode); on failure the full Jacobians are recomputed for the message.
@@ -150,7 +153,8 @@ def gradcheck(
         RuntimeError: "The 0th input has a dimension with stride 0. ..." for an
             expanded (broadcast, overlapping) input, which cannot be perturbed
             one element at a time.
-        NotImplementedError: for the forward-mode and batched checks.
+        NotImplementedError: for the batched checks; PyTorch's messages for
+            forward mode through an operation without a rule.
 
     Warns:
         UserWarning: "Input #0 requires gradient and is not a double precision
@@ -167,15 +171,15 @@ def gradcheck(
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     for flag, name in ((check_batched_grad, "check_batched_grad"),
-                       (check_batched_forward_grad, "check_batched_forward_grad"),
-                       (check_forward_ad, "check_forward_ad")):
+                       (check_batched_forward_grad, "check_batched_forward_grad")):
         if flag:
             raise NotImplementedError(
-                f"minigrad's gradcheck checks reverse mode only: {name}=True is not supported"
+                f"minigrad's gradcheck has no vmap: {name}=True is not supported"
             )
     try:
         return _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol,
-                                 check_undefined_grad, check_grad_dtypes, fast_mode)
+                                 check_undefined_grad, check_grad_dtypes, fast_mode,
+                                 check_forward_ad, check_backward_ad)
     except GradcheckError:
         if raise_exception:
             raise
@@ -226,7 +230,7 @@ def _check_inputs(tupled_inputs):
                     stacklevel=4,  # the caller of gradcheck
                 )
             data = inp._data
-            if not all(st > 0 or sz <= 1 for st, sz in zip(data.strides, data.shape)):
+            if data.size and not all(st > 0 or sz <= 1 for st, sz in zip(data.strides, data.shape)):
                 raise RuntimeError(
                     f"The {idx}th input has a dimension with stride 0. gradcheck only "
                     "supports inputs that are non-overlapping to be able to "
@@ -441,7 +445,8 @@ def _as_printable(jac):
 
 
 def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                      check_grad_dtypes, fast_mode):
+                      check_grad_dtypes, fast_mode, check_forward_ad=False,
+                      check_backward_ad=True):
     Tensor = _tensor_cls()
     tupled_inputs = _as_tuple(inputs)
     _check_inputs(tupled_inputs)
@@ -450,6 +455,15 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
     diff_idx = [i for i, t in enumerate(tupled_inputs) if isinstance(t, Tensor) and t.requires_grad]
     diff_inputs = [tupled_inputs[i] for i in diff_idx]
 
+    if check_forward_ad:
+        from .gradcheck_forward import check_forward_jacobians
+
+        numerical = _numerical_jacobians(func, tupled_inputs, func_outs, diff_idx, eps)
+        check_forward_jacobians(func, tupled_inputs, func_outs, diff_idx, numerical, rtol, atol,
+                                (GradcheckError, _allclose, _as_printable, _worst_element,
+                                 _outputs_of))
+    if not check_backward_ad:
+        return True
     if fast_mode:
         _fast_gradcheck(func, tupled_inputs, func_outs, outputs, diff_idx, diff_inputs,
                         eps, rtol, atol, nondet_tol, check_grad_dtypes)

@@ -25,7 +25,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "saved_tensors_hooks"]
+__all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
+           "save_on_cpu", "saved_tensors_hooks"]
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -74,6 +75,9 @@ class Node:
     _in_meta = None
     _out_meta = None  # (shape, dtype) per output, for nodes with several outputs
     _kept = ()  # saved values (BackwardNode keeps its own)
+    # True for the nodes of built-in primitives: like PyTorch's generated
+    # formulas, they compute nothing when no input needs a gradient.
+    _formula_only = False
 
     def __init__(self):
         self._seq = next(_sequence)
@@ -274,9 +278,12 @@ class SavedTensor:
             if the tensor changed since it was saved.
     """
 
-    __slots__ = ("_is_output", "_packed", "_tensor", "_unpack_hook", "_version", "_origin")
+    __slots__ = ("_is_output", "_output_nr", "_packed", "_tensor", "_unpack_hook", "_version",
+                 "_origin")
 
-    def __init__(self, tensor, is_output=False):
+    def __init__(self, tensor, is_output=False, output_nr=0):
+        # output_nr: which output of the saving node ``tensor`` is, so that an
+        # output saved by a node of several outputs comes back in its own slot
         if tensor._inference:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created "
@@ -287,6 +294,7 @@ class SavedTensor:
         vc = tensor._vc
         self._version = 0 if vc is None else vc[0]
         self._is_output = is_output
+        self._output_nr = output_nr
         self._unpack_hook = None
         if _saved_hooks_stack and not tensor._wrapped:  # Python numbers skip the hooks
             pack, self._unpack_hook = _saved_hooks_stack[-1]
@@ -301,6 +309,7 @@ class SavedTensor:
         else:
             # an output is kept as an alias without history: no node <-> output cycle
             self._tensor = _Tensor._alias_of(tensor) if is_output else tensor
+            self._origin = None
 
     def unpack(self, node):
         """Return the saved tensor (an output is re-attached to ``node``)."""
@@ -316,7 +325,7 @@ class SavedTensor:
             # saved tensor's place in the graph back (for create_graph).
             origin = self._origin
             if self._is_output:
-                return _Tensor._make(t._data, grad_fn=node)
+                return _reattached(t, node, self._output_nr, None, self._origin)
             if type(origin) is tuple:
                 out = _Tensor._make(t._data, grad_fn=origin[0])
                 out._output_nr = origin[1]
@@ -330,10 +339,39 @@ class SavedTensor:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         vc = t._vc
         if vc is not None and vc[0] != self._version:
-            _raise_modified(t, node, self._version, self._is_output)
+            _raise_modified(t, node, self._version, self._is_output, self._output_nr)
         if self._is_output:
-            return _Tensor._make(t._data, grad_fn=node, vc=t._shared_vc())
+            return _reattached(t, node, self._output_nr, t._shared_vc(), self._origin)
         return t
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack the value now with ``pack_hook``; ``unpack_hook`` gives it back when it is used.
+
+        What ``node._raw_saved_self.register_hooks(pack, unpack)`` calls; the
+        hook pair of one saved tensor, as ``saved_tensors_hooks`` gives one to
+        every tensor saved in its block.  ``pack_hook`` receives the values
+        without their autograd history, as PyTorch passes them.
+
+        Raises:
+            RuntimeError: PyTorch's "Calling register_hooks on a saved tensor
+                whose hooks have already been set. ..." and "Calling
+                register_hooks on a saved tensor after it has been freed. ...".
+        """
+        if self._unpack_hook is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time.")
+        t = self._tensor
+        if t is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. "
+                               + ERR_BACKWARD_TWICE[ERR_BACKWARD_TWICE.index("Saved "):])
+        if not self._is_output and t._requires_grad:
+            self._origin = (t._grad_fn, t._output_nr) if t._grad_fn else t
+        else:
+            self._origin = None
+        self._packed = pack_hook(_Tensor._make(t._data, vc=t._shared_vc()))
+        self._unpack_hook = unpack_hook
+        self._tensor = None
 
     def release(self):
         """Let go of the saved value (the backward walk calls this right after the node ran)."""
@@ -343,12 +381,13 @@ class SavedTensor:
         self._origin = None
 
     @classmethod
-    def _record_of(cls, tensor, version, is_output):
+    def _record_of(cls, tensor, version, is_output, output_nr=0):
         """A record for a value saved without hooks (what ``node._saved`` shows, see below)."""
         rec = object.__new__(cls)
         rec._tensor = tensor
         rec._version = version
         rec._is_output = is_output
+        rec._output_nr = output_nr
         rec._packed = rec._unpack_hook = rec._origin = None
         return rec
 
@@ -360,9 +399,10 @@ class SavedTensor:
 #
 # * ``None``: nothing was saved in that place (it reads back as None);
 # * a Tensor: an input, kept as it is (its version is checked on use);
-# * ``(array, version_counter)``: the node's own output, kept without the
-#   tensor object (a reference to it would be a node <-> output cycle); it is
-#   re-attached to the node when read back;
+# * ``(array, version_counter, output_nr)``: one of the node's own outputs,
+#   kept without the tensor object (a reference to it would be a node <->
+#   output cycle); it is re-attached to the node, as that output, when read
+#   back;
 # * a ``SavedTensor``: the general record (pack hooks, checkpointing), also
 #   what every entry becomes once something inspects ``node._saved``;
 # * ``_FREED`` / ``_FREED_OUTPUT``: released by the backward walk.
@@ -399,14 +439,15 @@ def pack_saved(node, tensors):
             continue
         is_output = t._grad_fn is node
         if t._inference or (hooked and not t._wrapped):  # Python numbers skip the hooks
-            values.append(SavedTensor(t, is_output))  # raises for an inference tensor
+            # raises for an inference tensor
+            values.append(SavedTensor(t, is_output, t._output_nr if is_output else 0))
             versions.append(0)
             continue
         vc = t._vc
         if is_output:
             if vc is None:
                 vc = t._shared_vc()
-            values.append((t._data, vc))
+            values.append((t._data, vc, t._output_nr))
         else:
             values.append(t)
         versions.append(0 if vc is None else vc[0])
@@ -431,11 +472,11 @@ def _unpack(values, versions, node):
     for e, v in zip(values, versions):
         if e is None:
             out.append(None)
-        elif type(e) is tuple:  # the node's own output
-            arr, vc = e
+        elif type(e) is tuple:  # one of the node's own outputs
+            arr, vc, nr = e
             if vc[0] != v:
-                _raise_modified(_Tensor._make(arr, vc=vc), node, v, True)
-            out.append(_Tensor._make(arr, grad_fn=node, vc=vc))
+                _raise_modified(_Tensor._make(arr, vc=vc), node, v, True, nr)
+            out.append(_reattached_array(arr, node, nr, vc))
         elif type(e) is _Freed:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         elif isinstance(e, SavedTensor):
@@ -471,10 +512,10 @@ def unpack_saved_arrays(node):
                 _raise_modified(e, node, v, False)
             # a Python number (x * 2) stays one: numpy then keeps the tensor's dtype, as PyTorch does
             out.append(e._data.item() if e._wrapped else e._data)
-        elif te is tuple:  # the node's own output
-            arr, vc = e
+        elif te is tuple:  # one of the node's own outputs
+            arr, vc, nr = e
             if vc[0] != v:
-                _raise_modified(_Tensor._make(arr, vc=vc), node, v, True)
+                _raise_modified(_Tensor._make(arr, vc=vc), node, v, True, nr)
             out.append(arr)
         elif e is None:
             out.append(None)
@@ -525,8 +566,8 @@ def saved_records(node):
             continue
         changed = True
         if type(e) is tuple:
-            arr, vc = e
-            records.append(SavedTensor._record_of(_Tensor._make(arr, vc=vc), v, True))
+            arr, vc, nr = e
+            records.append(SavedTensor._record_of(_Tensor._make(arr, vc=vc), v, True, nr))
         elif type(e) is _Freed:
             records.append(SavedTensor._record_of(None, v, e.is_output))
         else:
@@ -537,19 +578,42 @@ def saved_records(node):
     return node._kept
 
 
-def _raise_modified(t, node, saved_version, is_output):
+def _reattached(t, node, output_nr, vc, moved=None):
+    """A saved output given back as output ``output_nr`` of ``node`` again.
+
+    ``moved``: ``(node, output_nr)`` for an output written in place into a
+    view: it comes back with the view's history after the write (PyTorch's
+    ``is_inplace_on_view`` saved variables), not the wrapped op's.
+    """
+    if moved is not None:
+        node, output_nr = moved
+    return _reattached_array(t._data, node, output_nr, vc)
+
+
+def _reattached_array(array, node, output_nr, vc):
+    out = _Tensor._make(array, grad_fn=node, vc=vc)
+    if output_nr:
+        out._output_nr = output_nr
+    return out
+
+
+def _raise_modified(t, node, saved_version, is_output, output_nr=0):
     """PyTorch's error for a saved tensor changed in place after it was saved."""
     import re
 
     kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
             "bool": "BoolTensor"}[t.dtype.name]
     shape = ", ".join(str(s) for s in t.shape)
-    producer = node if is_output else t._grad_fn
+    # the tensor's history now (a view written since is AsStridedBackward0), as PyTorch names it
+    try:
+        producer = node if is_output else t.grad_fn
+    except RuntimeError:  # (a split/unbind output whose memory was written)
+        producer = t._grad_fn
     # PyTorch names the producing operation without its "Backward0" suffix
     where = ""
     if producer is not None:
         op = re.sub(r"Backward\d*$", "", producer.name())
-        nr = 0 if is_output else t._output_nr
+        nr = output_nr if is_output else t._output_nr
         where = f", which is output {nr} of {op},"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
@@ -706,7 +770,7 @@ class saved_tensors_hooks:
 
     def __enter__(self):
         _saved_hooks_stack.append((self.pack_hook, self.unpack_hook))
-        return self
+        # (PyTorch's __enter__ returns None: `with saved_tensors_hooks(...) as h` binds None)
 
     def __exit__(self, *exc):
         _saved_hooks_stack.pop()
@@ -714,3 +778,6 @@ class saved_tensors_hooks:
 
 
 _Tensor = None  # set by minigrad.tensor once it is imported (it imports this module)
+
+# PyTorch's torch.autograd.graph also holds these (written in hooks.py)
+from .hooks import register_multi_grad_hook, save_on_cpu  # noqa: E402

@@ -2,13 +2,16 @@
 
 * ``Parameter`` (parameter.py): a tensor a Module registers to learn;
 * ``Module``, ``Linear``, ``Sequential``, ``ReLU``, ``Tanh``, ``Sigmoid``,
-  ``MSELoss``, ``CrossEntropyLoss``, ``Dropout`` (modules/, one file per idea);
+  ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``Dropout``
+  (modules/, one file per idea);
 * ``init``: PyTorch's initialisations, drawn from minigrad's seeded generator;
 * ``functional``: activations and losses as functions.
 """
 
 from . import functional, init
 from .modules import (
+    BCELoss,
+    BCEWithLogitsLoss,
     CrossEntropyLoss,
     Dropout,
     Linear,
@@ -23,5 +26,4 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = ["functional", "init", "Parameter", "Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh",
-           "Sigmoid", "MSELoss", "CrossEntropyLoss",
-           "Dropout"]
+           "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout"]

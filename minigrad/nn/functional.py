@@ -11,14 +11,18 @@ Source: torch/nn/functional.py and derivatives.yaml (``mse_loss``,
 
 import numpy as np
 
+from .. import ops as _ops
 from ..autograd.function import Function
-from ..ops import log_softmax, matmul, relu, sigmoid, softmax, tanh
+from ..ops import matmul, sigmoid, tanh
 from ..ops._util import as_saved_int
 from ..ops.linalg import Addmm
 from ..tensor import Tensor
 
 __all__ = [
     "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "linear",
+    "relu_",
     "cross_entropy",
     "dropout",
     "log_softmax",
@@ -31,6 +35,49 @@ __all__ = [
 ]
 
 _make = Tensor._make
+
+
+def relu(input, inplace=False):
+    """max(x, 0) elementwise (``F.relu``); ReluBackward0; ``inplace=True`` writes into ``input``.
+
+    Raises:
+        RuntimeError: with ``inplace=True``, PyTorch's in-place errors (a leaf
+            that requires grad).
+    """
+    return input.relu_() if inplace else _ops.relu(input)
+
+
+def relu_(input):
+    """``relu(input, inplace=True)`` (``F.relu_``)."""
+    return input.relu_()
+
+
+def _implicit_dim(name, ndim):
+    """PyTorch's legacy choice of dim when softmax is called without one (and its warning)."""
+    import warnings
+
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Softmax along ``dim`` (``F.softmax``); SoftmaxBackward0.
+
+    Without ``dim``, PyTorch's deprecated choice: dim 0 for 0-, 1- and 3-d
+    inputs, dim 1 otherwise, with its UserWarning "Implicit dimension choice
+    for softmax has been deprecated. ...".
+    """
+    if dim is None:
+        dim = _implicit_dim("softmax", input.ndim)
+    return _ops.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Log-softmax along ``dim`` (``F.log_softmax``); LogSoftmaxBackward0; ``dim`` as ``softmax``."""
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.ndim)
+    return _ops.log_softmax(input, dim, dtype=dtype)
 
 
 def linear(input, weight, bias=None):
@@ -96,10 +143,13 @@ class MseLoss(Function):
 
     @staticmethod
     def forward(ctx, input, target, reduction):
+        from ..ops._util import binary_dtype
+
         ctx.reduction = reduction
         ctx.save_for_backward(input, target)
-        diff = input._data - target._data
-        return _make(_reduce(diff * diff, reduction).astype(input._data.dtype, copy=False))
+        dt = binary_dtype(input, target)  # an int target with float input: promoted, as PyTorch
+        diff = input._data.astype(dt, copy=False) - target._data.astype(dt, copy=False)
+        return _make(_reduce(diff * diff, reduction).astype(dt, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -121,8 +171,14 @@ def mse_loss(input, target, reduction="mean"):
     Raises:
         ValueError: for an unknown reduction.
         RuntimeError: if the shapes differ.
+        NotImplementedError: '"mse_cpu" not implemented for 'Long'' when
+            neither tensor is floating, as PyTorch.
     """
     code = _reduction(reduction)
+    kinds = (input._data.dtype.kind, target._data.dtype.kind)
+    if "f" not in kinds:
+        kind = "Bool" if "b" in kinds and kinds[0] == kinds[1] else "Long"
+        raise NotImplementedError(f'"mse_cpu" not implemented for \'{kind}\'')
     if input.shape != target.shape:
         import warnings
 
@@ -158,6 +214,14 @@ class NllLoss(Function):
         x = input._data
         if x.ndim not in (1, 2):
             raise ValueError(f"Expected 1 or 2 dimensions (got {x.ndim})")
+        if x.ndim == 1 and t.ndim == 1 and t.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{t.shape[0]}")
+        if x.ndim == 2 and (t.ndim == 0 or t.shape[0] != x.shape[0]):
+            raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
+                             f"batch_size ({t.shape[0] if t.ndim else 0}).")
+        if t.ndim > 1:
+            raise RuntimeError("1D target tensor expected, multi-target not supported")
         batched = x.ndim == 2
         xb = x if batched else x[None]
         tb = t.reshape(-1) if batched else t.reshape(1)
@@ -260,7 +324,7 @@ class BinaryCrossEntropy(Function):
     @staticmethod
     def forward(ctx, input, target, reduction):
         p, t = input._data, target._data
-        if np.any((p < 0) | (p > 1)):
+        if not np.all((p >= 0) & (p <= 1)):  # (nan fails too, as in PyTorch)
             raise RuntimeError("all elements of input should be between 0 and 1")
         ctx.reduction, ctx.weight = reduction, None
         ctx.save_for_backward(input, target)
@@ -274,16 +338,51 @@ class BinaryCrossEntropy(Function):
     def backward(ctx, grad):
         p, t = ctx.saved_tensors
         need = ctx.needs_input_grad
-        if ctx.reduction == 1:
-            grad = grad / p._data.size
         gp = gt = None
         if need[0]:
-            eps = 1e-12  # PyTorch's EPSILON in binary_cross_entropy_backward
-            gp = grad * (p - t) / ((1 - p) * p).clamp(min=eps)
+            gp = BinaryCrossEntropyGrad.apply(grad, p, t, ctx.reduction)
         if need[1]:
+            g = grad / p._data.size if ctx.reduction == 1 else grad
             # d/dt of -(t log p + (1-t) log(1-p)) = log(1-p) - log(p), logs clamped at -100
-            gt = grad * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100))
+            gt = g * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100))
         return gp, gt, None
+
+
+_EPS = 1e-12  # PyTorch's EPSILON in binary_cross_entropy_backward
+
+
+class BinaryCrossEntropyGrad(Function):
+    """BCE's gradient ``grad (p - t) / max(p (1 - p), eps)`` as one op (BinaryCrossEntropyBackwardBackward0).
+
+    Its own derivatives are PyTorch's ``binary_cross_entropy_double_backward``
+    formulas (with ``p + eps`` and ``1 - p + eps``, so they stay finite where
+    a sigmoid saturates to exactly 0 or 1).
+    """
+
+    node_name = "BinaryCrossEntropyBackwardBackward0"
+    saved_names = ("grad_output", "self", "target")
+    saved_attrs = ("reduction",)
+
+    @staticmethod
+    def forward(ctx, grad, p, t, reduction):
+        ctx.reduction = reduction
+        ctx.save_for_backward(grad, p, t)
+        g, P, T = grad._data, p._data, t._data
+        if reduction == 1:
+            g = g / P.size
+        out = g * (P - T) / np.maximum((1 - P) * P, _EPS)
+        return _make(np.asarray(out).astype(P.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, p, t = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        scale = 1.0 / p._data.size if ctx.reduction == 1 else 1.0
+        inner = (p + _EPS) * (1 - p + _EPS)
+        gg_out = gg * (p - t) / inner * scale if need[0] else None
+        gp = gg * grad * (p * p - 2 * p * t + t) / (inner * inner) * scale if need[1] else None
+        gt = -gg * grad / inner * scale if need[2] else None
+        return gg_out, gp, gt, None
 
 
 def binary_cross_entropy(input, target, reduction="mean"):
@@ -301,6 +400,108 @@ def binary_cross_entropy(input, target, reduction="mean"):
     return BinaryCrossEntropy.apply(input, target, _reduction(reduction))
 
 
+class BinaryCrossEntropyWithLogits(Function):
+    """Binary cross-entropy of logits, computed stably (BinaryCrossEntropyWithLogitsBackward0).
+
+    loss = (1 - t) x + (1 + (pw - 1) t) (log(1 + e^-|x|) + max(-x, 0)), times
+    ``weight``; pw is ``pos_weight`` (1 when not given).  d/dx = weight ((pw t
+    + 1 - t) σ(x) - pw t); d/dt = weight (log σ(-x) - pw log σ(x)).
+    ``weight`` and ``pos_weight`` get no gradient and no edge, as in PyTorch.
+    """
+
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    saved_names = ("self", "target", "weight", "pos_weight")
+    saved_attrs = ("reduction",)
+
+    @staticmethod
+    def forward(ctx, input, target, held, reduction):
+        weight, pos_weight = held  # in a tuple: no edges for them
+        x, t = input._data, target._data
+        ctx.reduction = reduction
+        ctx.save_for_backward(input, target, weight, pos_weight)
+        soft = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + e^-x), stably
+        if pos_weight is None:
+            loss = (1 - t) * x + soft
+        else:
+            loss = (1 - t) * x + (1 + (pos_weight._data - 1) * t) * soft
+        if weight is not None:
+            loss = loss * weight._data
+        return _make(_reduce(np.asarray(loss).astype(x.dtype, copy=False), reduction))
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..ops.elementwise import Sigmoid
+
+        x, t, weight, pos_weight = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if ctx.reduction == 1:
+            grad = grad / x._data.size
+        gx = gt = None
+        if need[0]:
+            s = Sigmoid.apply(x)
+            if pos_weight is None:
+                gx = s - t
+            else:
+                pt = pos_weight * t
+                gx = (pt + 1 - t) * s - pt
+            gx = gx * grad if weight is None else gx * weight * grad
+        if need[1]:
+            if pos_weight is None:
+                gt = -x
+            else:  # log σ(-x) = -softplus(x), log σ(x) = -softplus(-x), both stably
+                gt = -_softplus(x) + pos_weight * _softplus(-x)
+            gt = gt * grad if weight is None else gt * weight * grad
+        return gx, gt, None, None
+
+
+def _softplus(x):
+    """log(1 + eˣ) computed as max(x, 0) + log(1 + e^-|x|), with tensor ops (recordable)."""
+    return x.clamp(min=0) + ((-x.abs()).exp() + 1).log()
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Binary cross-entropy of logits and targets of one shape (``F.binary_cross_entropy_with_logits``).
+
+    Sigmoid and cross-entropy in one stable formula (see
+    ``BinaryCrossEntropyWithLogits``).
+
+    Args:
+        input (Tensor): logits, any shape, floating.
+        target (Tensor): ``input``'s shape, values in [0, 1], floating.
+        weight (Tensor | None): broadcast over the elements' losses.
+        reduction: "mean" (default), "sum" or "none".
+        pos_weight (Tensor | None): weight of the positive term, broadcast
+            along the last dim (one per class).
+
+    Raises:
+        ValueError: PyTorch's "Target size (torch.Size([3])) must be the same
+            as input size (torch.Size([2, 2]))"; "x is not a valid value for
+            reduction".
+        RuntimeError: PyTorch's "The function 'binary_cross_entropy_with_logits'
+            is not differentiable with respect to argument 'weight'. ..." for a
+            weight that requires grad.
+    """
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("minigrad: size_average and reduce are deprecated in PyTorch and "
+                                  "not supported; use reduction='mean' | 'sum' | 'none'")
+    if input.shape != target.shape:
+        raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
+                         f"({_size(input.shape)})")
+    code = _reduction(reduction)
+    if target._data.dtype.kind != "f":
+        from ..ops.inplace import _TYPE_NAMES
+
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_TYPE_NAMES[str(target._data.dtype)]}")
+    for name, w in (("weight", weight), ("pos_weight", pos_weight)):
+        if w is not None and w._requires_grad:
+            raise RuntimeError(
+                f"The function 'binary_cross_entropy_with_logits' is not differentiable with "
+                f"respect to argument '{name}'. This input cannot have requires_grad True.")
+    return BinaryCrossEntropyWithLogits.apply(input, target, (weight, pos_weight), code)
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by 1/(1-p) (``F.dropout``).
 
@@ -316,17 +517,16 @@ def dropout(input, p=0.5, training=True, inplace=False):
         input (Tensor): any shape, floating point.
         p (float): the probability of zeroing an element, 0 <= p <= 1.
         training (bool): apply dropout (True) or return ``input`` (False).
-        inplace (bool): only False is supported (minigrad records out of place).
+        inplace (bool): multiply ``input`` by the mask in place and return it
+            (``at::dropout_``: the node is MulBackward0 on the input's history).
 
     Raises:
         ValueError: ``p`` outside [0, 1], in PyTorch's words.
-        NotImplementedError: ``inplace=True``.
+        RuntimeError: ``inplace=True`` on a leaf that requires grad (the
+            in-place errors, as PyTorch).
     """
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if inplace:
-        raise NotImplementedError("minigrad: F.dropout(inplace=True) is not supported; "
-                                  "use inplace=False")
     if not training or p == 0 or input.numel() == 0:
         return input
     from ..creation import _gen
@@ -336,4 +536,4 @@ def dropout(input, p=0.5, training=True, inplace=False):
     else:
         drawn = _gen(None).random(input.shape)
         keep = ((drawn >= p) / (1.0 - p)).astype(input._data.dtype)
-    return input * _make(keep)
+    return input.mul_(_make(keep)) if inplace else input * _make(keep)

@@ -56,3 +56,8 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, protocol):
+        from ..serialization import _rebuild_parameter, reduce_tensor
+
+        return reduce_tensor(self, _rebuild_parameter)

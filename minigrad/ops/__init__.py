@@ -5,23 +5,29 @@ Each function here checks and converts its arguments, then calls one
 functions attached to ``Tensor``.  The primitives themselves live by theme:
 
 * ``elementwise.py``: ``+ - * / **``, ``neg``, ``abs``, ``exp``, ``log``, ``sqrt``, ``sin``,
-  ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``clamp``, ``maximum``, ``minimum``, ``where``;
+  ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``maximum``, ``minimum``, ``where``, ``%``, ``//``;
+* ``clamping.py``: ``clamp``, ``clamp_min``, ``clamp_max`` (number or tensor bounds);
 * ``reductions.py``: ``sum``, ``mean``, ``max``, ``min``, ``amax``, ``amin``, ``logsumexp``,
-  ``softmax``, ``log_softmax``, ``sum_to_size``;
-* ``shape.py``: ``reshape``/``view``, ``transpose``, ``permute``, ``t``, ``unsqueeze``,
-  ``squeeze``, ``expand``, ``flatten``, ``cat``, ``stack``, ``clone``, ``to``;
-* ``indexing.py``: ``x[...]``, ``select``, ``narrow``, ``gather``;
-* ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``;
-* ``comparison.py``: ``== != < <= > >=`` and logic (never recorded).
+  ``softmax``, ``log_softmax``, ``var``, ``std``, ``prod``, ``sum_to_size``;
+* ``sorting.py``: ``sort``, ``argsort``, ``topk``, ``msort``;
+* ``shape.py``: ``reshape``/``view``, ``transpose``, ``permute``, ``movedim``, ``t``,
+  ``unsqueeze``, ``squeeze``, ``expand``, ``flatten``, ``cat``, ``stack``, ``clone``, ...;
+* ``indexing.py``: ``x[...]``, ``select``, ``narrow``, ``gather``, ``index_select``, ``index_add``;
+* ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``, ``addmm``, ``diag``, ``diagonal``;
+* ``inplace.py``: ``add_``, ``mul_``, ``x[i] = v``, ``exp_``, ... and the version counter;
+* ``conversion.py``: ``to(dtype / device)``, ``float()``, ``type()``, ``cpu()``, ``cuda()``;
+* ``comparison.py``: ``== != < <= > >=``, ``all``, ``any`` and logic (never recorded).
 """
 
-from .._dtype import as_dtype
 from ..tensor import Tensor
 from . import comparison as _cmp
 from . import elementwise as _ew
 from . import shape as _sh
 from ._util import as_operand, is_scalar, wrap_scalar
+from .clamping import clamp, clamp_max, clamp_min
 from .comparison import (
+    all,
+    any,
     eq,
     ge,
     gt,
@@ -37,8 +43,8 @@ from .comparison import (
     ne,
 )
 from .elementwise import where
-from .indexing import gather, getitem, narrow, select
-from .linalg import addmm, bmm, dot, matmul, mm, mv
+from .indexing import gather, getitem, index_add, index_select, narrow, select
+from .linalg import addmm, bmm, diag, diagonal, dot, matmul, mm, mv
 from .reductions import (
     amax,
     amin,
@@ -49,10 +55,8 @@ from .reductions import (
     min,
     prod,
     softmax,
-    std,
     sum,
     sum_to_size,
-    var,
 )
 from .shape import (
     cat,
@@ -62,6 +66,7 @@ from .shape import (
     expand,
     flatten,
     flip,
+    movedim,
     permute,
     repeat,
     reshape,
@@ -73,9 +78,34 @@ from .shape import (
     unsqueeze,
     view,
 )
+from .sorting import argsort, msort, sort, topk
+from .statistics import norm, std, var
+
+clip = clamp
+
+moveaxis = movedim
 
 __all__ = [
+    "norm",
+    "clamp_min",
+    "clamp_max",
+    "clip",
+    "all",
+    "any",
+    "argsort",
+    "diag",
+    "diagonal",
+    "index_add",
+    "index_select",
+    "moveaxis",
+    "movedim",
+    "msort",
+    "sort",
+    "topk",
     "abs",
+    "square",
+    "reciprocal",
+    "relu_",
     "add",
     "addmm",
     "var",
@@ -89,6 +119,7 @@ __all__ = [
     "floor_divide",
     "allclose",
     "equal",
+    "adjoint",
     "amax",
     "amin",
     "bmm",
@@ -226,6 +257,21 @@ def relu(input):
     return _ew.Relu.apply(input)
 
 
+def square(input):
+    """``input ** 2`` elementwise (``torch.square``); node PowBackward0."""
+    return pow(input, 2)
+
+
+def reciprocal(input):
+    """1 / x elementwise (``torch.reciprocal``); node ReciprocalBackward0 saves its result."""
+    return _ew.Reciprocal.apply(input)
+
+
+def relu_(input):
+    """ReLU in place (``torch.relu_``); records ReluBackward0; returns ``input``."""
+    return input.relu_()
+
+
 def t(input):
     """Transpose a tensor of at most 2 dims (``torch.t``); node TBackward0."""
     return _sh.T.apply(input)
@@ -251,24 +297,6 @@ def cos(input):
     return _ew.Cos.apply(input)
 
 
-def clamp(input, min=None, max=None):
-    """Limit values to ``[min, max]`` (``torch.clamp``); node ClampBackward1.
-
-    The gradient passes where ``min <= x <= max`` (bounds included), as in PyTorch.
-
-    Raises:
-        RuntimeError: "torch.clamp: At least one of 'min' or 'max' must not be None".
-    """
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = maximum(out, min if isinstance(min, Tensor) else wrap_scalar(min))
-        if max is not None:
-            out = minimum(out, max if isinstance(max, Tensor) else wrap_scalar(max))
-        return out
-    return _ew.Clamp.apply(input, min, max)
-
-
 def maximum(input, other):
     """Elementwise max of two tensors (``torch.maximum``); ties split the gradient evenly."""
     if not isinstance(other, Tensor):
@@ -286,16 +314,33 @@ def minimum(input, other):
 # ----------------------------------------------------------------- operators
 
 def remainder(input, other):
-    """``input % other`` with the sign of ``other``, as Python's (``torch.remainder``)."""
+    """``input % other`` with the sign of ``other``, as Python's (``torch.remainder``).
+
+    Nodes as PyTorch's: RemainderBackward0 for a number ``other``,
+    RemainderBackward1 for a tensor, NotImplemented for a number ``input``
+    (no derivative: backward raises "derivative for aten::remainder is not
+    implemented").
+    """
     if isinstance(input, Tensor) and is_scalar(other):
-        return _ew.Remainder.apply(input, other)
-    return _ew.Remainder.apply(as_operand(input, "remainder"), as_operand(other, "remainder"))
+        return _ew.Remainder.apply(input, other.item() if hasattr(other, "item") else other)
+    if not isinstance(input, Tensor):
+        return _ew.RemainderScalarTensor.apply((as_operand(input, "remainder"),), other)
+    return _ew.RemainderTensor.apply(input, as_operand(other, "remainder"))
+
+
+def _edge_only_if_needed(t):
+    """A tensor that needs no gradient, held in a tuple: the NotImplemented nodes of
+    non-differentiable ops have edges only for the inputs that require grad (PyTorch)."""
+    return t if t._requires_grad else (t,)
 
 
 def floor_divide(input, other):
-    """``input // other`` (``torch.floor_divide``); not differentiable (backward raises)."""
-    return _ew.FloorDivide.apply(as_operand(input, "floor_divide"),
-                                 as_operand(other, "floor_divide"))
+    """``input // other`` (``torch.floor_divide``); not differentiable (backward raises).
+
+    Node: NotImplemented, with an edge for each input that requires grad.
+    """
+    return _ew.FloorDivide.apply(_edge_only_if_needed(as_operand(input, "floor_divide")),
+                                 _edge_only_if_needed(as_operand(other, "floor_divide")))
 
 
 def _radd(self, other):
@@ -352,28 +397,62 @@ def _operator(fn, cls, *extra):
     return op
 
 
-def _to(self, dtype=None, *args, **kwargs):
-    """Convert to ``dtype`` (``Tensor.to``); same tensor if already of it; node ToCopyBackward0.
+def _mT(self):
+    n = self._data.ndim
+    if n == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           "Got 1-D tensor.")
+    if n == 0:
+        import warnings
 
-    Raises:
-        RuntimeError: if converting a tensor that requires grad to an integer dtype.
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+        return self  # the tensor itself, as PyTorch
+    return transpose(self, -2, -1)
+
+
+def _conj_transpose(name, matrices_only=False):
+    """``Tensor.mH``/``adjoint()``/``H``: for minigrad's real dtypes, the transpose (TransposeBackward0).
+
+    As PyTorch: a 0-d tensor is returned as it is, with its deprecation
+    warning; a 1-d one (and, for ``H``, anything but 2-d) raises.
     """
-    if dtype is None or isinstance(dtype, str) and dtype == "cpu":
-        dtype = kwargs.get("dtype")
-        if dtype is None:
+    what = "tensor.H" if matrices_only else f"tensor.{name}"
+
+    def conj_transpose(self):
+        n = self._data.ndim
+        if n == 0:
+            import warnings
+
+            shown = "adjoint()" if name == "adjoint()" else f"Tensor.{name}"
+            warnings.warn(f"{shown} is deprecated on 0-D tensors. Consider using x.conj().",
+                          UserWarning, stacklevel=2)
             return self
-    d = as_dtype(dtype)
-    if d is self.dtype:
-        return self
-    if not d.is_floating_point:
-        # integers and bools carry no gradient: nothing is recorded
-        return Tensor._make(self._data.astype(d.np))
-    return _sh.ToCopy.apply(self, d)
+        if matrices_only and n != 2:
+            hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
+            raise RuntimeError(f"{what} is only supported on matrices (2-D tensors). Got {n}-D "
+                               f"tensor.{hint}")
+        if n == 1:
+            raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. "
+                               "Got 1-D tensor.")
+        return transpose(self, -2, -1)
+
+    return conj_transpose
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dims (``torch.adjoint``); real dtypes: ``mT``."""
+    return _conj_transpose("adjoint()")(input)
 
 
 def _T(self):
     n = self._data.ndim
-    if n != 2:
+    if n == 0:
+        import warnings
+
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+    elif n != 2:
         import warnings
 
         warnings.warn(
@@ -407,6 +486,13 @@ def _argext(self, dim, keepdim, name):
     from ._util import canonical_dim
 
     fn = getattr(np, name)
+    if self._data.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if self._data.size == 0 and dim is None:
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    if self._data.size == 0 and self._data.shape[canonical_dim(dim, self.ndim)] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {canonical_dim(dim, self.ndim)} to "
+                         "have non-zero size.")
     if dim is None:
         return Tensor._make(np.asarray(fn(self._data), dtype=np.int64))
     d = canonical_dim(dim, self._data.ndim)
@@ -415,26 +501,6 @@ def _argext(self, dim, keepdim, name):
 
 class _Methods:
     """Tensor methods that are small conveniences over the functions above (attached below)."""
-
-    def float(self):
-        """Convert to float32 (``Tensor.float``); the same tensor if already float32."""
-        return _to(self, "float")
-
-    def double(self):
-        """Convert to float64 (``Tensor.double``)."""
-        return _to(self, "double")
-
-    def long(self):
-        """Convert to int64 (``Tensor.long``); the result does not require grad."""
-        return _to(self, "long")
-
-    def bool(self):
-        """Convert to bool (``Tensor.bool``)."""
-        return _to(self, "bool")
-
-    def type_as(self, other):
-        """Convert to ``other``'s dtype (``Tensor.type_as``)."""
-        return _to(self, other.dtype)
 
     def view_as(self, other):
         """``view`` to ``other``'s shape (``Tensor.view_as``)."""
@@ -452,21 +518,9 @@ class _Methods:
         """True if the elements lie in memory in row-major order (``Tensor.is_contiguous``)."""
         return bool(self._data.flags.c_contiguous)
 
-    def clamp_min(self, min):
-        """``clamp(self, min=min)`` (``Tensor.clamp_min``)."""
-        return clamp(self, min=min)
-
-    def clamp_max(self, max):
-        """``clamp(self, max=max)`` (``Tensor.clamp_max``)."""
-        return clamp(self, max=max)
-
     def where(self, condition, other):
         """``where(condition, self, other)`` (``Tensor.where``)."""
         return where(condition, self, other)
-
-    def square(self):
-        """``self ** 2`` (``Tensor.square``); node PowBackward0."""
-        return pow(self, 2)
 
     def argmax(self, dim=None, keepdim=False):
         """Index of the largest element, overall or along ``dim``, as int64 (``Tensor.argmax``)."""
@@ -475,35 +529,6 @@ class _Methods:
     def argmin(self, dim=None, keepdim=False):
         """Index of the smallest element, overall or along ``dim``, as int64 (``Tensor.argmin``)."""
         return _argext(self, dim, keepdim, "argmin")
-
-    def type(self, dtype=None):
-        """With no argument, PyTorch's legacy type name (``"torch.FloatTensor"``); else ``to(dtype)``."""
-        if dtype is None:
-            return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor",
-                               "int64": "LongTensor", "bool": "BoolTensor"}[self.dtype.name]
-        return _to(self, dtype)
-
-    def norm(self, p=2, dim=None, keepdim=False):
-        """The p-norm (2 by default) over all elements or ``dim`` (``Tensor.norm``), as a composite."""
-        if p == 2:
-            return sqrt(sum(self * self, dim=dim, keepdim=keepdim))
-        return pow(sum(pow(abs(self), p), dim=dim, keepdim=keepdim), 1.0 / p)
-
-    def cpu(self):
-        """The tensor itself: minigrad computes on the CPU (``Tensor.cpu``)."""
-        return self
-
-    def any(self, dim=None, keepdim=False):
-        """True if any element (along ``dim``) is nonzero, as a bool tensor (``Tensor.any``)."""
-        import numpy as np
-
-        return Tensor._make(np.asarray(np.any(self._data, axis=dim, keepdims=keepdim)))
-
-    def all(self, dim=None, keepdim=False):
-        """True if every element (along ``dim``) is nonzero, as a bool tensor (``Tensor.all``)."""
-        import numpy as np
-
-        return Tensor._make(np.asarray(np.all(self._data, axis=dim, keepdims=keepdim)))
 
     def new_zeros(self, *size, dtype=None, requires_grad=False):
         """Zeros of ``size`` with this tensor's dtype by default (``Tensor.new_zeros``)."""
@@ -548,7 +573,7 @@ def _install():
     T.__truediv__ = _operator(div, _ew.Div)
     T.__mod__ = _binary(remainder)
     T.__floordiv__ = _binary(floor_divide)
-    T.__rmod__ = _binary(lambda self, other: remainder(wrap_scalar(other), self))
+    T.__rmod__ = _binary(lambda self, other: remainder(other, self))
     T.__rfloordiv__ = _binary(lambda self, other: floor_divide(wrap_scalar(other), self))
     T.__rtruediv__ = _rtruediv
     T.__pow__ = _binary(pow)
@@ -567,19 +592,65 @@ def _install():
     T.__xor__ = T.__rxor__ = _binary(_cmp.bitwise_xor)
     T.__invert__ = _cmp.bitwise_not
     for name in __all__:
-        if name not in ("cat", "stack", "where", "allclose", "equal"):  # functions only, or bound differently
+        if name not in ("cat", "stack", "where", "allclose", "equal", "relu_"):  # functions only, or bound differently
             setattr(T, name, globals()[name])
     for name, fn in vars(_Methods).items():
         if callable(fn) and (not name.startswith("_") or name.startswith("__")) and name not in (
             "__dict__", "__weakref__", "__module__", "__doc__", "__qualname__"
         ):
             setattr(T, name, fn)
-    T.to = _to
+    from .conversion import METHODS
+    from .sorting import _argsort_method, _sort_method, _topk_method
+
+    T.topk = _topk_method
+    T.sort = _sort_method
+    T.argsort = _argsort_method
+
+    for name, fn in METHODS.items():
+        setattr(T, name, fn)
     T.T = property(_T, doc="The tensor with its dims reversed (PermuteBackward0 for 2-d).")
-    T.mT = property(lambda self: transpose(self, -2, -1), doc="Transpose of the last two dims.")
+    T.mT = property(_mT, doc="Transpose of the last two dims (``Tensor.mT``).")
+    T.mH = property(_conj_transpose("mH"), doc="Conjugate transpose of the last two dims (``mT``).")
+    T.H = property(_conj_transpose("H", True), doc="Conjugate transpose of a matrix (``Tensor.H``).")
+    T.adjoint = _conj_transpose("adjoint()")
 
 
 _install()
+
+# torch.exp(2.0) and torch.sum([1, 2]) raise PyTorch's TypeError naming the
+# argument; the functions PyTorch lets take a number first (torch.add(2, x))
+# and those whose first argument is not one tensor are left as they are.  The
+# Tensor methods (x.exp()) were bound above to the functions themselves.
+_NUMBER_FIRST_OK = {"add", "sub", "mul", "div", "remainder", "floor_divide", "pow", "eq", "ne",
+                    "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
+_NOT_ONE_TENSOR = {"cat", "stack", "where", "allclose", "equal", "all", "any"}  # (all, any: own message)
+
+
+def _tensor_first(fn, name):
+    import functools
+
+    @functools.wraps(fn)
+    def checked(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            if name in ("clamp", "clip"):  # overloaded in PyTorch: its other message
+                got = [type(a).__name__ for a in (input,) + args]
+                got += [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+                raise TypeError(
+                    f"{name}() received an invalid combination of arguments - got "
+                    f"({', '.join(got)}), but expected one of:\n"
+                    " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                    " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return fn(input, *args, **kwargs)
+
+    checked.__name__ = name  # an alias (clip, moveaxis) reports its own name
+    return checked
+
+
+for _name in __all__:
+    if _name not in _NUMBER_FIRST_OK and _name not in _NOT_ONE_TENSOR:
+        globals()[_name] = _tensor_first(globals()[_name], _name)
 
 from . import inplace as _inplace
 

@@ -13,6 +13,8 @@ from ..tensor import Tensor
 from ._util import broadcast_shape, is_scalar
 
 __all__ = [
+    "all",
+    "any",
     "eq",
     "ge",
     "gt",
@@ -109,3 +111,40 @@ def bitwise_not(input):
     if input._data.dtype.kind == "f":
         raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
     return _make(np.invert(input._data))
+
+
+def _reduce_logical(fn, name):
+    def reduce(input, dim=None, keepdim=False):
+        from ._util import canonical_dims
+
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got "
+                f"({type(input).__name__}), but expected one of:\n"
+                " * (Tensor input, *, Tensor out = None)\n"
+                " * (Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)\n"
+                " * (Tensor input, int dim, bool keepdim = False, *, Tensor out = None)")
+        data = input._data
+        axis = None if dim is None else canonical_dims(dim, data.ndim)
+        return _make(np.asarray(fn(data, axis=axis, keepdims=keepdim)))
+
+    reduce.__name__ = name
+    return reduce
+
+
+all = _reduce_logical(np.all, "all")
+all.__doc__ = """True where every element (over ``dim``, an int or a tuple; all by default) is nonzero.
+
+A bool tensor, never recorded (``torch.all``, ``Tensor.all``).
+
+Raises:
+    IndexError: "Dimension out of range ..." for a bad dim.
+"""
+any = _reduce_logical(np.any, "any")
+any.__doc__ = """True where some element (over ``dim``, an int or a tuple; all by default) is nonzero.
+
+A bool tensor, never recorded (``torch.any``, ``Tensor.any``).
+
+Raises:
+    IndexError: "Dimension out of range ..." for a bad dim.
+"""

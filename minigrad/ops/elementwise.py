@@ -22,9 +22,9 @@ from ._util import binary_dtype, broadcast_shape, operands, quiet
 __all__ = [
     "Abs",
     "Add",
-    "Clamp",
     "Cos",
     "Div",
+    "DivFloor",
     "Exp",
     "Log",
     "Maximum",
@@ -40,8 +40,10 @@ __all__ = [
     "Sigmoid",
     "Sin",
     "Sqrt",
+    "Sgn",
     "Sub",
     "Tanh",
+    "ThresholdBackward",
     "Where",
     "where",
 ]
@@ -75,7 +77,10 @@ class Add(Function):
         A, B = operands(a, b)
         ctx.alpha = alpha
         if alpha != 1:
-            B = quiet(np.multiply, B, alpha)
+            if np.asarray(B).dtype == np.bool_:
+                B = np.logical_and(B, bool(alpha))  # bool stays bool (a logical or), as PyTorch
+            else:
+                B = quiet(np.multiply, B, alpha)
         return _make(quiet(np.add, A, B))
 
     @staticmethod
@@ -134,7 +139,9 @@ class Rsub(Function):
         from ._util import wrap_scalar
 
         ctx.alpha = alpha
-        dt = binary_dtype(a, wrap_scalar(other))
+        w = wrap_scalar(other)
+        _no_bool_subtraction(a, w)
+        dt = binary_dtype(a, w)
         ad = a._data if alpha == 1 else a._data * alpha
         return _make(np.subtract(other, ad, dtype=dt))
 
@@ -281,10 +288,22 @@ class PowTensorScalar(Function):
     @staticmethod
     def formula(F, ctx, grad, a):
         e = ctx.exponent
-        if e == 0:
-            return grad * 0, None
+        if e == 0:  # PyTorch's pow_backward: zeros_like(self), a constant
+            return F.zeros(F.data(grad).shape, grad), None
         # PyTorch's pow_backward: grad * (exponent * self ** (exponent - 1))
         return grad * F.mul_scalar(a ** (e - 1), e), None
+
+
+def _int_power(A, B):
+    """Integer powers with negative exponents, as PyTorch computes them (numpy refuses).
+
+    A negative power of an integer truncates to 0, except for a base of 1
+    (always 1) and of -1 (±1 by the exponent's parity).
+    """
+    A, B = np.broadcast_arrays(A, B)
+    pos = np.power(A, np.maximum(B, 0))
+    neg = np.where(A == 1, 1, np.where(A == -1, np.where(B % 2 == 0, 1, -1), 0))
+    return np.where(B >= 0, pos, neg).astype(A.dtype)
 
 
 class PowTensorTensor(Function):
@@ -297,8 +316,14 @@ class PowTensorTensor(Function):
     def forward(ctx, a, b):
         dt = binary_dtype(a, b)
         broadcast_shape(a, b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = _make(np.power(a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)))
+        if dt == np.bool_:
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        A, B = a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)
+        if dt.kind in "iu" and (B < 0).any():
+            out = _make(_int_power(A, B))
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = _make(np.power(A, B))
         ctx.save_for_backward(b, a, out)
         return out
 
@@ -334,8 +359,12 @@ class PowScalarTensor(Function):
 
         ctx.self = base
         dt = binary_dtype(b, wrap_scalar(base))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = _make(np.power(np.asarray(base, dtype=dt), b._data.astype(dt, copy=False)))
+        B = b._data.astype(dt, copy=False)
+        if dt.kind in "iu" and (B < 0).any():
+            out = _make(_int_power(np.asarray(base, dtype=dt), B))  # numpy refuses these
+        else:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                out = _make(np.power(np.asarray(base, dtype=dt), B))
         ctx.save_for_backward(b, out)
         return out
 
@@ -383,7 +412,13 @@ class Where(Function):
 
 
 def where(cond, a, b):
-    """Elementwise ``a`` where ``cond`` is True, else ``b`` (``torch.where``)."""
+    """Elementwise ``a`` where ``cond`` is True, else ``b`` (``torch.where``).
+
+    Raises:
+        RuntimeError: "where expected condition to be a boolean tensor, ...";
+            PyTorch's "The size of tensor a (3) must match the size of tensor b
+            (2) at non-singleton dimension 0" when the three do not broadcast.
+    """
     from ._util import as_operand
 
     if not isinstance(cond, Tensor):
@@ -393,7 +428,11 @@ def where(cond, a, b):
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype {kind}"
         )
-    return Where.apply(cond._data, as_operand(a, "where"), as_operand(b, "where"))
+    a, b = as_operand(a, "where"), as_operand(b, "where")
+    # condition with self, then that shape with other: PyTorch's message names the pair
+    ca = broadcast_shape(cond, a)
+    broadcast_shape(Tensor._make(np.broadcast_to(np.empty((), dtype=np.bool_), ca)), b)
+    return Where.apply(cond._data, a, b)
 
 
 class Exp(Function):
@@ -480,7 +519,7 @@ class Relu(Function):
     @staticmethod
     def forward(ctx, a):
         if a._data.dtype == np.bool_:
-            raise RuntimeError('"clamp_min_cpu" not implemented for \'Bool\'')
+            raise RuntimeError("Boolean inputs not supported for relu")
         data = a._data
         # PyTorch: x < 0 ? 0 : x, which keeps -0.0 and nan as they are (a branch-free select)
         out = _make(select_array(data < 0, data, zero_where=True))
@@ -489,9 +528,57 @@ class Relu(Function):
 
     @staticmethod
     def formula(F, ctx, grad, r):
-        # PyTorch's threshold_backward selects, it does not multiply: an inf
-        # arriving where the input was negative gives 0, not nan (and never -0.)
-        return F.select(F.data(r) > 0, grad)
+        # PyTorch's threshold_backward(grad, result, 0): a select, not a product
+        # (an inf arriving where the input was negative gives 0, not nan), and
+        # recorded with an edge to the result, so create_graph connects through it
+        return F.threshold_backward(grad, r)
+
+
+class ThresholdBackward(Function):
+    """0 where ``self <= 0``, else ``grad`` (so a nan ``self`` passes it): relu's backward as
+    its own op (ThresholdBackwardBackward0), PyTorch's ``threshold_backward(grad, self, 0)``.
+
+    Its derivative: the same select for ``grad``, zeros for ``self`` (so a
+    second derivative through relu is 0, not "unused", as in PyTorch).
+    """
+
+    node_name = "ThresholdBackwardBackward0"
+    saved_names = ("self",)
+    saved_attrs = ("threshold",)
+
+    @staticmethod
+    def forward(ctx, grad, r):
+        ctx.threshold = 0
+        ctx.save_for_backward(r)
+        return _make(select_array(r._data <= 0, grad._data, zero_where=True))
+
+    @staticmethod
+    def formula(F, ctx, gg, r):
+        need = ctx.needs_input_grad
+        ggrad = F.threshold_backward(gg, r) if need[0] else None
+        gr = F.zeros(F.data(r).shape, gg) if need[1] else None
+        return ggrad, gr
+
+
+def sign_data(d):
+    """``np.sign`` with nan mapped to 0, as PyTorch's sgn kernel (so abs's gradient at nan is 0)."""
+    s = np.sign(d)
+    return np.where(np.isnan(s), s.dtype.type(0), s) if s.dtype.kind == "f" else s
+
+
+class Sgn(Function):
+    """The sign of each element (SgnBackward0): -1, 0 or 1 (0 for nan); its derivative is 0."""
+
+    node_name = "SgnBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a):
+        return _make(sign_data(a._data))
+
+    @staticmethod
+    def formula(F, ctx, grad):
+        return F.zeros(F.data(grad).shape, grad)  # zeros_like, a constant
 
 
 def _float_data(a):
@@ -510,12 +597,12 @@ class Abs(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         if a._data.dtype == np.bool_:
-            raise RuntimeError('"abs_cpu" not implemented for \'Bool\'')
+            raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
         return _make(np.abs(a._data))
 
     @staticmethod
     def formula(F, ctx, grad, a):
-        return grad * F.const(np.sign(F.data(a)))
+        return grad * F.sgn(a)  # PyTorch's grad * self.sgn(): recorded (SgnBackward0)
 
 
 class Sqrt(Function):
@@ -569,40 +656,6 @@ class Cos(Function):
         return grad * -F.sin(a)
 
 
-class Clamp(Function):
-    """Clamp into ``[min, max]`` (ClampBackward1); saves self, min, max.
-
-    The gradient passes where ``min <= self <= max``, bounds included (PyTorch's rule).
-    """
-
-    node_name = "ClampBackward1"
-    saved_names = ("self",)
-    saved_attrs = ("min", "max")
-
-    @staticmethod
-    def forward(ctx, a, lo, hi):
-        if lo is None and hi is None:
-            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-        ctx.min, ctx.max = lo, hi
-        ctx.save_for_backward(a)
-        out = a._data
-        if lo is not None:
-            out = np.maximum(out, lo)
-        if hi is not None:
-            out = np.minimum(out, hi)
-        return _make(np.asarray(out).astype(a._data.dtype, copy=False))
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        keep = np.ones(a._data.shape, dtype=bool)
-        if ctx.min is not None:
-            keep &= a._data >= ctx.min
-        if ctx.max is not None:
-            keep &= a._data <= ctx.max
-        return _mask_grad(grad, keep), None, None
-
-
 class Maximum(Function):
     """Elementwise max of two tensors (MaximumBackward0); ties split the gradient evenly."""
 
@@ -638,31 +691,105 @@ class Minimum(Maximum):
     _wins = staticmethod(np.less)
 
 
-class Remainder(Function):
-    """``self % other``, Python's sign convention (RemainderBackward0).
+def _remainder(A, B):
+    """PyTorch's remainder kernel: fmod, then moved into the divisor's sign (a 0 stays +0)."""
+    if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
+        raise NotImplementedError('"remainder_cpu" not implemented for \'Bool\'')
+    _no_integer_zero_division(A, B)
+    if np.asarray(A).dtype.kind != "f" and np.asarray(B).dtype.kind != "f":
+        return _make(np.asarray(np.remainder(A, B)))
+    mod = np.fmod(A, B)
+    return _make(np.asarray(np.where((mod != 0) & ((B < 0) != (mod < 0)), mod + B, mod)))
 
-    d/dself = 1; d/dother = -floor(self / other).
-    """
+
+class Remainder(Function):
+    """``self % number``, the sign of the number (RemainderBackward0): d/dself = 1."""
 
     node_name = "RemainderBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
-        # `b` may be a Python number (remainder.Scalar: then it gets no edge)
-        A, B = operands(a, b) if isinstance(b, Tensor) else (a._data, b)
-        need = ctx.needs_input_grad
-        if need[1]:
-            ctx.save_for_backward(a, b)
-        return _make(np.asarray(np.remainder(A, B)))
+        # `b` is a Python number (remainder.Scalar): it gets no edge
+        return _remainder(a._data, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class RemainderTensor(Function):
+    """``self % other`` for two tensors (RemainderBackward1).
+
+    d/dself = 1; d/dother = -floor(self / other).
+    """
+
+    node_name = "RemainderBackward1"
+    saved_names = ("other", "self")  # saved when other needs a gradient; PyTorch's order
+
+    @staticmethod
+    def forward(ctx, a, b):
+        A, B = operands(a, b)
+        if ctx.needs_input_grad[1]:
+            ctx.save_for_backward(b, a)
+        return _remainder(A, B)
 
     @staticmethod
     def backward(ctx, grad):
         need = ctx.needs_input_grad
         gb = None
         if need[1]:
-            a, b = ctx.saved_tensors
-            gb = -grad * _const(np.floor(np.asarray(a._data / b._data)).astype(grad._data.dtype))
+            b, a = ctx.saved_tensors
+            # PyTorch: -grad * self.div(other, rounding_mode="floor"), recorded (DivBackward2)
+            gb = -grad * DivFloor.apply(a, b)
         return (grad if need[0] else None), gb
+
+
+class DivFloor(Function):
+    """``div(self, other, rounding_mode="floor")`` (DivBackward2): its derivative is 0 everywhere."""
+
+    node_name = "DivBackward2"
+    saved_names = ("self", "other")
+    saved_attrs = ("rounding_mode",)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.rounding_mode = "floor"
+        A, B = operands(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.floor_divide(A, B) if np.asarray(A).dtype.kind in "iub" else np.floor(A / B)
+        return _make(np.asarray(out))
+
+    @staticmethod
+    def backward(ctx, grad):
+        zero = _const(np.zeros(grad._data.shape, dtype=grad._data.dtype))
+        return zero, zero
+
+
+class RemainderScalarTensor(Function):
+    """``number % tensor``: no derivative in PyTorch (its NotImplemented node; backward raises)."""
+
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def _name():
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        (a,) = a  # the number, in a tuple: no edge for it
+        A, B = operands(a, b)
+        return _remainder(A, B)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+def _no_integer_zero_division(A, B):
+    """PyTorch raises for an integer divided by an integer zero (floats give inf or nan)."""
+    A, B = np.asarray(A), np.asarray(B)
+    if A.dtype.kind in "biu" and B.dtype.kind in "biu" and (B == 0).any():
+        raise RuntimeError("ZeroDivisionError")
 
 
 class FloorDivide(Function):
@@ -671,8 +798,18 @@ class FloorDivide(Function):
     node_name = "NotImplemented"  # what PyTorch records for a non-differentiable op
 
     @staticmethod
+    def _name():
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
     def forward(ctx, a, b):
+        # an input that needs no gradient comes in a 1-tuple (no edge for it)
+        a = a[0] if type(a) is tuple else a
+        b = b[0] if type(b) is tuple else b
         A, B = operands(a, b)
+        if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
+            raise NotImplementedError('"div_floor_cpu" not implemented for \'Bool\'')
+        _no_integer_zero_division(A, B)
         return _make(np.asarray(np.floor_divide(A, B)))
 
     @staticmethod
@@ -684,6 +821,6 @@ class FloorDivide(Function):
 # recording off around them.
 for _cls in (Add, Sub, Rsub, Mul, MulScalar, Div, Neg, Reciprocal, PowTensorScalar,
              PowTensorTensor, PowScalarTensor, Where, Exp, Log, Tanh, Sigmoid, Relu, Abs, Sqrt,
-             Sin, Cos, Clamp, Maximum, Minimum, Remainder, FloorDivide):
+             Sin, Cos, Maximum, Minimum, Remainder, FloorDivide, ThresholdBackward, Sgn):
     _cls._numpy_forward = True
 del _cls

@@ -19,7 +19,8 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim
 
-__all__ = ["Gather", "Index", "Select", "Slice", "gather", "getitem", "narrow", "select"]
+__all__ = ["Gather", "Index", "IndexAdd", "IndexSelect", "Select", "Slice", "gather", "getitem",
+           "index_add", "index_select", "narrow", "select"]
 
 _make = Tensor._make
 
@@ -96,31 +97,64 @@ class Slice(Function):
 class Index(Function):
     """Advanced indexing with masks or integer arrays (IndexBackward0).
 
-    Saves the indices and the input's sizes; the backward scatter-adds, so
-    repeated indices accumulate.
+    Saves the index tensors (``_saved_indices``: one per indexed dim, None
+    for ``:``, as PyTorch shows them) for backward, where they are freed as
+    every saved tensor is: a second walk raises.  The backward scatter-adds,
+    so repeated indices accumulate.
     """
 
     node_name = "IndexBackward0"
-    saved_attrs = ("indices", "self_sym_sizes")
+    saved_attrs = ("self_sym_sizes",)
 
     @staticmethod
     def forward(ctx, a, key, given=None):
         data = a._data
         ctx.self_sym_sizes = data.shape
-        # PyTorch shows the indices as given: a tensor per indexed dim, None for `:`
-        ctx.indices = given if given is not None else tuple(
-            None if isinstance(k, slice) else Tensor._make(np.asarray(k)) for k in key
-        )
-        ctx._key = key
         try:
             out = data[key]
         except IndexError as err:
             raise IndexError(_numpy_index_message(err, data.shape, key)) from None
-        return _make(np.array(out))
+        # PyTorch shows the indices as given: a tensor per indexed dim, None for `:`
+        shown = given if given is not None else tuple(
+            None if isinstance(k, slice) else Tensor._make(np.asarray(k)) for k in key
+        )
+        ctx._shown = tuple(t is not None for t in shown)
+        ctx.save_for_backward(*[t for t in shown if t is not None])
+        return _make(np.array(out, order="C"))  # a new tensor, contiguous as PyTorch's
 
     @staticmethod
     def backward(ctx, grad):
-        return _ScatterAdd.apply(grad, ctx._key, ctx.self_sym_sizes), None, None
+        key = _key_of(ctx.saved_tensors, ctx._shown, len(ctx.self_sym_sizes))
+        return _ScatterAdd.apply(grad, key, ctx.self_sym_sizes), None, None
+
+
+def _key_of(indices, shown, ndim):
+    """The numpy key that the saved index tensors stand for (a mask: its nonzero positions)."""
+    key = [slice(None)] * ndim
+    it = iter(indices)
+    pos = 0
+    for present in shown:
+        if not present:
+            pos += 1
+            continue
+        data = next(it)._data
+        comps = np.nonzero(np.atleast_1d(data)) if data.dtype == np.bool_ else (data,)
+        for c in comps:
+            key[pos] = c
+            pos += 1
+    return tuple(key)
+
+
+def _saved_indices(node):
+    it = iter(node.saved_tensors)  # raises once freed, as PyTorch's _saved_indices
+    return tuple(next(it) if present else None for present in node._shown)
+
+
+Index._backward_cls._saved_indices = property(
+    _saved_indices, doc="The index tensors, None for ``:`` (PyTorch's ``_saved_indices``).")
+Index._backward_cls._raw_saved_indices = property(
+    lambda node: node._raw_saved_tensors,
+    doc="The index tensors, not unpacked (PyTorch's ``_raw_saved_indices``).")
 
 
 def _numpy_index_message(err, shape, key):
@@ -158,7 +192,7 @@ class _Pick(Function):
     @staticmethod
     def forward(ctx, a, key):
         ctx.key, ctx.sizes = key, a._data.shape
-        return _make(np.array(a._data[key]))
+        return _make(np.array(a._data[key], order="C"))
 
     @staticmethod
     def backward(ctx, grad):
@@ -198,18 +232,21 @@ def _as_index_array(k, dim_size=None):
     return arr.astype(np.int64, copy=False)
 
 
-def getitem(self, key):
-    """``self[key]`` with PyTorch's decomposition into select / slice / unsqueeze / index.
+def check_key(ndim, key):
+    """``(key as a tuple, dims it consumes)``, or PyTorch's IndexError for a key too long for ``ndim``.
 
     Raises:
-        IndexError: PyTorch's "index 5 is out of bounds for dimension 0 with
-            size 2", "too many indices for tensor of dimension 2", "invalid
-            index of a 0-dim tensor. ..."
-        TypeError: for a key that is not an index at all (a string, ...).
+        IndexError: "too many indices for tensor of dimension 0", or, for a
+            lone int or slice key of a 0-d tensor, PyTorch's own sentences.
+        TypeError: for a string in the key.
     """
+    if ndim == 0 and not isinstance(key, tuple):
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            raise IndexError(_ZERO_DIM_INDEX)
+        if isinstance(key, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if not isinstance(key, tuple):
         key = (key,)
-    ndim = self._data.ndim
     # how many dims the key consumes (None, Ellipsis and Python bools consume none)
     consumed = 0
     for k in key:
@@ -221,12 +258,43 @@ def getitem(self, key):
             consumed += _as_index_array(k).ndim
         else:
             consumed += 1
-    if ndim == 0 and any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key):
-        raise IndexError(_ZERO_DIM_INDEX)
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    return key, consumed
+
+
+def ints_for_scalar_tensors(key):
+    """The key with each 0-d integer tensor replaced by its int (a tuple stays a tuple).
+
+    PyTorch's indexing (``applySlicing``) selects with such a tensor, as with a
+    Python int (SelectBackward0); bool 0-d tensors stay masks.
+    """
+    def one(k):
+        if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu":
+            return int(k._data)
+        return k
+
+    return tuple(one(k) for k in key) if isinstance(key, tuple) else one(key)
+
+
+def getitem(self, key):
+    """``self[key]`` with PyTorch's decomposition into select / slice / unsqueeze / index.
+
+    Raises:
+        IndexError: PyTorch's "index 5 is out of bounds for dimension 0 with
+            size 2", "too many indices for tensor of dimension 2", "invalid
+            index of a 0-dim tensor. ..."
+        TypeError: for a key that is not an index at all (a string, ...).
+    """
+    # PyTorch (applySlicing): a lone slice is always recorded (SliceBackward0);
+    # inside a tuple, a slice that covers its whole dim is skipped, and a key
+    # that leaves the tensor as it is gives an alias (AliasBackward0)
+    single_slice = isinstance(key, slice)
+    key, consumed = check_key(self._data.ndim, key)
+    key = ints_for_scalar_tensors(key)
+    ndim = self._data.ndim
     out = self
     dim = 0        # position in `out`
     orig = 0       # position in `self`, for error messages
@@ -241,14 +309,14 @@ def getitem(self, key):
             dim += 1
         elif isinstance(k, bool):
             out = unsqueeze_for_index(out, dim)
-            given = Tensor._make(np.array([k]))
-            advanced.append((dim, np.array([0] if k else [], dtype=np.int64), given, 1))
+            arr = np.array([0] if k else [], dtype=np.int64)
+            advanced.append((dim, arr, Tensor._make(arr), 1))  # PyTorch shows tensor([0])
             dim += 1
         elif isinstance(k, (int, np.integer)):
             out = Select.apply(out, dim, int(k), orig)
             orig += 1
         elif isinstance(k, slice):
-            if k != slice(None):
+            if single_slice or not _covers_dim(k, out._data.shape[dim]):
                 out = Slice.apply(out, dim, k.start, k.stop, k.step)
             dim += 1
             orig += 1
@@ -267,7 +335,8 @@ def getitem(self, key):
                             )
                 if arr.ndim == 0:
                     out = unsqueeze_for_index(out, dim)
-                    advanced.append((dim, np.nonzero(np.atleast_1d(arr))[0], given, 1))
+                    idx = np.nonzero(np.atleast_1d(arr))[0]
+                    advanced.append((dim, idx, Tensor._make(idx), 1))  # shown as tensor([0])
                     dim += 1
                     continue
                 for j, idx in enumerate(np.nonzero(arr)):
@@ -301,15 +370,19 @@ def getitem(self, key):
                 pos = d + covers
         out = Index.apply(out, tuple(full), tuple(shown))
     elif out is self:
-        # x[:] and x[...] are views of the whole tensor (AliasBackward0 in PyTorch)
-        out = Slice.apply(self, 0, None, None, None) if ndim else _alias(self)
+        # x[...], x[()], x[:, :]: the whole tensor, as a view (AliasBackward0)
+        from .shape import Alias
+
+        out = Alias.apply(self)
     return out
 
 
-def _alias(t):
-    from .shape import View
-
-    return View.apply(t, t._data.shape)
+def _covers_dim(k, size):
+    """True for a slice that takes a whole dim of ``size`` in order (PyTorch skips it in a tuple)."""
+    if k.step is not None and k.step <= 0:
+        return False  # (Slice raises "step must be greater than zero")
+    start, stop, step = k.indices(size)
+    return start == 0 and stop == size and step == 1
 
 
 def unsqueeze_for_index(t, dim):
@@ -326,6 +399,8 @@ def select(input, dim, index):
         IndexError: PyTorch's "select(): index 3 out of range for tensor of size [2, 3] at
             dimension 1"; "Dimension out of range ..." for a bad dim.
     """
+    if not input._data.ndim:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     if input._data.ndim:
         d = canonical_dim(dim, input._data.ndim)
         size = input._data.shape[d]
@@ -339,6 +414,8 @@ def select(input, dim, index):
 
 def narrow(input, dim, start, length):
     """``length`` positions from ``start`` along ``dim`` (``torch.narrow``); SliceBackward0."""
+    if not input._data.ndim:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = canonical_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if start < 0:
@@ -352,13 +429,19 @@ class Gather(Function):
     """Pick ``input[..., index[i], ...]`` along ``dim`` (GatherBackward0); backward scatter-adds."""
 
     node_name = "GatherBackward0"
-    saved_attrs = ("dim", "index", "self_sym_sizes", "sparse_grad")
+    saved_names = ("index", "self")  # PyTorch's order; it saves self too (for its shape)
+    saved_attrs = ("dim", "sparse_grad")
 
     @staticmethod
     def forward(ctx, a, dim, idx):
-        # `idx` arrives as a plain array: like PyTorch, the index gets no edge
+        # `idx` is the index tensor in a 1-tuple, or a plain array (internal
+        # callers): not a Tensor argument, so, as in PyTorch, it gets no edge
+        if type(idx) is tuple:
+            (index,) = idx
+            idx = index._data
+        else:
+            index = Tensor._make(idx)
         d = canonical_dim(dim, a._data.ndim)
-        index = Tensor._make(idx)
         if idx.dtype != np.int64:
             raise RuntimeError("gather(): Expected dtype int32/int64 for index")
         if idx.ndim != a._data.ndim:
@@ -366,12 +449,14 @@ class Gather(Function):
         size = a._data.shape[d]
         if idx.size and (idx.max() >= size or idx.min() < -size):
             raise RuntimeError(f"index {int(idx.max())} is out of bounds for dimension {d} with size {size}")
-        ctx.dim, ctx.index, ctx.self_sym_sizes, ctx.sparse_grad = d, index, a._data.shape, False
+        ctx.dim, ctx.sparse_grad = d, False
+        ctx.save_for_backward(index, a)  # freed after the walk, as PyTorch's _saved_index
         return _make(np.take_along_axis(a._data, idx, axis=d))
 
     @staticmethod
     def backward(ctx, grad):
-        return _GatherScatterAdd.apply(grad, ctx.dim, ctx.index, ctx.self_sym_sizes), None, None
+        index, a = ctx.saved_tensors
+        return _GatherScatterAdd.apply(grad, ctx.dim, index, a._data.shape), None, None
 
 
 class _GatherScatterAdd(Function):
@@ -399,4 +484,150 @@ def gather(input, dim, index):
     """Values along ``dim`` at ``index`` (int64, same ndim as input) (``torch.gather``)."""
     if not isinstance(index, Tensor):
         raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
-    return Gather.apply(input, dim, index._data)
+    return Gather.apply(input, dim, (index,))
+
+
+# -------------------------------------------- index_select and index_add
+
+_KIND = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+
+
+def _vector_index(index, name):
+    """Check an index tensor the way index_select / index_add_ do; return it as int64 data."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' (position 2) must be Tensor, not "
+                        f"{type(index).__name__}")
+    data = index._data
+    if data.dtype != np.int64:
+        if name == "index_select":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
+                           f"{_KIND[str(data.dtype)]}")
+    if data.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {data.ndim} "
+                         f"with type: Long and size: {list(data.shape)}")
+    return data.reshape(-1)
+
+
+class IndexSelect(Function):
+    """The entries ``index`` along ``dim`` (IndexSelectBackward0); saves dim, index, sizes."""
+
+    node_name = "IndexSelectBackward0"
+    saved_names = ("index",)
+    saved_attrs = ("dim", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, dim, held):
+        (index,) = held  # in a tuple: no edge for the index, as in PyTorch
+        idx = _vector_index(index, "index_select")
+        data = a._data
+        d = canonical_dim(dim, data.ndim)
+        size = data.shape[d] if data.ndim else 1
+        if idx.size and (idx.max() >= size or idx.min() < -size):
+            raise IndexError("index out of range in self")
+        ctx.dim, ctx.self_sym_sizes, ctx._d = d, data.shape, d
+        ctx.save_for_backward(index)
+        out = np.take(data, idx, axis=d) if data.ndim else data.reshape(-1)[idx].reshape(
+            index._data.shape)
+        return _make(np.ascontiguousarray(out))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        from ..tensor import zeros
+
+        base = zeros(ctx.self_sym_sizes, dtype=grad.dtype)
+        return IndexAdd.apply(base, ctx._d, (index,), grad, 1), None, None
+
+
+class IndexAdd(Function):
+    """``self`` with ``alpha * source`` added at ``index`` along ``dim`` (IndexAddBackward0).
+
+    Backward: ``self`` gets the gradient as it is; ``source`` gets
+    ``alpha * grad.index_select(dim, index)``.
+    """
+
+    node_name = "IndexAddBackward0"
+    saved_names = ("index", "source")
+    saved_attrs = ("alpha", "dim", "source_dim")
+
+    @staticmethod
+    def forward(ctx, a, dim, held, source, alpha):
+        (index,) = held
+        idx = _vector_index(index, "index_add_")
+        data, src = a._data, source._data
+        if data.dtype != src.dtype:
+            raise RuntimeError(f"index_add_(): self ({_KIND[str(data.dtype)]}) and source "
+                               f"({_KIND[str(src.dtype)]}) must have the same scalar type")
+        d = canonical_dim(dim, data.ndim)
+        if data.ndim and src.ndim == 0 and idx.size != 1:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        n_src = src.shape[d] if src.ndim else 1
+        if idx.size != n_src:
+            raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                               f"source.size(dim): ({n_src}), for dim: {d}")
+        if src.ndim and (src.ndim != data.ndim or any(
+                s != t for i, (s, t) in enumerate(zip(src.shape, data.shape)) if i != d)):
+            raise RuntimeError(
+                "source tensor shape must match self tensor shape, excluding the specified "
+                f"dimension. Got self.shape = {list(data.shape)} source.shape = {list(src.shape)}")
+        size = data.shape[d] if data.ndim else 1
+        if idx.size and (idx.max() >= size or idx.min() < -size):
+            bad = int(idx.max()) if idx.max() >= size else int(idx.min())
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+        ctx.alpha, ctx.dim, ctx.source_dim, ctx._d = alpha, d, src.ndim, d
+        if ctx.needs_input_grad[3]:
+            ctx.save_for_backward(index, source)
+        else:
+            ctx.save_for_backward(index, None)
+        out = data.copy()
+        if not data.ndim:
+            out = out + alpha * src.reshape(())
+        else:
+            key = [slice(None)] * data.ndim
+            key[d] = idx
+            moved = src if src.ndim else src.reshape((1,) * data.ndim)
+            np.add.at(out, tuple(key), (alpha * moved).astype(data.dtype, copy=False))
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, source = ctx.saved_tensors
+        gs = None
+        if ctx.needs_input_grad[3]:
+            gs = IndexSelect.apply(grad, ctx._d, (index,)) if grad.ndim else grad.reshape(1)
+            if ctx.alpha != 1:
+                gs = gs * ctx.alpha
+            gs = gs.reshape(source.shape) if gs.shape != source.shape else gs
+        return grad, None, None, gs, None
+
+
+def index_select(input, dim, index):
+    """The entries of ``input`` at ``index`` (1-d int64) along ``dim`` (``torch.index_select``).
+
+    Raises:
+        RuntimeError: "index_select(): Expected dtype int32/int64 for index ...".
+        IndexError: "index out of range in self" for an index beyond the dim.
+    """
+    return IndexSelect.apply(input, dim, (index,))
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """``input`` with ``alpha * source`` added at ``index`` along ``dim`` (``torch.index_add``).
+
+    Args:
+        input (Tensor): any shape.
+        dim (int): the dim ``index`` refers to.
+        index (Tensor): 1-d int64, one entry per slice of ``source`` along ``dim``;
+            repeated entries accumulate.
+        source (Tensor): ``input``'s shape except ``len(index)`` along ``dim``; same dtype.
+        alpha (number): the factor on ``source``.
+
+    Raises:
+        RuntimeError / IndexError: PyTorch's messages for a bad index dtype,
+            shape or value, and for shapes that do not fit.
+    """
+    if not isinstance(source, Tensor):
+        raise TypeError(f"index_add(): argument 'source' (position 3) must be Tensor, not "
+                        f"{type(source).__name__}")
+    return IndexAdd.apply(input, dim, (index,), source, alpha)

@@ -18,8 +18,8 @@ The rules, as in PyTorch:
   tensor's ``grad_fn`` moves to the new node (``y.add_(1)`` makes
   ``y.grad_fn`` an ``AddBackward0`` whose ``next_functions`` lead to the old one).
 
-minigrad does not rebase views: an in-place write that must be recorded on a
-view of a tensor that requires grad raises instead of giving a wrong gradient.
+An in-place write into a view rebases its base, as PyTorch does (``CopySlices``
+for the base, ``AsStridedBackward0`` for the view and its siblings).
 
 Source: PyTorch's ``VariableVersion`` and ``check_inplace``
 (torch/csrc/autograd/VariableTypeUtils.h), ``CopySlices``.
@@ -29,6 +29,7 @@ import numpy as np
 
 from ..autograd import forward_ad, grad_mode
 from ..autograd.function import Function
+from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._util import is_scalar, wrap_scalar
 
@@ -57,7 +58,19 @@ def _check_writable(t, via_view=False):
         )
     if not _state.enabled:
         return False
+    v = t
+    while v is not None:
+        if v._no_grad_view:
+            _raise_no_grad_view(t, v)
+        v = v._view_of
     root = _view_root(t)
+    named = multi_view_name(t)
+    if named is not None and (root._requires_grad or t._requires_grad):
+        raise RuntimeError(
+            f"Output {named[1]} of {named[0]} is a view and is being modified inplace. This view "
+            "is the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation by "
+            "an out-of-place one.")
     if root._grad_fn is None and root._requires_grad:
         if root is not t or via_view:
             raise RuntimeError(
@@ -66,6 +79,42 @@ def _check_writable(t, via_view=False):
             )
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     return True
+
+
+def multi_view_name(t):
+    """``(op, output_nr)`` naming ``t`` in PyTorch's error, if ``t`` is, or views, an output of split/unbind.
+
+    PyTorch's views inherit their base's creation meta (``MULTI_OUTPUT_NODE``),
+    so a view of such an output is refused too, named by its own node
+    (``Output 0 of Select``); None for any other tensor.
+    """
+    import re
+
+    if t._multi_view is not None:
+        return t._multi_view
+    v = t._view_of
+    while v is not None:
+        if v._multi_view is not None:
+            fn = t._grad_fn
+            return (re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else "",
+                    t._output_nr)
+        v = v._view_of
+    return None
+
+
+def _raise_no_grad_view(t, view):
+    """PyTorch's error for writing, with grad mode on, into a view made under no_grad."""
+    import re
+
+    rest = ("created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+            "that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+            "your code by moving both the view and the inplace either both inside the no_grad "
+            "block (if you don't want the inplace to be tracked) or both outside (if you want "
+            "the inplace to be tracked).")
+    if view is t or t._grad_fn is None:
+        raise RuntimeError("A view was " + rest)
+    op = re.sub(r"Backward\d*$", "", t._grad_fn.name())
+    raise RuntimeError(f"Output {t._output_nr} of {op} is a view of a view which was " + rest)
 
 
 def _store(t, result, reads_self=True):
@@ -86,7 +135,7 @@ def _store(t, result, reads_self=True):
                 f"output with shape {list(data.shape)} doesn't match the broadcast shape "
                 f"{list(np.broadcast_shapes(data.shape, result._data.shape))}"
             ) from None
-    overlapping = any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
+    overlapping = data.size > 1 and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
     if not data.flags.writeable or (overlapping and reads_self):
         # an expanded tensor: one memory location stands for several elements
         raise RuntimeError(
@@ -114,6 +163,8 @@ def _adopt(t, result):
     t._grad_fn = node
     t._output_nr = result._output_nr
     t._requires_grad = True
+    if t._retains_grad:
+        t._add_retain_hook()  # retain_grad follows the new grad_fn, as in PyTorch
     # A node that saved its output saved what is now `t` itself, so a later
     # write into `t` must be caught, as in PyTorch.
     for saved in node._saved or ():
@@ -145,7 +196,10 @@ def inplace(t, outofplace, *args, reads_self=True, via_view=False):
     recording = _check_writable(t, via_view)
     others_need = any(isinstance(a, Tensor) and a._requires_grad for a in args)
     root = _view_root(t)
-    if recording and (t._requires_grad or others_need or root._requires_grad):
+    # (an integer or bool tensor records nothing: no gradient flows into it,
+    # even when a float that requires grad is copied in, as in PyTorch)
+    if recording and t._data.dtype.kind == "f" and (
+            t._requires_grad or others_need or root._requires_grad):
         old = _snapshot(t)
         result = outofplace(old, *args)
         if root is t:
@@ -153,21 +207,61 @@ def inplace(t, outofplace, *args, reads_self=True, via_view=False):
             forward_ad._copy_tangent(result, t)
             _adopt(t, result)
             return t
-        positions = _positions(root._data, t._data)
         old_root = _snapshot(root)
         _store(t, result, reads_self)
         forward_ad._copy_tangent(result, t)
-        new_root = _CopyIntoView.apply(old_root, positions, result)
-        _adopt(root, new_root)
-        alias = _make(root._data, grad_fn=root._grad_fn)
-        _adopt(t, _AsStrided.apply(alias, positions))
-        t._view_base_fn = root._grad_fn
+        rebase_view_write(t, result, old_root)
         return t
     with grad_mode.no_grad():
         result = outofplace(t, *args)
     _store(t, result, reads_self)
     forward_ad._copy_tangent(result, t)
     return t
+
+
+def rebase_view_write(t, result, old_root=None):
+    """After ``result``'s values were written into the view ``t``: rebase its base, then ``t``.
+
+    The base's new grad_fn is a CopySlices of its old values (``old_root``,
+    a snapshot standing where the base stood; by default its current values)
+    and ``result``; ``t`` becomes an AsStridedBackward0 view of the new base.
+    Also used by ``Function.apply`` for an input that ``mark_dirty`` names.
+    """
+    root = _view_root(t)
+    positions = _positions(root._data, t._data)
+    if old_root is None:
+        old_root = _snapshot(root)
+    if forward_ad._state.level is not None:
+        # the base's tangent: its old tangent with the view's elements replaced
+        with grad_mode.no_grad():
+            forward_ad._copy_tangent(_CopyIntoView.apply(old_root, positions, result), root)
+    fn = result._grad_fn
+    if fn is None:
+        return
+    base_edge = (old_root._grad_fn, old_root._output_nr) if old_root._grad_fn is not None \
+        else (None, 0)
+    root._grad_fn = CopySlices(base_edge, (root._data.shape, root._data.dtype), positions, fn)
+    root._output_nr = 0
+    root._requires_grad = True
+    if root._retains_grad:
+        root._add_retain_hook()
+    prev = _state.enabled
+    _state.enabled = True
+    try:
+        alias = _make(root._data, grad_fn=root._grad_fn)
+        _adopt(t, _AsStrided.apply(alias, positions))
+    finally:
+        _state.enabled = prev
+    # the wrapped op saved its output (exp_'s result): that is the view now,
+    # with the view's new history, as PyTorch's saved variables of an
+    # in-place op on a view give it back
+    for saved in fn._saved or ():
+        if saved is not None and saved._is_output:
+            saved._tensor = Tensor._alias_of(t)
+            saved._version = t._vc[0]
+            saved._origin = (t._grad_fn, t._output_nr)
+    if t._vc is not None:
+        t._view_version = t._vc[0]
 
 
 def _positions(root, view):
@@ -193,6 +287,60 @@ def _positions(root, view):
     lookup = np.full(int(root_off.max()) + 1 if root_off.size else 1, -1, dtype=np.int64)
     lookup[root_off.reshape(-1)] = np.arange(root.size)
     return lookup[view_off]
+
+
+class CopySlices(Node):
+    """The base's node after an in-place op wrote into one of its views (PyTorch's ``CopySlices``).
+
+    It wraps the in-place op's own node ``fn`` (``y[1:].mul_(w)``: a
+    MulBackward0), as PyTorch does: its ``next_functions`` are the base's old
+    node followed by ``fn``'s other inputs (``w``).  Backward: the view's
+    part of the gradient goes through ``fn``; what ``fn`` returns for its
+    first input (the view's old values) replaces that part for the base, the
+    rest is passed on to ``fn``'s other inputs.
+
+    Source: ``torch::autograd::CopySlices`` (torch/csrc/autograd/functions/tensor.cpp).
+    """
+
+    def __init__(self, base_edge, base_meta, positions, fn):
+        Node.__init__(self)
+        self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
+        meta = fn._in_meta
+        self._in_meta = (base_meta,) + tuple(meta[1:]) if meta is not None else None
+        self._fn = fn
+        self._positions = positions
+
+    def name(self):
+        """``'torch::autograd::CopySlices'``, PyTorch's name() of its C++ class."""
+        return "torch::autograd::CopySlices"
+
+    def __repr__(self):
+        return f"<CopySlices object at {hex(id(self))}>"
+
+    def _backward(self, grads):
+        g = grads[0]
+        pos = self._positions
+        res = self._fn._backward((_AsStrided.apply(g, pos),))
+        r0 = res[0] if res else None
+        if r0 is None:
+            r0 = _make(np.zeros((), dtype=g._data.dtype))
+        else:
+            if r0._data.shape != pos.shape:
+                r0 = r0.sum_to_size(pos.shape)
+            if r0._data.dtype != g._data.dtype:
+                r0 = r0.to(g._data.dtype)
+        return (_CopyIntoView.apply(g, pos, r0),) + tuple(res[1:])
+
+    @property
+    def _kept(self):
+        # the wrapped node's saved values: the engine frees them after this node ran
+        return self._fn._kept
+
+    def _release_saved(self):
+        self._fn._release_saved()
+
+    def _has_saved(self):
+        return self._fn._has_saved()
 
 
 class _CopyIntoView(Function):
@@ -262,6 +410,12 @@ class _ScatterIntoBase(Function):
         return _AsStrided.apply(gg, ctx.positions), None, None
 
 
+def _zeros_like(grad):
+    """The overwritten values' gradient: zeros, a constant (PyTorch's ``zeros_like(grad)``),
+    so a second derivative does not flow back through the write."""
+    return _make(np.zeros(grad._data.shape, dtype=grad._data.dtype))
+
+
 class _Fill(Function):
     """Overwrite every element with a number (FillBackward2): no gradient reaches the old values."""
 
@@ -273,7 +427,7 @@ class _Fill(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, None
+        return _zeros_like(grad), None
 
 
 class _FillTensor(Function):
@@ -292,7 +446,7 @@ class _FillTensor(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, (grad.sum() if ctx.needs_input_grad[1] else None)
+        return _zeros_like(grad), (grad.sum() if ctx.needs_input_grad[1] else None)
 
 
 class _Zero(Function):
@@ -306,7 +460,7 @@ class _Zero(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return _zeros_like(grad)
 
 
 class _Copy(Function):
@@ -338,7 +492,7 @@ class _Copy(Function):
     @staticmethod
     def backward(ctx, grad):
         g = grad if grad.dtype is ctx.src_dtype else grad.to(ctx.src_dtype)
-        return grad * 0, g
+        return _zeros_like(grad), g
 
 
 class _CopySlices(Function):
@@ -359,7 +513,11 @@ class _CopySlices(Function):
     def forward(ctx, a, key, value):
         ctx.key = key
         out = a._data.copy()
-        out[key] = np.broadcast_to(value._data, out[key].shape)
+        target = out[key].shape
+        v = value._data
+        while v.ndim > len(target) and v.shape[0] == 1:
+            v = v[0]  # leading 1-dims of the value are dropped, as PyTorch's setitem does
+        out[key] = np.broadcast_to(v, target)
         return _make(out)
 
     @staticmethod
@@ -403,12 +561,14 @@ def setitem(t, key, value):
         RuntimeError: the in-place errors (a leaf that requires grad, casts, shapes).
         IndexError: for an index out of range.
     """
+    from .indexing import _numpy_index_message, check_key, ints_for_scalar_tensors
+
+    given, key = key, ints_for_scalar_tensors(key)  # x[torch.tensor(1)] = v selects, as x[1]
     np_key = _key_array(key)
     try:
         t._data[np_key] if not isinstance(np_key, tuple) or len(np_key) else None
     except IndexError as err:
-        from .indexing import _numpy_index_message
-
+        check_key(t._data.ndim, given)  # PyTorch's sentences for a key too long
         raise IndexError(_numpy_index_message(err, t._data.shape, np_key)) from None
     if not isinstance(value, Tensor):
         if not is_scalar(value):
@@ -419,18 +579,70 @@ def setitem(t, key, value):
     if value._data.shape != target and not value._wrapped:
         from .shape import Expand
 
+        shape = value._data.shape
+        while shape and shape[0] == 1 and len(shape) > len(target):
+            shape = shape[1:]  # PyTorch drops leading 1-dims of the value first
         with grad_mode.no_grad():  # only to raise expand's errors for a value that does not fit
-            Expand.apply(Tensor._make(value._data), tuple(target))
+            Expand.apply(Tensor._make(value._data.reshape(shape)), tuple(target))
+    if value._requires_grad and _state.enabled:
+        value = _fit_value(value, target, _is_advanced(key))
     if _is_advanced(key):
         return inplace(t, lambda a, v: _IndexPut.apply(a, np_key, v), value, reads_self=False)
+    if _whole(key, t._data.shape):
+        # x[...] = v, x[:] = v: PyTorch writes into the tensor itself, no view
+        # (copy_to: CopyBackwards for a value of the same shape, FillBackward3
+        # for one value, CopyBackwards again for one to broadcast)
+        if not value._data.ndim and t._data.ndim:
+            return inplace(t, _FillTensor.apply, value, reads_self=False)
+        return inplace(t, _Copy.apply, value, reads_self=False)
+    if _state.enabled and multi_view_name(t) is not None:
+        _check_writable(t[key])  # PyTorch writes into the view t[key]: its node names the error
     return inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value, reads_self=False,
                    via_view=True)
 
 
+def _whole(key, shape):
+    """True for a key that selects the tensor itself: ``...``, ``()``, ``:`` and whole-dim slices.
+
+    (PyTorch's setitem, unlike getitem, does not keep a lone whole slice.)
+    """
+    keys = key if isinstance(key, tuple) else (key,)
+    dim = 0
+    for k in keys:
+        if k is Ellipsis:
+            dim = len(shape) - sum(1 for j in keys if j is not Ellipsis) + dim
+            continue
+        if not isinstance(k, slice) or dim >= len(shape):
+            return False
+        if k.step is not None and k.step <= 0 or k.indices(shape[dim]) != (0, shape[dim], 1):
+            return False
+        dim += 1
+    return True
+
+
+def _fit_value(value, target, advanced):
+    """The value as PyTorch's setitem records it: leading 1-dims viewed away, then expanded.
+
+    (``copy_to`` and ``index_put_`` in python_variable_indexing.cpp: a value of
+    the target's shape, or a 0-d one, is used as it is.)
+    """
+    shape = value._data.shape
+    if not shape or (shape == tuple(target) and not advanced):
+        return value
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    if advanced:  # index_put_: viewed only when there are leading 1-dims to drop
+        return value.view(shape[i:]) if i else value
+    value = value.view(shape[i:])
+    return value if value._data.shape == tuple(target) else value.expand(*target)
+
+
 def install():
     """Attach the in-place methods to Tensor."""
-    from . import clamp, relu
+    from . import relu
     from ._util import as_operand
+    from .clamping import check_inplace_cast, clamp
     from .elementwise import Add, Div, Mul, Sub
 
     def add_(self, other, *, alpha=1):
@@ -472,12 +684,27 @@ def install():
         return inplace(self, _Copy.apply, src)
 
     def clamp_(self, min=None, max=None):
-        """Clamp in place (``Tensor.clamp_``)."""
+        """Clamp in place (``Tensor.clamp_``); records what ``clamp`` records.
+
+        Raises:
+            RuntimeError: "result type Float can't be cast to the desired output
+                type long int" for a float bound on an integer tensor.
+        """
+        check_inplace_cast(self, min, max)
         return inplace(self, lambda a: clamp(a, min, max))
 
     def relu_(self):
         """ReLU in place (``Tensor.relu_``)."""
         return inplace(self, relu)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        """In-place ``index_add`` (``Tensor.index_add_``): IndexAddBackward0; see ``index_add``."""
+        from .indexing import IndexAdd
+
+        if not isinstance(source, Tensor):
+            raise TypeError(f"index_add_(): argument 'source' (position 3) must be Tensor, not "
+                            f"{type(source).__name__}")
+        return inplace(self, lambda a, s: IndexAdd.apply(a, dim, (index,), s, alpha), source)
 
     def _iop(method):
         def op(self, other):
@@ -487,10 +714,50 @@ def install():
 
         return op
 
-    for fn in (add_, sub_, mul_, div_, pow_, zero_, fill_, copy_, clamp_, relu_):
+    for fn in (add_, sub_, mul_, div_, pow_, zero_, fill_, copy_, clamp_, relu_, index_add_):
         setattr(Tensor, fn.__name__, fn)
+    _install_unary()
     Tensor.__iadd__ = _iop(add_)
     Tensor.__isub__ = _iop(sub_)
     Tensor.__imul__ = _iop(mul_)
     Tensor.__itruediv__ = _iop(div_)
     Tensor.__setitem__ = setitem
+
+
+# The in-place forms of one-argument math (``x.exp_()``): each records the
+# out-of-place op's node (ExpBackward0, ...), as PyTorch does.
+_UNARY = ("abs", "cos", "exp", "log", "neg", "reciprocal", "sigmoid", "sin", "sqrt", "square",
+          "tanh")
+
+
+def _unary_inplace(name):
+    def method(self):
+        from .. import ops
+
+        return inplace(self, getattr(ops, name))
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = (f"``{name}`` in place (``Tensor.{name}_``); records the node "
+                      f"``{name}`` records.\n\nRaises:\n    RuntimeError: the in-place errors "
+                      "(a leaf that requires grad; a float result into an integer tensor).")
+    return method
+
+
+def _install_unary():
+    for name in _UNARY:
+        setattr(Tensor, name + "_", _unary_inplace(name))
+
+    from .clamping import check_inplace_cast, clamp_max, clamp_min
+
+    def clamp_min_(self, min):
+        """``clamp_min`` in place (``Tensor.clamp_min_``): ClampMinBackward0."""
+        check_inplace_cast(self, min)
+        return inplace(self, lambda a: clamp_min(a, min))
+
+    def clamp_max_(self, max):
+        """``clamp_max`` in place (``Tensor.clamp_max_``): ClampMaxBackward0."""
+        check_inplace_cast(self, max)
+        return inplace(self, lambda a: clamp_max(a, max))
+
+    Tensor.clamp_min_, Tensor.clamp_max_ = clamp_min_, clamp_max_
+    Tensor.clip_ = Tensor.clamp_

@@ -13,7 +13,8 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 
-__all__ = ["Bmm", "Dot", "Mm", "Mv", "bmm", "dot", "matmul", "mm", "mv"]
+__all__ = ["Bmm", "DiagEmbed", "Diagonal", "DiagonalCopy", "Dot", "Mm", "Mv", "bmm", "diag", "diagonal",
+           "dot", "matmul", "mm", "mv"]
 
 _make = Tensor._make
 
@@ -25,6 +26,12 @@ def _dtype_name(d):
     return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[d.name]
 
 
+def _no_bool(a, b, kernel):
+    """PyTorch's products have no bool kernel: its error, not numpy's logical product."""
+    if a._data.dtype == np.bool_ and b._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 class Mm(Function):
     """2-d matrix product (MmBackward0); saves each operand if the other needs a gradient."""
 
@@ -34,6 +41,7 @@ class Mm(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _no_bool(a, b, "addmm_impl_cpu_")
         A, B = a._data, b._data
         if A.ndim != 2:
             raise RuntimeError("self must be a matrix")
@@ -100,6 +108,7 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _no_bool(a, b, "dot")
         if a._data.shape != b._data.shape:
             raise RuntimeError(
                 f"inconsistent tensor size, expected tensor [{a._data.shape[0]}] and src [{b._data.shape[0]}] to have the same "
@@ -129,6 +138,7 @@ class Mv(Function):
 
     @staticmethod
     def forward(ctx, a, v):
+        _no_bool(a, v, "addmv_impl_cpu")
         A, V = a._data, v._data
         if A.shape[1] != V.shape[0]:
             raise RuntimeError(
@@ -157,10 +167,11 @@ class Bmm(Function):
     """Batched matrix product of two 3-d tensors (BmmBackward0); saves ``self`` and ``mat2``."""
 
     node_name = "BmmBackward0"
-    saved_names = ("self", "mat2")
+    saved_names = ("mat2", "self")  # PyTorch's order
 
     @staticmethod
     def forward(ctx, a, b):
+        _no_bool(a, b, "bmm")
         A, B = a._data, b._data
         if A.ndim != 3 or B.ndim != 3:
             raise RuntimeError("batch1 must be a 3D tensor")
@@ -175,12 +186,12 @@ class Bmm(Function):
                 f"{_TYPE_NAMES[b.dtype.name]}"
             )
         need = ctx.needs_input_grad
-        ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
+        ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
         return _make(np.matmul(A, B))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
         ga = grad.bmm(b.transpose(1, 2)) if need[0] else None
         gb = a.transpose(1, 2).bmm(grad) if need[1] else None
@@ -324,13 +335,18 @@ def matmul(input, other):
     * 2-d @ 1-d: ``mv`` (MvBackward0);
     * 1-d @ 2-d: unsqueeze, ``mm``, squeeze (SqueezeBackward4 ← MmBackward0 ← UnsqueezeBackward0);
     * 2-d @ 2-d: ``mm`` (MmBackward0);
-    * 3-d or more @ 1-d or 2-d: the left operand's batch dims folded into its
-      rows, one ``mm``/``mv``, reshaped back (UnsafeViewBackward0 ← MmBackward0 ← ViewBackward0);
-    * 1-d or 2-d @ 3-d or more: the same on the transposed problem, transposed
-      back and made contiguous (CloneBackward0 ← TransposeBackward0 ← UnsafeViewBackward0 ← ...);
-    * both 3-d or more: an operand whose batch dims are all 1 is squeezed
-      first (SqueezeBackward1); otherwise the batch dims broadcast, both
-      operands are expanded and reshaped, one ``bmm``, reshaped back.
+    * 3-d or more @ 1-d or 2-d (or the other way round), when PyTorch's
+      ``should_fold`` says so (the small operand requires grad, or the large
+      one folds without a copy): the large operand's batch dims folded into
+      its rows, one ``mm``/``mv``, reshaped back (UnsafeViewBackward0 ←
+      MmBackward0 ← ViewBackward0); for a right-hand batch, on the
+      transposed problem, transposed back and made contiguous
+      (CloneBackward0 ← TransposeBackward0 ← UnsafeViewBackward0 ← ...);
+    * both 3-d, one a batch of one matrix that requires grad, the other a
+      real batch: that one is squeezed to a matrix first (SqueezeBackward1);
+    * otherwise the batch dims broadcast, both operands are expanded and
+      reshaped, one ``bmm``, reshaped back (UnsafeViewBackward0 ← BmmBackward0
+      ← ViewBackward0 ← ExpandBackward0).
 
     Raises:
         RuntimeError: PyTorch's messages for operands that cannot be
@@ -365,49 +381,74 @@ def matmul(input, other):
         return SqueezeDimMatmul.apply(Mm.apply(Unsqueeze.apply(input, 0), other), 0)
     if da == 2 and db == 2:
         return Mm.apply(input, other)
-    if da >= 3 and db >= 3:
-        # an operand whose batch is a single matrix is treated as that matrix
-        if all(s == 1 for s in input._data.shape[:-2]):
-            while input._data.ndim > 2:
-                input = SqueezeDim.apply(input, 0)
-            return matmul(input, other)
-        if all(s == 1 for s in other._data.shape[:-2]):
-            while other._data.ndim > 2:
-                other = SqueezeDim.apply(other, 0)
-            return matmul(input, other)
+    if da == 3 and db == 3:
+        # a batch of one matrix against a real batch, when that one matrix
+        # requires grad, is squeezed to a matrix first (so its gradient is one mm)
+        a0, b0 = input._data.shape[0], other._data.shape[0]
+        if a0 == 1 and b0 != 1 and input._requires_grad:
+            return matmul(SqueezeDim.apply(input, 0), other)
+        if b0 == 1 and a0 != 1 and other._requires_grad:
+            return matmul(input, SqueezeDim.apply(other, 0))
     A, B = input._data.shape, other._data.shape
-    if da >= 3 and db <= 2:
-        # fold the left operand's batch dims into its rows: one mm (or mv)
-        folded = input.reshape(-1, A[-1])
-        if db == 1:
-            return UnsafeView.apply(Mv.apply(folded, other), A[:-1])
-        return UnsafeView.apply(Mm.apply(folded, other), A[:-1] + (B[-1],))
-    if db >= 3 and da <= 2:
-        if A[-1] != B[-2]:
-            n = int(np.prod(B[:-2]))
-            raise RuntimeError(
-                f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {A[-1]}] "
-                f"but got: [{n}, {B[-2]}]."
-            )
-        # (A @ B) = (Bᵀ @ Aᵀ)ᵀ: fold the right operand instead
-        t1 = Transpose.apply(other, -1, -2)
-        folded = t1.reshape(-1, B[-2])
+    if _should_fold(input, other):
+        if da >= 3:
+            # fold the left operand's batch dims into its rows: one mm (or mv)
+            folded = input.reshape(-1, A[-1])
+            if db == 1:
+                return UnsafeView.apply(Mv.apply(folded, other), A[:-1])
+            return UnsafeView.apply(Mm.apply(folded, other), A[:-1] + (B[-1],))
+        # (A @ B) = (Bᵀ @ Aᵀ)ᵀ: fold the right operand instead (a size mismatch is
+        # then mm's "mat1 and mat2 shapes cannot be multiplied", as in PyTorch)
+        folded = Transpose.apply(other, -1, -2).reshape(-1, B[-2])
         if da == 1:
             return UnsafeView.apply(Mv.apply(folded, input), B[:-2] + (B[-1],))
         out = UnsafeView.apply(Mm.apply(folded, input.t()), B[:-2] + (B[-1], A[0]))
         return contiguous(Transpose.apply(out, -1, -2))
-    # both batched: broadcast the batch dims, expand, bmm
-    if A[-1] != B[-2]:
+    # batched: broadcast the batch dims, expand, one bmm (a 1-d operand as a
+    # single row or column)
+    n = A[-2] if da > 1 else 1
+    m2 = B[-2] if db > 1 else B[0]
+    p = B[-1] if db > 1 else 1
+    batch_a, batch_b = A[:max(da - 2, 0)], B[:max(db - 2, 0)]
+    if A[-1] != m2:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(np.broadcast_shapes(A[:-2], B[:-2])))}, {A[-1]}] but got: "
-            f"[{int(np.prod(B[:-2]))}, {B[-2]}]."
+            f"[{int(np.prod(np.broadcast_shapes(batch_a, batch_b)))}, {A[-1]}] but got: "
+            f"[{int(np.prod(batch_b))}, {m2}]."
         )
-    batch = _broadcast_batch(A[:-2], B[:-2])
-    n = int(np.prod(batch))
-    a3 = expand(input, *(batch + A[-2:])).reshape(n, *A[-2:])
-    b3 = expand(other, *(batch + B[-2:])).reshape(n, *B[-2:])
-    return UnsafeView.apply(Bmm.apply(a3, b3), batch + (A[-2], B[-1]))
+    batch = _broadcast_batch(batch_a, batch_b)
+    nb = int(np.prod(batch))
+    a3 = expand(input, *(batch + (n, A[-1]))).reshape(nb, n, A[-1])
+    rhs = other if db > 1 else Unsqueeze.apply(other, 1)
+    b3 = expand(rhs, *(batch + (m2, p))).reshape(nb, m2, p)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    out = Bmm.apply(a3, b3)
+    if db == 1:
+        out = SqueezeDim.apply(out, -1)  # the column a 1-d right operand became
+    return UnsafeView.apply(out, shape)
+
+
+def _should_fold(t1, t2):
+    """PyTorch's ``should_fold(tensor1, tensor2)``: fold the larger operand into rows (mm/mv), not bmm.
+
+    Only for a 3-d-or-more operand against a 1-d or 2-d one (a right-hand
+    batch is considered transposed): when the small operand requires grad
+    (so its gradient is one mm, not a batch summed afterwards), or, unless
+    the left operand is 2-d, when the larger one folds without a copy.
+    """
+    larger = t1._data.ndim >= t2._data.ndim
+    big = t1._data if larger else np.swapaxes(t2._data, -1, -2)
+    small = t2 if larger else t1
+    if not (big.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small._requires_grad:
+        return True
+    if t1._data.ndim == 2:
+        return False  # it would be mm of the transposed problem and a copy back
+    if big.size == 0:
+        return True
+    st, sh = big.strides, big.shape
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(big.ndim - 2))
 
 
 def _broadcast_batch(sa, sb):
@@ -431,3 +472,132 @@ def _broadcast_batch(sa, sb):
 for _cls in (Mm, Dot, Mv, Bmm, Addmm,):
     _cls._numpy_forward = True
 del _cls
+
+# ---------------------------------------------------------------- diagonals
+
+def _diag_view(arr, offset, d1, d2):
+    """The (writable) view of ``arr``'s diagonal ``offset`` over dims ``d1``, ``d2`` (last dim)."""
+    shape = np.diagonal(arr, offset, d1, d2).shape
+    if 0 in shape:
+        return np.zeros(shape, dtype=arr.dtype)
+    start = [slice(None)] * arr.ndim
+    start[d1] = slice(max(-offset, 0), None)
+    start[d2] = slice(max(offset, 0), None)
+    base = arr[tuple(start)]
+    strides = [st for i, st in enumerate(base.strides) if i not in (d1, d2)]
+    strides.append(base.strides[d1] + base.strides[d2])
+    return np.lib.stride_tricks.as_strided(base, shape, strides, writeable=arr.flags.writeable)
+
+
+def _diag_dims(a, dim1, dim2):
+    from ._util import canonical_dim
+
+    n = a._data.ndim
+    d1, d2 = canonical_dim(dim1, n), canonical_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+class Diagonal(Function):
+    """A diagonal as a view (DiagonalBackward0): ``x.diagonal(offset, dim1, dim2)``."""
+
+    _is_view = True
+    _quiet_numpy = False
+    node_name = "DiagonalBackward0"
+    saved_attrs = ("dim1", "dim2", "offset", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, offset, dim1, dim2):
+        from ._util import as_saved_int
+
+        d1, d2 = _diag_dims(a, dim1, dim2)
+        ctx.dim1, ctx.dim2, ctx.offset = as_saved_int(dim1), as_saved_int(dim2), as_saved_int(offset)
+        ctx.self_sym_sizes, ctx._dims = a._data.shape, (offset, d1, d2)
+        return _make(_diag_view(a._data, offset, d1, d2), vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _DiagScatter.apply(grad, ctx._dims, ctx.self_sym_sizes), None, None, None
+
+
+class DiagonalCopy(Diagonal):
+    """``diag`` of a 2-d tensor: its diagonal as a new tensor (DiagonalBackward0_copy)."""
+
+    _is_view = False
+    node_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx, a, offset, dim1, dim2):
+        view = Diagonal.forward(ctx, a, offset, dim1, dim2)
+        return _make(view._data.copy())
+
+
+class _DiagScatter(Function):
+    """Zeros of ``sizes`` with ``grad`` on the diagonal (the backward of Diagonal)."""
+
+    node_name = "DiagonalBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, dims, sizes):
+        ctx.dims = dims
+        out = np.zeros(sizes, dtype=grad._data.dtype)
+        _diag_view(out, *dims)[...] = grad._data
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, gg):
+        offset, d1, d2 = ctx.dims
+        return DiagonalCopy.apply(gg, offset, d1, d2), None, None
+
+
+class DiagEmbed(Function):
+    """``diag`` of a 1-d tensor: a square matrix with it on diagonal ``offset`` (DiagEmbedBackward0)."""
+
+    node_name = "DiagEmbedBackward0"
+    saved_attrs = ("dim1", "dim2", "offset")
+
+    @staticmethod
+    def forward(ctx, v, offset):
+        from ._util import as_saved_int
+
+        n = v._data.shape[0] + abs(offset)
+        out = np.zeros((n, n), dtype=v._data.dtype)
+        _diag_view(out, offset, 0, 1)[...] = v._data
+        ctx.dim1, ctx.dim2, ctx.offset = as_saved_int(-2), as_saved_int(-1), as_saved_int(offset)
+        ctx._offset = offset
+        return _make(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Diagonal.apply(grad, ctx._offset, 0, 1), None
+
+
+def diag(input, diagonal=0):
+    """A 1-d tensor as a diagonal matrix, or a 2-d tensor's diagonal (``torch.diag``).
+
+    Args:
+        input (Tensor): 1-d of length n, giving an (n + |diagonal|)² matrix
+            (DiagEmbedBackward0); or 2-d, giving its diagonal as a new 1-d
+            tensor (DiagonalBackward0_copy).
+        diagonal (int): 0 the main diagonal, > 0 above it, < 0 below.
+
+    Raises:
+        RuntimeError: PyTorch's "diag(): Supports 1D or 2D tensors. Got 3D".
+    """
+    n = input._data.ndim
+    if n == 1:
+        return DiagEmbed.apply(input, int(diagonal))
+    if n == 2:
+        return DiagonalCopy.apply(input, int(diagonal), 0, 1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal over ``dim1`` and ``dim2`` as a view, moved to the last dim (``torch.diagonal``).
+
+    Raises:
+        RuntimeError: "diagonal dimensions cannot be identical 0, 0".
+        IndexError: "Dimension out of range ..." for a bad dim.
+    """
+    return Diagonal.apply(input, int(offset), dim1, dim2)

@@ -1,4 +1,7 @@
-"""Reductions: ``sum`` and ``mean``, and ``sum_to_size`` that undoes broadcasting.
+"""Reductions: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``logsumexp``, ``softmax``, ``prod``.
+
+And ``sum_to_size``, that undoes broadcasting.  (``var``, ``std`` and
+``norm`` are in ``statistics.py``.)
 
 The backward of a reduction spreads the incoming gradient back over the
 elements that were reduced: ``expand`` for ``sum``, ``expand / n`` for ``mean``.
@@ -37,11 +40,7 @@ __all__ = [
     "softmax",
     "sum",
     "sum_to_size",
-    "var",
-    "std",
     "prod",
-    "Var",
-    "Std",
     "Prod",
     "ProdDim",
 ]
@@ -209,6 +208,8 @@ def sum_to_size(input, *size):
     if lead < 0 or any(s != 1 and s != g for s, g in zip(size, shape[lead:])):
         raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
                            f"{{{', '.join(map(str, shape))}}}.")
+    if not size:
+        return Sum.apply(input, None)  # at::sum_to's shortcut for a 0-d target: SumBackward0
     dims = tuple(range(lead)) + tuple(
         lead + i for i, (s, g) in enumerate(zip(size, shape[lead:])) if s == 1 and g != 1
     )
@@ -384,11 +385,11 @@ class Amax(Function):
     node_name = "AmaxBackward0"
     saved_names = ("self", "result")
     saved_attrs = ("dim", "keepdim")
-    _reduce, _name = staticmethod(np.max), "amax"
+    _reduce, _op = staticmethod(np.max), "amax"  # (not _name: the naming hook)
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim=False):
-        return _amax_forward(ctx, a, dim, keepdim, cls._reduce, cls._name)
+        return _amax_forward(ctx, a, dim, keepdim, cls._reduce, cls._op)
 
     @staticmethod
     def backward(ctx, grad):
@@ -399,7 +400,7 @@ class Amin(Amax):
     """Smallest values over ``dim`` (AminBackward0); ties share the gradient evenly."""
 
     node_name = "AminBackward0"
-    _reduce, _name = staticmethod(np.min), "amin"
+    _reduce, _op = staticmethod(np.min), "amin"
 
 
 def _amax_forward(ctx, a, dim, keepdim, fn, name):
@@ -497,7 +498,9 @@ class Softmax(Function):
         data = _float_only(a, d, "softmax")
         ctx.dim, ctx._d = as_saved_int(dim), d
         if data.ndim == 0:
-            out = _make(np.ones_like(data))
+            out = _make(np.exp(data - data) / np.exp(data - data))  # 1, or nan for inf/nan
+        elif data.size == 0:
+            out = _make(np.empty_like(data, order="C"))  # nothing to normalise
         else:
             e = np.exp(data - np.max(data, axis=d, keepdims=True))
             # contiguous, as PyTorch's softmax output is whatever the input's layout
@@ -508,8 +511,7 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        if y.ndim == 0:
-            return grad * 0, None
+        # (a 0-d input too: its gradient is 0, through the result, as PyTorch's)
         return y * (grad - (grad * y).sum(ctx._d, keepdim=True)), None
 
 
@@ -529,7 +531,9 @@ class LogSoftmax(Function):
         data = _float_only(a, d, "log_softmax")
         ctx.dim, ctx._d = as_saved_int(dim), d
         if data.ndim == 0:
-            out = _make(np.zeros_like(data))
+            out = _make(np.asarray(data - data))  # 0, or nan for inf/nan
+        elif data.size == 0:
+            out = _make(np.empty_like(data, order="C"))
         else:
             shifted = data - np.max(data, axis=d, keepdims=True)
             out = _make(np.ascontiguousarray(
@@ -539,8 +543,6 @@ class LogSoftmax(Function):
 
     @staticmethod
     def formula(F, ctx, grad, y):
-        if y.ndim == 0:
-            return grad * 0, None
         return grad - F.exp(y) * F.sum(grad, ctx._d, keepdim=True), None
 
 
@@ -605,122 +607,55 @@ def logsumexp(input, dim, keepdim=False):
     return Logsumexp.apply(input, dim, keepdim)
 
 
-def softmax(input, dim, dtype=None):
-    """Softmax along ``dim`` (``torch.softmax``): finite for logits of magnitude 1e3."""
+_NO_DIM = object()
+
+
+def _require_dim(dim, name):
+    if dim is _NO_DIM:
+        # PyTorch's binding requires dim here (only F.softmax picks one for you)
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+
+
+def softmax(input, dim=_NO_DIM, dtype=None):
+    """Softmax along ``dim`` (``torch.softmax``): finite for logits of magnitude 1e3.
+
+    Raises:
+        TypeError: PyTorch's 'softmax() missing 1 required positional
+            arguments: "dim"' without ``dim`` (``F.softmax`` picks one).
+    """
+    _require_dim(dim, "softmax")
     if dtype is not None:
         input = input.to(dtype)
     return Softmax.apply(input, dim)
 
 
-def log_softmax(input, dim, dtype=None):
-    """Log-softmax along ``dim`` (``torch.log_softmax``): finite for logits of magnitude 1e3."""
+def log_softmax(input, dim=_NO_DIM, dtype=None):
+    """Log-softmax along ``dim`` (``torch.log_softmax``): finite for logits of magnitude 1e3.
+
+    Raises:
+        TypeError: without ``dim``, as ``softmax``.
+    """
+    _require_dim(dim, "log_softmax")
     if dtype is not None:
         input = input.to(dtype)
     return LogSoftmax.apply(input, dim)
 
 
-def _var_setup(ctx, a, dim, correction, keepdim, name):
-    data = a._data
-    if data.dtype.kind != "f":
-        kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
-        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex. "
-                           f"Got {kind} instead.")
-    dims = canonical_dims(dim, data.ndim)
-    ctx.dim = None if dim is None else _raw_dims(dim)
-    ctx.correction = correction if dim is not None or correction != 1 else None
-    ctx.keepdim = keepdim
-    ctx._dims, ctx._corr = dims, correction
-    n = 1
-    for d in dims:
-        n *= data.shape[d]
-    ctx._n = n
-    return data, dims, n
+def _exclusive_products(x, d):
+    """For each element, the product of the others along dim ``d`` (works with zeros).
 
-
-class Var(Function):
-    """Variance over ``dim`` with Bessel's ``correction`` (VarBackward0); saves its input.
-
-    d var / dx = 2 (x - mean) / (N - correction).
+    Written with recorded ops (each element's copy of the row with itself
+    replaced by 1, then a product), so that, as PyTorch's cumprod-based
+    ``prod_backward``, a second derivative through a product with zeros works.
     """
+    from .elementwise import where
 
-    node_name = "VarBackward0"
-    saved_names = ("self",)
-    saved_attrs = ("correction", "dim", "keepdim")
-
-    @staticmethod
-    def forward(ctx, a, dim, correction, keepdim):
-        data, dims, n = _var_setup(ctx, a, dim, correction, keepdim, "var")
-        ctx.save_for_backward(a)
-        with np.errstate(all="ignore"):
-            out = np.var(data, axis=dims, ddof=correction, keepdims=keepdim)
-        return _make(np.asarray(out, dtype=data.dtype))
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        dims = ctx._dims
-        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-        centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred * (2.0 / (ctx._n - ctx._corr)), None, None, None
-
-
-class Std(Function):
-    """Standard deviation over ``dim`` (StdBackward0); saves its input and result.
-
-    d std / dx = (x - mean) / ((N - correction) · std).
-    """
-
-    node_name = "StdBackward0"
-    saved_names = ("self", "result")
-    saved_attrs = ("correction", "dim", "keepdim")
-
-    @staticmethod
-    def forward(ctx, a, dim, correction, keepdim):
-        data, dims, n = _var_setup(ctx, a, dim, correction, keepdim, "std")
-        with np.errstate(all="ignore"):
-            out = _make(np.asarray(np.std(data, axis=dims, ddof=correction, keepdims=keepdim),
-                                   dtype=data.dtype))
-        ctx.save_for_backward(a, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, r = ctx.saved_tensors
-        dims = ctx._dims
-        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-        rk = _unsqueeze_to(r, a._data.shape, dims, ctx.keepdim)
-        centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred / (rk * (ctx._n - ctx._corr)), None, None, None
-
-
-def _correction(unbiased, correction):
-    if correction is not None:
-        return correction
-    return 1 if unbiased in (None, True) else 0
-
-
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance, over all elements or ``dim``; ``correction=1`` (Bessel's) by default (``torch.var``).
-
-    Raises:
-        RuntimeError: for integer input; IndexError for a bad dim.
-    """
-    return Var.apply(input, dim, _correction(unbiased, correction), keepdim)
-
-
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Standard deviation, over all elements or ``dim`` (``torch.std``); see ``var``."""
-    return Std.apply(input, dim, _correction(unbiased, correction), keepdim)
-
-
-def _exclusive_products(data, axis):
-    """Product of all the other elements along ``axis`` (works with zeros, unlike result / x)."""
-    moved = np.moveaxis(data, axis, -1)
-    ones = np.ones(moved.shape[:-1] + (1,), dtype=data.dtype)
-    left = np.concatenate([ones, np.cumprod(moved, axis=-1)[..., :-1]], axis=-1)
-    right = np.flip(np.concatenate([ones, np.cumprod(np.flip(moved, -1), axis=-1)[..., :-1]],
-                                   axis=-1), -1)
-    return np.moveaxis(left * right, -1, axis)
+    shape = x._data.shape
+    n = shape[d]
+    rows = x.unsqueeze(d).expand(*(shape[:d] + (n,) + shape[d:]))  # rows[.., i, j, ..] = x_j
+    eye = np.eye(n, dtype=bool).reshape((1,) * d + (n, n) + (1,) * (len(shape) - d - 1))
+    one = _make(np.ones((), dtype=x._data.dtype))
+    return ProdDim.apply(where(_make(eye), one, rows), d + 1, False)
 
 
 class Prod(Function):
@@ -741,8 +676,7 @@ class Prod(Function):
         data = a._data
         if np.all(data != 0):
             return grad * r / a  # recordable, so a second derivative works
-        others = _exclusive_products(data.reshape(-1), 0).reshape(data.shape)
-        return grad * Tensor._make(others)
+        return grad * _exclusive_products(a.reshape(-1), 0).reshape(data.shape)
 
 
 class ProdDim(Function):
@@ -765,10 +699,12 @@ class ProdDim(Function):
     def backward(ctx, grad):
         a, r = ctx.saved_tensors
         data = a._data
+        if data.ndim == 0:
+            return grad * 1, None, None  # the product of one value: the value itself
         g = _unsqueeze_to(grad, data.shape, (ctx._d,), ctx.keepdim)
         if np.all(data != 0):
             return g * _unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a, None, None
-        return g * Tensor._make(_exclusive_products(data, ctx._d)), None, None
+        return g * _exclusive_products(a, ctx._d), None, None
 
 
 def prod(input, dim=None, keepdim=False):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import as_saved_int, canonical_dim
+from ._util import as_saved_int, canonical_dim, canonical_dims
 
 __all__ = [
     "Cat",
@@ -264,19 +264,27 @@ class ToCopy(Function):
         return grad.to(ctx.src), None
 
 
+class ReshapeAlias(View):
+    """``reshape`` of a non-contiguous tensor that still needs no copy (ReshapeAliasBackward0)."""
+
+    node_name = "ReshapeAliasBackward0"
+
+
 def reshape(input, *shape):
     """Same elements in a new shape; one size may be -1 (``torch.reshape``).
 
-    Like PyTorch, a view (ViewBackward0) when the memory layout allows it,
-    otherwise a copy (CloneBackward0 then UnsafeViewBackward0).
+    Like PyTorch, a view when the memory layout allows it (ViewBackward0 for
+    a contiguous input, ReshapeAliasBackward0 for another), otherwise a copy
+    (CloneBackward0 then UnsafeViewBackward0).
 
     Raises:
         RuntimeError: "shape '[4, 5]' is invalid for input of size 6".
     """
     # a new name, not `shape`: minigrad.jit reads the arguments as given (-1 stays -1)
     size = _infer_shape(_shape_args(shape), input._data.size)
-    if _is_viewable(input._data, size):
-        return View.apply(input, size)
+    data = input._data
+    if _is_viewable(data, size):
+        return (View if data.flags.c_contiguous else ReshapeAlias).apply(input, size)
     return UnsafeView.apply(Clone.apply(input), size)
 
 
@@ -298,6 +306,40 @@ def transpose(input, dim0, dim1):
 def permute(input, *dims):
     """Reorder dims (``torch.permute``)."""
     return Permute.apply(input, _shape_args(dims))
+
+
+def movedim(input, source, destination):
+    """Move the dims ``source`` to the positions ``destination`` (``torch.movedim``); PermuteBackward0.
+
+    The other dims keep their order.  ``source`` and ``destination`` are ints
+    or sequences of ints of the same length.
+
+    Raises:
+        RuntimeError: PyTorch's "movedim: Invalid source or destination dims:
+            ..." for lengths that differ, "movedim: repeated dim in `source`
+            ([0, 0])".
+        IndexError: "Dimension out of range ..." for a bad dim.
+    """
+    src = list(source) if isinstance(source, (tuple, list)) else [source]
+    dst = list(destination) if isinstance(destination, (tuple, list)) else [destination]
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+            f"same number of dims as destination ({dst} dims)")
+    n = input._data.ndim
+    s = [canonical_dim(d, n) for d in src]
+    t = [canonical_dim(d, n) for d in dst]
+    for name, given, dims in (("source", src, s), ("destination", dst, t)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
+    perm = [-1] * max(n, 1)
+    for a, b in zip(s, t):
+        perm[b] = a
+    rest = iter(d for d in range(n) if d not in s)
+    perm = [next(rest) if p < 0 else p for p in perm][:n]
+    if n == 0:
+        return Alias.apply(input)  # a 0-d tensor: PyTorch gives an alias (AliasBackward0)
+    return Permute.apply(input, tuple(perm))
 
 
 def expand(input, *sizes):
@@ -398,6 +440,45 @@ class SqueezeDim(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx.self_sym_sizes), None
+
+
+class SqueezeDims(Function):
+    """Remove the dims in a tuple that have size 1 (SqueezeBackward2); saves dims and sizes."""
+
+    _is_view = True
+    _quiet_numpy = False
+
+    node_name = "SqueezeBackward2"
+    saved_attrs = ("dim", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        data = a._data
+        ds = canonical_dims(tuple(dims), data.ndim)  # raises for a dim given twice
+        ctx.dim, ctx.self_sym_sizes = tuple(as_saved_int(d) for d in dims), data.shape
+        drop = tuple(d for d in ds if data.ndim and data.shape[d] == 1)
+        return _make(np.squeeze(data, drop) if drop else data.view(), vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.self_sym_sizes), None
+
+
+class Alias(Function):
+    """The whole tensor as a view of itself (AliasBackward0): ``x[...]``, ``x[()]``, ``x[:, :]``."""
+
+    _is_view = True
+    _quiet_numpy = False
+
+    node_name = "AliasBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return _make(a._data.view(), vc=a._shared_vc(), base=a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
 
 
 class SqueezeDimMatmul(SqueezeDim):
@@ -506,11 +587,14 @@ class Unbind(Function):
     def forward(ctx, a, dim):
         data = a._data
         if data.ndim == 0:
-            raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
+            canonical_dim(dim, 0)  # a bad dim is named first, as in PyTorch
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         d = canonical_dim(dim, data.ndim)
         ctx.dim, ctx._d = as_saved_int(dim), d
         vc = a._shared_vc()
-        return tuple(_make(np.take(data, i, axis=d), vc=vc, base=a) for i in range(data.shape[d]))
+        lead = (slice(None),) * d  # basic indexing: each output views a's memory
+        return _multi_views(a, [_make(data[lead + (i,)], vc=vc, base=a)
+                                for i in range(data.shape[d])], "Unbind")
 
     @staticmethod
     def backward(ctx, *grads):
@@ -541,14 +625,17 @@ def unsqueeze(input, dim):
 
 
 def squeeze(input, dim=None):
-    """Remove size-1 dims: all (SqueezeBackward0) or ``dim`` (SqueezeBackward1) (``torch.squeeze``)."""
+    """Remove size-1 dims (``torch.squeeze``): all of them (SqueezeBackward0), ``dim``
+    (SqueezeBackward1) or those of a tuple of dims (SqueezeBackward2); a view.
+
+    Raises:
+        IndexError: "Dimension out of range ..."; RuntimeError: "dim 0 appears
+            multiple times in the list of dims".
+    """
     if dim is None:
         return SqueezeAll.apply(input)
     if isinstance(dim, (tuple, list)):
-        out = input
-        for d in sorted((canonical_dim(d, input.ndim) for d in dim), reverse=True):
-            out = SqueezeDim.apply(out, d)
-        return out
+        return SqueezeDims.apply(input, tuple(dim))
     return SqueezeDim.apply(input, dim)
 
 
@@ -556,6 +643,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one (``torch.flatten``): a reshape."""
     n = input._data.ndim
     if n == 0:
+        canonical_dim(start_dim, 0), canonical_dim(end_dim, 0)  # (0 and -1 only, as PyTorch)
         return reshape(input, 1)
     s, e = canonical_dim(start_dim, n), canonical_dim(end_dim, n)
     if s > e:
@@ -626,6 +714,8 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, a, dims):
         dd = tuple(canonical_dim(d, a._data.ndim) for d in dims)
+        if not a._data.ndim:
+            dd = ()  # a 0-d tensor accepts dim 0 / -1 and flips to itself
         ctx.dims, ctx._dd = tuple(as_saved_int(d) for d in dims), dd
         return _make(np.flip(a._data, dd).copy() if dd else a._data.copy())
 
@@ -665,6 +755,21 @@ class Repeat(Function):
         return g.reshape(*sizes), None
 
 
+def _multi_views(base, outs, op):
+    """Mark the outputs of a function returning several views (split, unbind).
+
+    PyTorch forbids writing into them in place, or using them once their
+    memory was written in place elsewhere: a single rebuilt view could not
+    stand for the others (see ``autograd/function.py``'s ``_refresh_view``).
+    """
+    vc = base._shared_vc()
+    for k, t in enumerate(outs):
+        t._view_of = base
+        t._multi_view = (op, k)
+        t._view_version = vc[0]
+    return tuple(outs)
+
+
 class Split(Function):
     """Cut along ``dim`` into pieces (SplitBackward0 / SplitWithSizesBackward0), one output each."""
 
@@ -683,7 +788,8 @@ class Split(Function):
             key = (slice(None),) * d + (slice(start, start + n),)
             out.append(_make(data[key], vc=vc, base=a))
             start += n
-        return tuple(out)
+        return _multi_views(a, out, "SplitWithSizes" if type(ctx).__name__.startswith(
+            "SplitWithSizes") else "Split")
 
     @staticmethod
     def backward(ctx, *grads):
@@ -721,6 +827,8 @@ def split(input, split_size_or_sections, dim=0):
     Raises:
         RuntimeError: PyTorch's message when the sizes do not add up to the dim's size.
     """
+    if not input._data.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     n = input._data.shape[canonical_dim(dim, input._data.ndim)]
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = [int(s) for s in split_size_or_sections]
@@ -736,7 +844,13 @@ def split(input, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
-    """``chunks`` pieces of equal size along ``dim`` (the last may be smaller) (``torch.chunk``)."""
+    """``chunks`` pieces of equal size along ``dim`` (the last may be smaller) (``torch.chunk``).
+
+    Raises:
+        RuntimeError: "chunk expects at least a 1-dimensional tensor".
+    """
+    if not input._data.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     n = input._data.shape[canonical_dim(dim, input._data.ndim)]
     step = -(-n // chunks) if n else 1
     return split(input, step, dim)

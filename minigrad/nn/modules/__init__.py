@@ -5,15 +5,15 @@
 * ``activation.py``: ``ReLU``, ``Tanh``, ``Sigmoid``;
 * ``container.py``: ``Sequential``;
 * ``dropout.py``: ``Dropout`` (what ``model.eval()`` switches off);
-* ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``.
+* ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``.
 """
 
 from .activation import ReLU, Sigmoid, Tanh
 from .container import ModuleList, Sequential
 from .dropout import Dropout
 from .linear import Linear
-from .loss import CrossEntropyLoss, MSELoss
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss
 from .module import Module
 
 __all__ = ["Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh", "Sigmoid", "MSELoss",
-           "CrossEntropyLoss", "Dropout"]
+           "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout"]

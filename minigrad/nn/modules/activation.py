@@ -16,21 +16,15 @@ class ReLU(Module):
     """max(x, 0) elementwise (``torch.nn.ReLU``); node ReluBackward0.
 
     Args:
-        inplace (bool): only False is supported (minigrad records out of place).
-
-    Raises:
-        NotImplementedError: for ``inplace=True``.
+        inplace (bool): write the result into the input (``relu_``), as PyTorch does.
     """
 
     def __init__(self, inplace=False):
         super().__init__()
-        if inplace:
-            raise NotImplementedError("minigrad: nn.ReLU(inplace=True) is not supported; "
-                                      "use nn.ReLU()")
         self.inplace = inplace
 
     def forward(self, input):
-        return F.relu(input)
+        return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""

@@ -21,12 +21,11 @@ class Dropout(Module):
 
     Args:
         p (float): the probability of zeroing an element, 0 <= p <= 1 (default 0.5).
-        inplace (bool): only False is supported (minigrad records out of place).
+        inplace (bool): multiply the input in place (``F.dropout(inplace=True)``).
 
     Raises:
         ValueError: ``p`` outside [0, 1]: "dropout probability has to be between
             0 and 1, but got 1.5", as PyTorch.
-        NotImplementedError: for ``inplace=True``.
 
     Shapes: any input; the output has its shape and dtype.  The random choice
     comes from minigrad's seeded generator (numpy's numbers, not PyTorch's).
@@ -36,9 +35,6 @@ class Dropout(Module):
         super().__init__()
         if p < 0 or p > 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        if inplace:
-            raise NotImplementedError("minigrad: nn.Dropout(inplace=True) is not supported; "
-                                      "use nn.Dropout()")
         self.p = p
         self.inplace = inplace
 

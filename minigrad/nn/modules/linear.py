@@ -56,8 +56,9 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        if device not in (None, "cpu"):
-            raise RuntimeError(f"minigrad computes on the CPU only, got device={device!r}")
+        from ..._device import check
+
+        check(device)
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))

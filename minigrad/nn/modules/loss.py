@@ -1,4 +1,6 @@
-"""Loss layers: ``MSELoss`` and ``CrossEntropyLoss``, Modules around ``nn.functional``.
+"""Loss layers: ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``.
+
+Modules around ``nn.functional``.
 
 ``MSELoss()(pred, target)`` records MseLossBackward0; ``CrossEntropyLoss()``
 records NllLossBackward0 ← LogSoftmaxBackward0, as in PyTorch.
@@ -9,7 +11,7 @@ Source: torch/nn/modules/loss.py.
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MSELoss", "CrossEntropyLoss"]
+__all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "MSELoss"]
 
 
 def _legacy(size_average, reduce):
@@ -71,3 +73,47 @@ class CrossEntropyLoss(_Loss):
     def forward(self, input, target):
         return F.cross_entropy(input, target, reduction=self.reduction,
                                ignore_index=self.ignore_index)
+
+
+class BCELoss(_Loss):
+    """Binary cross-entropy of probabilities (``torch.nn.BCELoss``); BinaryCrossEntropyBackward0.
+
+    Args:
+        weight: only None (element weights are not supported).
+        reduction: "mean" (default), "sum" or "none".
+
+    Raises:
+        NotImplementedError: for ``weight``.
+    """
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        if weight is not None:
+            raise NotImplementedError("minigrad: BCELoss does not support weights")
+        self.register_buffer("weight", None)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Sigmoid and binary cross-entropy in one stable loss (``torch.nn.BCEWithLogitsLoss``).
+
+    ``F.binary_cross_entropy_with_logits``; node BinaryCrossEntropyWithLogitsBackward0.
+
+    Args:
+        weight (Tensor | None): per-element weight, a buffer.
+        reduction: "mean" (default), "sum" or "none".
+        pos_weight (Tensor | None): weight of positive examples per class, a buffer.
+    """
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)

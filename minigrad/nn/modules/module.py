@@ -475,12 +475,51 @@ class Module:
         """Convert floating parameters and buffers to float32 in place; returns self."""
         return self._apply_dtype("float")
 
-    def to(self, dtype=None, **kwargs):
-        """``to(minigrad.float64)``: convert floating parameters and buffers; "cpu" is a no-op."""
-        dtype = kwargs.get("dtype", dtype)
-        if dtype is None or isinstance(dtype, str) and dtype == "cpu":
+    def to(self, *args, **kwargs):
+        """Move and/or convert parameters and buffers in place; returns self (``Module.to``).
+
+        ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``
+        and the keywords ``device=``, ``dtype=``: a dtype converts the
+        floating parameters and buffers; the device must be the CPU.
+
+        Raises:
+            AssertionError: "Torch not compiled with CUDA enabled" for CUDA.
+            TypeError: "nn.Module.to only accepts floating point or complex dtypes, but got
+                desired dtype=torch.int64" for a non-floating dtype.
+        """
+        from ..._device import check
+        from ..._dtype import as_dtype, dtype
+        from ...tensor import Tensor
+
+        dev, dt = kwargs.get("device"), kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, Tensor):
+                dt = a.dtype
+            elif isinstance(a, dtype):
+                dt = a
+            elif not isinstance(a, bool):
+                dev = a
+        if dev is not None:
+            check(dev)
+        if dt is None:
             return self
-        return self._apply_dtype(dtype)
+        dt = as_dtype(dt)
+        if not dt.is_floating_point:
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                            f"desired dtype={dt!r}")
+        return self._apply_dtype(dt)
+
+    def cpu(self):
+        """Returns self: parameters already live on the CPU (``Module.cpu``)."""
+        return self
+
+    def cuda(self, device=None):
+        """Fails as a CPU-only PyTorch build fails (``Module.cuda``).
+
+        Raises:
+            AssertionError: "Torch not compiled with CUDA enabled".
+        """
+        raise AssertionError("Torch not compiled with CUDA enabled")
 
     # ----------------------------------------------------------- state
 

@@ -1,0 +1,523 @@
+"""The forward-mode rules: one JVP per primitive, ẏ = J ẋ, in tensor operations.
+
+``forward_ad._propagate`` looks up the rule of the primitive that just ran
+(``_rule_for(cls)``) and calls ``rule(args, out, tangents)``: ``args`` are
+the arguments of ``apply`` (primals), ``tangents`` one entry per argument
+(None where there is none), ``out`` the primal result; it returns the
+tangent of ``out`` (a tuple for several outputs).  Rules are written with
+tensor operations, so a tangent of a primal that requires grad is itself
+recorded.
+
+Source: the ``result:`` (forward-derivative) formulas of PyTorch's
+tools/autograd/derivatives.yaml.
+"""
+
+import numpy as np
+
+_RULES = {}
+
+
+def _rule_for(cls):
+    if "_built" not in _RULES:
+        _build_rules()
+    for c in cls.__mro__:
+        rule = _RULES.get(c)
+        if rule is not None:
+            return rule
+        if c.__name__ == "Function":
+            break
+    return None
+
+
+def _plus(a, b):
+    """Sum of two optional terms."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _is_float_tensor(a):
+    from ..tensor import Tensor
+
+    return isinstance(a, Tensor) and a._data.dtype.kind == "f"
+
+
+def _const(array, like):
+    """A constant tensor (mask, sign, share) in the dtype of the tangent ``like``."""
+    from ..tensor import Tensor
+
+    return Tensor._make(np.asarray(array).astype(like._data.dtype))
+
+
+def _linear(cls):
+    """The rule of a linear primitive f: ḟ = f(ẋ): the same call with tangents for the float tensors.
+
+    Used for sums, means, reshapes, transposes, indexing, concatenation, ...
+    A float tensor argument without a tangent contributes zeros.
+    """
+
+    def rule(args, out, tangents):
+        from ..tensor import zeros_like
+
+        new = list(args)
+        for i, (a, t) in enumerate(zip(args, tangents)):
+            if _is_float_tensor(a):
+                new[i] = t if t is not None else zeros_like(a)
+        return cls.apply(*new)
+
+    return rule
+
+
+def _bilinear(cls):
+    """The rule of a bilinear primitive B(a, b) (products): Ḃ = B(ȧ, b) + B(a, ḃ)."""
+
+    def rule(args, out, tangents):
+        a, b = args[0], args[1]
+        ta, tb = tangents[0], tangents[1]
+        return _plus(None if ta is None else cls.apply(ta, b),
+                     None if tb is None else cls.apply(a, tb))
+
+    return rule
+
+
+def _unary(fn):
+    """The rule of an elementwise f(a): ḟ = f'(a) ȧ, with ``fn(a, out, ta)`` computing it."""
+
+    def rule(args, out, tangents):
+        return fn(args[0], out, tangents[0])
+
+    return rule
+
+
+def _build_rules():
+    from ..ops import elementwise as E
+    from ..ops import indexing as I
+    from ..ops import linalg as L
+    from ..ops import reductions as R
+    from ..ops import shape as S
+    from ..ops._util import canonical_dim, canonical_dims
+    from ..tensor import Tensor
+
+    where = E.where
+    r = _RULES
+
+    # -- elementwise arithmetic ------------------------------------------
+    def add(args, out, t):
+        alpha = args[2] if len(args) > 2 else 1
+        tb = t[1]
+        if tb is not None and alpha != 1:
+            tb = tb * alpha
+        return _plus(t[0], tb)
+
+    def sub(args, out, t):
+        alpha = args[2] if len(args) > 2 else 1
+        tb = t[1]
+        if tb is not None:
+            tb = -tb if alpha == 1 else tb * (-alpha)
+        return _plus(t[0], tb)
+
+    def rsub(args, out, t):
+        alpha = args[2] if len(args) > 2 else 1
+        return -t[0] if alpha == 1 else t[0] * (-alpha)
+
+    def mul(args, out, t):
+        a, b = args
+        return _plus(None if t[0] is None else t[0] * b, None if t[1] is None else a * t[1])
+
+    def div(args, out, t):
+        # d(a/b) = ȧ/b - ḃ a/b² = (ȧ - ḃ·out) / b
+        a, b = args
+        return _plus(None if t[0] is None else t[0] / b,
+                     None if t[1] is None else -t[1] * out / b)
+
+    r[E.Add], r[E.Sub], r[E.Rsub], r[E.Mul], r[E.Div] = add, sub, rsub, mul, div
+    r[E.MulScalar] = lambda args, out, t: E.MulScalar.apply(t[0], args[1])
+    r[E.Neg] = _unary(lambda a, out, ta: -ta)
+    r[E.Reciprocal] = _unary(lambda a, out, ta: -ta * out * out)
+
+    def pow_scalar(args, out, t):
+        a, e = args
+        if e == 0:
+            return t[0] * 0
+        return t[0] * e * a ** (e - 1)
+
+    def pow_tensor(args, out, t):
+        a, b = args
+        terms = None
+        if t[0] is not None:
+            ga = t[0] * b * a ** (b - 1.0)
+            if (b._data == 0).any():  # 0 where the exponent is 0, as in backward
+                ga = where(Tensor._make(np.asarray(b._data == 0)), _const(0, ga), ga)
+            terms = ga
+        if t[1] is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gb = t[1] * out * a.log()
+            mask = (a._data == 0) & (b._data >= 0)
+            if mask.any():
+                gb = where(Tensor._make(np.asarray(mask)), _const(0, gb), gb)
+            terms = _plus(terms, gb)
+        return terms
+
+    def pow_scalar_base(args, out, t):
+        base, b = args
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = t[1] * out * float(np.log(np.float64(base)))
+        if base == 0:
+            g = where(Tensor._make(np.asarray(b._data >= 0)), _const(0, g), g)
+        return g
+
+    r[E.PowTensorScalar], r[E.PowTensorTensor], r[E.PowScalarTensor] = (
+        pow_scalar, pow_tensor, pow_scalar_base)
+
+    def where_rule(args, out, t):
+        cond = args[0]  # a bool Tensor or array: not differentiable
+        if not isinstance(cond, Tensor):
+            cond = Tensor._make(np.asarray(cond))
+        like = t[1] if t[1] is not None else t[2]
+        zero = _const(0, like)
+        return where(cond, t[1] if t[1] is not None else zero, t[2] if t[2] is not None else zero)
+
+    r[E.Where] = where_rule
+
+    # -- elementwise functions: ẏ = f'(x) ẋ --------------------------------
+    r[E.Exp] = _unary(lambda a, out, ta: ta * out)
+    r[E.Log] = _unary(lambda a, out, ta: ta / a)
+    r[E.Tanh] = _unary(lambda a, out, ta: ta * (1 - out * out))
+    r[E.Sigmoid] = _unary(lambda a, out, ta: ta * out * (1 - out))
+    r[E.Relu] = _unary(lambda a, out, ta: ta * _const(out._data > 0, ta))
+    r[E.Abs] = _unary(lambda a, out, ta: ta * _const(E.sign_data(a._data), ta))
+    r[E.Sgn] = _unary(lambda a, out, ta: ta * 0)
+
+    def threshold_backward(args, out, t):
+        # linear in the gradient; the saved result only selects
+        g, res = args
+        return None if t[0] is None else E.ThresholdBackward.apply(t[0], res)
+
+    r[E.ThresholdBackward] = threshold_backward
+    r[E.Sin] = _unary(lambda a, out, ta: ta * a.cos())
+    r[E.Cos] = _unary(lambda a, out, ta: ta * -a.sin())
+
+    def sqrt_rule(a, out, ta):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return ta / (2 * out)
+
+    r[E.Sqrt] = _unary(sqrt_rule)
+
+    from ..ops import clamping as C
+
+    def clamp_numbers(args, out, t):
+        a, lo = args[0], args[1]
+        hi = args[2] if len(args) > 2 else None
+        keep = np.ones(a._data.shape, dtype=bool)
+        if lo is not None:
+            keep &= a._data >= lo
+        if hi is not None:
+            keep &= a._data <= hi
+        return t[0] * _const(keep, t[0])
+
+    def clamp_max_number(args, out, t):
+        a, hi = args
+        return t[0] * _const(a._data <= hi, t[0])
+
+    def masked(mask, tangent):
+        return where(Tensor._make(np.asarray(mask)), tangent, _const(np.zeros(()), tangent))
+
+    def clamp_tensors(cls):
+        # the tangent of whichever of self, min, max the element came from
+        # (the masks of the backward, ClampTensor.backward)
+        def rule(args, out, t):
+            a = args[0]
+            x = a._data
+            lo = args[1] if cls is not C.ClampMaxTensor else None
+            hi = args[2] if cls is C.ClampTensor else args[1] if cls is C.ClampMaxTensor else None
+            lo = None if lo is C._NO_BOUND else lo
+            hi = None if hi is C._NO_BOUND else hi
+            tl = t[1] if lo is not None else None
+            th = (t[2] if cls is C.ClampTensor else t[1]) if hi is not None else None
+            keep = np.ones(x.shape, dtype=bool)
+            if lo is not None:
+                keep = keep & (x >= lo._data)
+            if hi is not None:
+                keep = keep & (x <= hi._data)
+            total = None if t[0] is None else masked(keep, t[0])
+            if tl is not None:
+                m = x < lo._data
+                if hi is not None:
+                    m = m & (lo._data < hi._data)
+                total = _plus(total, masked(m, tl))
+            if th is not None:
+                m = x > hi._data
+                if lo is not None:
+                    m = m | (hi._data < lo._data)
+                total = _plus(total, masked(m, th))
+            return total
+
+        return rule
+
+    from ..ops import sorting as O
+
+    def selecting(args, out, t):
+        # sort / topk: each value is one input element, its tangent goes with it
+        values, idx = out
+        if t[0] is None:
+            return None, None
+        if not idx._data.ndim:
+            return t[0] * 1, None
+        d = canonical_dim(args[2] if len(args) == 5 else args[1], args[0]._data.ndim)
+        return I.Gather.apply(t[0], d, idx._data), None
+
+    r[O.Sort] = r[O.Topk] = selecting
+    for cls in (L.DiagEmbed, L.Diagonal, L.DiagonalCopy, L._DiagScatter, I.IndexSelect,
+                I.IndexAdd):
+        r[cls] = _linear(cls)
+
+    r[C.Clamp] = r[C.ClampMin] = clamp_numbers
+    r[C.ClampMax] = clamp_max_number
+    for cls in (C.ClampTensor, C.ClampMinTensor, C.ClampMaxTensor):
+        r[cls] = clamp_tensors(cls)
+
+    def extremum(pick):
+        # ties split evenly, as the backward does
+        def rule(args, out, t):
+            a, b = args
+            wa = pick(a._data, b._data) + 0.5 * (a._data == b._data)
+            like = t[0] if t[0] is not None else t[1]
+            return _plus(None if t[0] is None else t[0] * _const(wa, like),
+                         None if t[1] is None else t[1] * _const(1 - wa, like))
+
+        return rule
+
+    r[E.Maximum] = extremum(np.greater)
+    r[E.Minimum] = extremum(np.less)
+
+    # -- reductions --------------------------------------------------------
+    for cls in (R.Sum, R.SumDim, R.Mean, R.MeanDim):
+        r[cls] = _linear(cls)
+
+    def all_extremum(args, out, t):
+        # the tangent of the max is the mean of the tangents at the maxima
+        a = args[0]
+        mask = a._data == out._data
+        return (t[0] * _const(mask / mask.sum(), t[0])).sum()
+
+    r[R.MaxAll] = r[R.MinAll] = all_extremum
+
+    def dim_extremum(args, out, t):
+        a, dim = args[0], args[1]
+        keepdim = args[2] if len(args) > 2 else False
+        values, idx = out
+        if a._data.ndim == 0:
+            return t[0] * 1, None
+        d = canonical_dim(dim, a._data.ndim)
+        ik = idx if keepdim else S.Unsqueeze.apply(idx, d)
+        v = I.Gather.apply(t[0], d, ik._data)
+        return (v if keepdim else S.SqueezeDim.apply(v, d)), None
+
+    r[R.MaxDim] = r[R.MinDim] = dim_extremum
+
+    def keepdim_shape(shape, dims):
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+    def amax(args, out, t):
+        a, dim = args[0], args[1]
+        keepdim = args[2] if len(args) > 2 else False
+        dims = canonical_dims(dim if dim != () else None, a._data.ndim)
+        rk = out._data if keepdim else np.asarray(out._data).reshape(keepdim_shape(a._data.shape, dims))
+        mask = a._data == rk
+        share = mask / mask.sum(axis=dims, keepdims=True)
+        return R.SumDim.apply(t[0] * _const(share, t[0]), dims, keepdim, None)
+
+    r[R.Amax] = r[R.Amin] = amax
+
+    def logsumexp(args, out, t):
+        a, dim = args[0], args[1]
+        keepdim = args[2] if len(args) > 2 else False
+        dims = canonical_dims(dim, a._data.ndim)
+        rk = out if keepdim else out.reshape(keepdim_shape(a._data.shape, dims))
+        return R.SumDim.apply(t[0] * (a - rk).exp(), dims, keepdim, None)
+
+    r[R.Logsumexp] = logsumexp
+
+    def softmax(args, out, t):
+        a, dim = args
+        ta = t[0]
+        if out.ndim == 0:
+            return ta * 0
+        d = canonical_dim(dim, out.ndim)
+        return out * (ta - (ta * out).sum(d, keepdim=True))
+
+    def log_softmax(args, out, t):
+        a, dim = args
+        ta = t[0]
+        if out.ndim == 0:
+            return ta * 0
+        d = canonical_dim(dim, out.ndim)
+        return ta - (out.exp() * ta).sum(d, keepdim=True)
+
+    r[R.Softmax], r[R.LogSoftmax] = softmax, log_softmax
+
+    # -- shape: all linear -------------------------------------------------
+    r[S.View] = lambda args, out, t: S.View.apply(t[0], args[1])  # a tangent need not be viewable
+    for cls in (S.UnsafeView, S.Clone, S.Transpose, S.Permute, S.T, S.Expand, S.ToCopy,
+                S.Unsqueeze, S.SqueezeAll, S.SqueezeDim, S.SqueezeDims, S.Alias, S.Cat, S.Stack):
+        r[cls] = _linear(cls)
+
+    # shape ops added later: linear too (Unbind and Split have several outputs)
+    for name in ("Flip", "Repeat", "Split", "SplitWithSizes", "Unbind"):
+        cls = getattr(S, name, None)
+        if cls is not None:
+            r[cls] = _linear(cls)
+
+    def remainder(args, out, t):
+        # d(a mod b) = ȧ - ḃ · floor(a / b)
+        a, b = args
+        tb = t[1] if len(t) > 1 else None
+        if tb is None:
+            return t[0]
+        q = _const(np.floor(np.asarray(a._data / b._data)), tb)
+        return _plus(t[0], -tb * q)
+
+    r[E.Remainder] = r[E.RemainderTensor] = remainder
+    r[E.DivFloor] = lambda args, out, t: None  # piecewise constant: no tangent
+
+    from ..ops import statistics as Q
+
+    def vector_norm(args, out, t):
+        # ṙ = Σ (∂r/∂x) ẋ over the reduced dims, ∂r/∂x as norm_backward gives it
+        a, p, dim, keepdim = args
+        if t[0] is None or p == 0:
+            return None
+        dims = tuple(range(a._data.ndim)) if dim is None else canonical_dims(dim, a._data.ndim)
+        x, ta = a._data, t[0]
+        rk = out._data if keepdim or dim is None or not dims else np.expand_dims(out._data, dims)
+        with np.errstate(all="ignore"):
+            if p in (np.inf, -np.inf):
+                mask = np.abs(x) == rk
+                coef = E.sign_data(x) * mask / mask.sum(axis=dims, keepdims=True)
+            elif p == 1:
+                coef = E.sign_data(x)
+            else:
+                coef = E.sign_data(x) * np.abs(x) ** (p - 1) / rk ** (p - 1)
+            coef = np.where(rk == 0, 0, coef)
+        return (ta * _const(coef, ta)).sum(dims, keepdim=keepdim) if dims else ta * _const(coef, ta)
+
+    r[Q.VectorNorm] = vector_norm
+
+    # -- indexing: linear (and the scatters their backwards use) -----------
+    for cls in (I.Select, I.Slice, I.Index, I.Gather, I._PutInZeros, I._Pick, I._ScatterAdd,
+                I._GatherScatterAdd, R._IndexScatter):
+        r[cls] = _linear(cls)
+
+    # -- linear algebra: bilinear ------------------------------------------
+    for cls in (L.Mm, L.Mv, L.Dot, L.Bmm):
+        r[cls] = _bilinear(cls)
+
+    def addmm(args, out, t):
+        # beta·input + alpha·(mat1 @ mat2): linear in input, bilinear in (mat1, mat2)
+        inp, m1, m2 = args[:3]
+        beta = args[3] if len(args) > 3 else 1
+        alpha = args[4] if len(args) > 4 else 1
+        prod = _plus(None if t[1] is None else L.Mm.apply(t[1], m2),
+                     None if t[2] is None else L.Mm.apply(m1, t[2]))
+        if prod is not None and alpha != 1:
+            prod = prod * alpha
+        ti = t[0]
+        if ti is not None and beta != 1:
+            ti = ti * beta
+        return _plus(ti, prod)
+
+    if hasattr(L, "Addmm"):
+        r[L.Addmm] = addmm
+
+    _build_loss_rules(r)
+    _build_inplace_rules(r)
+    r["_built"] = True
+
+
+def _build_inplace_rules(r):
+    """JVPs of the out-of-place primitives behind minigrad's in-place operations, if present."""
+    try:
+        from ..ops import inplace as P
+    except ImportError:  # pragma: no cover
+        return
+    from ..tensor import zeros_like
+
+    def fill(args, out, t):
+        # every element becomes ``value``: its tangent (a 0-d tensor value), else 0
+        tv = t[1] if len(t) > 1 else None
+        return tv.expand(out.shape) if tv is not None else zeros_like(out)
+
+    def copy(args, out, t):
+        # every element becomes src's (broadcast, cast): its tangent, else 0
+        ts = t[1]
+        if ts is None:
+            return zeros_like(out)
+        return ts.to(out.dtype) if ts.dtype is not out.dtype else ts
+
+    for name, rule in (("_Fill", lambda args, out, t: zeros_like(out)), ("_FillTensor", fill),
+                       ("_Zero", lambda args, out, t: zeros_like(out)), ("_Copy", copy)):
+        cls = getattr(P, name, None)
+        if cls is not None:
+            r[cls] = rule
+    # linear in their tensor arguments: writing values into (views of) a base
+    for name in ("_CopySlices", "_IndexPut", "_CopyIntoView", "_AsStrided", "_ScatterIntoBase"):
+        cls = getattr(P, name, None)
+        if cls is not None:
+            r[cls] = _linear(cls)
+
+
+def _build_loss_rules(r):
+    """JVPs of the losses in minigrad.nn.functional, if that module is there."""
+    try:
+        from ..nn import functional as F
+    except ImportError:  # pragma: no cover - nn is optional for forward mode
+        return
+
+    def reduce(values, code):
+        if code == 1:
+            return values.mean()
+        if code == 2:
+            return values.sum()
+        return values
+
+    if hasattr(F, "MseLoss"):
+        def mse(args, out, t):
+            x, y, code = args
+            d = _plus(t[0], None if t[1] is None else -t[1])
+            return reduce(2 * (x - y) * d, code)
+
+        r[F.MseLoss] = mse
+    if hasattr(F, "NllLoss"):
+        r[F.NllLoss] = _linear(F.NllLoss)  # linear in the log-probabilities
+    if hasattr(F, "BinaryCrossEntropy"):
+        def bce(args, out, t):
+            p, y, code = args
+            term = None
+            if t[0] is not None:
+                term = t[0] * (p - y) / ((1 - p) * p).clamp(min=1e-12)
+            if t[1] is not None:
+                with np.errstate(divide="ignore"):
+                    term = _plus(term, t[1] * ((1 - p).log().clamp(min=-100)
+                                               - p.log().clamp(min=-100)))
+            return reduce(term, code)
+
+        r[F.BinaryCrossEntropy] = bce
+    if hasattr(F, "BinaryCrossEntropyGrad"):
+        def bce_grad(args, out, t):
+            # the partial derivatives its backward uses, applied to the tangents
+            g, p, y, code = args
+            scale = 1.0 / p._data.size if code == 1 else 1.0
+            eps = F._EPS
+            inner = (p + eps) * (1 - p + eps)
+            term = None
+            if t[0] is not None:
+                term = t[0] * (p - y) / inner * scale
+            if t[1] is not None:
+                term = _plus(term, t[1] * g * (p * p - 2 * p * y + y) / (inner * inner) * scale)
+            if t[2] is not None:
+                term = _plus(term, -t[2] * g / inner * scale)
+            return term
+
+        r[F.BinaryCrossEntropyGrad] = bce_grad

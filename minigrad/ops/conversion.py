@@ -1,0 +1,137 @@
+"""Converting a tensor: ``to(dtype)``, ``to(device)``, ``float()``, ``double()``, ``type()``, ``cpu()``.
+
+A conversion to another floating dtype is recorded (ToCopyBackward0: the
+gradient is converted back); one to an integer or bool dtype is not (no
+gradient flows into integers).  A conversion to what the tensor already is
+returns the tensor itself, unless ``copy=True``.  The only device is the CPU
+(``minigrad._device``): ``to("cpu")`` and ``cpu()`` return the tensor,
+``cuda()`` and ``to("cuda")`` fail as a CPU-only PyTorch build does.
+
+Source: ``Tensor.to`` (aten/src/ATen/native/TensorConversions.cpp), ``Tensor.type``.
+"""
+
+import numpy as np
+
+from .. import _device
+from .._dtype import _ALL, as_dtype, dtype
+from ..tensor import Tensor
+from . import shape as _sh
+
+__all__ = ["METHODS", "to"]
+
+_LEGACY = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
+           "bool": "BoolTensor"}
+_FROM_LEGACY = {"torch." + v: d for d in _ALL for k, v in _LEGACY.items() if d.name == k}
+
+
+def _convert(t, d, copy=False):
+    if d is t.dtype and not copy:
+        return t
+    if not d.is_floating_point:
+        # integers and bools carry no gradient: nothing is recorded; nan, inf
+        # and out-of-range floats become what the CPU's conversion gives, as in
+        # PyTorch's kernel, which does not warn (numpy would)
+        with np.errstate(invalid="ignore"):
+            return Tensor._make(t._data.astype(d.np))
+    return _sh.ToCopy.apply(t, d)
+
+
+def to(self, *args, **kwargs):
+    """Convert dtype and/or device (``Tensor.to``), as PyTorch's three forms take them.
+
+    ``to(dtype, non_blocking=False, copy=False)``, ``to(device=None,
+    dtype=None, non_blocking=False, copy=False)``, ``to(other, ...)`` (other's
+    dtype and device).  A string is a device, as in PyTorch.
+
+    Returns:
+        the tensor itself when nothing changes (and not ``copy``); else a new
+        tensor, ToCopyBackward0 when it records.
+
+    Raises:
+        AssertionError: "Torch not compiled with CUDA enabled" for a CUDA device.
+        RuntimeError: PyTorch's device-string errors (see ``minigrad.device``).
+        TypeError: PyTorch's "to() received an invalid combination of arguments".
+    """
+    dev = kwargs.pop("device", None)
+    dt = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        got = ", ".join(f"{k}={type(v).__name__}" for k, v in kwargs.items())
+        raise TypeError(f"to() received an invalid combination of arguments - got ({got}, ), "
+                        "but expected one of: (device, dtype, non_blocking, copy), "
+                        "(dtype, non_blocking, copy), (tensor, non_blocking, copy)")
+    flags = []
+    for a in args:
+        if isinstance(a, Tensor):
+            dt = a.dtype
+        elif isinstance(a, (dtype, np.dtype)):
+            dt = a  # (a numpy dtype: minigrad's own code converts with it)
+        elif isinstance(a, bool):
+            flags.append(a)  # non_blocking, then copy
+        elif isinstance(a, (str, int, _device.device)):
+            dev = a
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"({type(a).__name__}, )")
+    if len(flags) > 1:
+        copy = flags[1]
+    if dev is not None:
+        _device.check(dev)
+    return _convert(self, self.dtype if dt is None else as_dtype(dt), copy)
+
+
+def _float(self):
+    """Convert to float32 (``Tensor.float``); the same tensor if already float32."""
+    return _convert(self, as_dtype("float"))
+
+
+def _double(self):
+    """Convert to float64 (``Tensor.double``)."""
+    return _convert(self, as_dtype("double"))
+
+
+def _long(self):
+    """Convert to int64 (``Tensor.long``); the result does not require grad."""
+    return _convert(self, as_dtype("long"))
+
+
+def _bool(self):
+    """Convert to bool (``Tensor.bool``)."""
+    return _convert(self, as_dtype("bool"))
+
+
+def _type_as(self, other):
+    """Convert to ``other``'s dtype (``Tensor.type_as``)."""
+    return _convert(self, other.dtype)
+
+
+def _type(self, dtype=None):
+    """With no argument, PyTorch's legacy type name (``"torch.FloatTensor"``); else ``to(dtype)``.
+
+    ``dtype`` may be a dtype or a legacy name (``"torch.DoubleTensor"``).
+    """
+    if dtype is None:
+        return "torch." + _LEGACY[self.dtype.name]
+    if isinstance(dtype, str) and dtype in _FROM_LEGACY:
+        dtype = _FROM_LEGACY[dtype]
+    return _convert(self, as_dtype(dtype))
+
+
+def _cpu(self, memory_format=None):
+    """The tensor itself: minigrad computes on the CPU (``Tensor.cpu``)."""
+    return self
+
+
+def _cuda(self, device=None, non_blocking=False, memory_format=None):
+    """Fails as a CPU-only PyTorch build fails (``Tensor.cuda``).
+
+    Raises:
+        AssertionError: "Torch not compiled with CUDA enabled".
+    """
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+METHODS = {"to": to, "float": _float, "double": _double, "long": _long, "bool": _bool,
+           "type_as": _type_as, "type": _type, "cpu": _cpu, "cuda": _cuda}

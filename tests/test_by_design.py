@@ -1,0 +1,51 @@
+"""Where minigrad differs from PyTorch on purpose, each difference checked as it is.
+
+The README's "differences by design" lists these with their reasons; the
+parity fixtures (tests/fixtures/) pin everything else against a real PyTorch
+run.  A test here fails if a difference disappears or changes shape unnoticed.
+"""
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.autograd import forward_ad as fwAD
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "uint16", "float16",
+                                   "complex64"])
+def test_numpy_arrays_of_other_dtypes_are_refused_not_converted(dtype):
+    # PyTorch keeps uint8, int32, float16, ...; minigrad has four dtypes, and
+    # converting silently would hide a difference, so it says what to do
+    arr = np.array([1, 2], dtype=dtype)
+    for make in (minigrad.tensor, minigrad.from_numpy, minigrad.as_tensor):
+        with pytest.raises(TypeError, match=f"can't convert np.ndarray of type numpy.{dtype}. "
+                                            "The only supported types are: float64, float32"):
+            make(arr)
+    with pytest.raises(TypeError):
+        minigrad.tensor(arr[0])  # a numpy scalar of that dtype too
+    if dtype != "complex64":  # asking for a dtype converts, as PyTorch does
+        assert minigrad.tensor(arr, dtype=minigrad.float32).tolist() == [1.0, 2.0]
+
+
+def test_tangent_graphs_record_only_the_terms_that_exist():
+    # PyTorch's codegen adds a (zero) term for a tangent that is absent, so the
+    # tangent of d.sin() * 2 ends in AddBackward0; minigrad's rule for x * 2 is
+    # one product (MulBackward0).  Values agree (parity case
+    # forward_ad_tangent_of_a_primal_that_requires_grad).
+    x = minigrad.tensor([0.5, 1.5], dtype=minigrad.float64, requires_grad=True)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, minigrad.ones(2, dtype=minigrad.float64))
+        tangent = fwAD.unpack_dual(d.sin() * 2).tangent
+    assert tangent.grad_fn.name() == "MulBackward0"
+    np.testing.assert_allclose(tangent.detach().numpy(), 2 * np.cos([0.5, 1.5]))
+
+
+def test_pickled_views_come_back_contiguous():
+    # PyTorch pickles a view with its storage and strides; minigrad stores the
+    # values only, so a view comes back as a new contiguous tensor
+    import pickle
+
+    v = minigrad.arange(6.0).reshape(2, 3)[:, 1]
+    back = pickle.loads(pickle.dumps(v))
+    assert back.tolist() == [1.0, 4.0] and back.is_contiguous()
