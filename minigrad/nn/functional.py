@@ -231,14 +231,19 @@ class NllLoss(Function):
             )
         valid = tb != ignore_index
         n_classes = xb.shape[1]
-        if np.any((tb[valid] < 0) | (tb[valid] >= n_classes)):
-            bad = int(tb[valid][(tb[valid] < 0) | (tb[valid] >= n_classes)][0])
+        every = bool(valid.all())  # no target ignored: the usual case, fewer passes
+        ok = tb if every else tb[valid]
+        if ok.size and (ok.min() < 0 or ok.max() >= n_classes):
+            bad = int(ok[(ok < 0) | (ok >= n_classes)][0])
             raise IndexError(f"Target {bad} is out of bounds.")
         rows = np.arange(xb.shape[0])
-        picked = np.where(valid, -xb[rows, np.where(valid, tb, 0)], 0).astype(x.dtype)
-        total = np.asarray(valid.sum(), dtype=x.dtype)
+        if every:
+            picked = -xb[rows, tb]
+        else:
+            picked = np.where(valid, -xb[rows, np.where(valid, tb, 0)], 0).astype(x.dtype)
+        total = np.asarray(valid.sum() if not every else tb.shape[0], dtype=x.dtype)
         ctx.reduction, ctx.ignore_index, ctx.weight = reduction, as_saved_int(ignore_index), None
-        ctx._batched, ctx._valid, ctx._tb = batched, valid, tb
+        ctx._batched, ctx._valid, ctx._tb, ctx._every = batched, valid, tb, every
         ctx.save_for_backward(input, _make(t), _make(total))
         if reduction == 1:
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -255,7 +260,11 @@ class NllLoss(Function):
         shape = x.shape if ctx._batched else (1,) + x.shape
         onehot = np.zeros(shape, dtype=x.dtype)
         rows = np.arange(shape[0])
-        onehot[rows, np.where(ctx._valid, ctx._tb, 0)] = np.where(ctx._valid, -1.0, 0.0)
+        valid = ctx._valid
+        if ctx._every:
+            onehot[rows, ctx._tb] = -1.0
+        else:
+            onehot[rows, np.where(valid, ctx._tb, 0)] = np.where(valid, -1.0, 0.0)
         if ctx.reduction == 1:
             onehot = onehot / F.data(total)
         if not ctx._batched:

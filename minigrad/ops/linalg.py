@@ -235,7 +235,9 @@ class Addmm(Function):
             )
         out_shape = (A.shape[0], B.shape[1])
         try:
-            np.broadcast_to(C, out_shape)
+            # (the usual bias, one value per column, broadcasts: no need to ask numpy)
+            if C.shape != out_shape[1:]:
+                np.broadcast_to(C, out_shape)
         except ValueError:
             target = ", ".join(map(str, out_shape))
             sizes = ", ".join(map(str, C.shape))
@@ -252,9 +254,11 @@ class Addmm(Function):
         ctx.save_for_backward(mat1 if need[2] else None, mat2 if need[1] else None)
         prod = A @ B
         if alpha != 1:
-            prod = prod * A.dtype.type(alpha)
-        bias = C if beta == 1 else C * C.dtype.type(beta)
-        return _make(np.add(prod, bias) if beta != 0 else prod)
+            prod *= A.dtype.type(alpha)
+        if beta != 0:
+            # the product is a new array: the bias goes into it (no second array)
+            np.add(prod, C if beta == 1 else C * C.dtype.type(beta), out=prod)
+        return _make(prod)
 
     @staticmethod
     def formula(F, ctx, grad, mat1, mat2):
