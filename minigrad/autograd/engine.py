@@ -128,14 +128,15 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     state.enabled = bool(create_graph)
     state.numpy_quiet = True  # the ops a walk runs need not enter errstate again
     _walks.append(walk)
+    buffers, captures = walk.buffers, walk.captures
     try:
         # backward formulas meet inf * 0 too; PyTorch is silent
         with np.errstate(all="ignore"):
             while ready:
                 node = take_ready_node(ready)                   # 2. take the ready node
-                grads = walk.buffers.pop(node)
+                grads = buffers.pop(node)
                 compute = True
-                if walk.captures is not None or node._hooks is not None or (
+                if captures is not None or node._hooks is not None or (
                         type(node) is AccumulateGrad and node.variable._hooks):
                     grads, compute = before_node(walk, node, grads)  # (tensor hooks, captures)
                     if grads is None:
@@ -211,8 +212,9 @@ def run_node(walk, node, grads, compute=True):
     hooks = node._hooks
     if hooks is not None and hooks.pre:                         # (node pre-hooks)
         grads = _run_pre_hooks(walk, grads, hooks.pre)
-    if not compute or (node._formula_only and not _any(node._next_fns)):
-        out = (None,) * len(node._next_fns)
+    fns = node._next_fns
+    if not compute or (node._formula_only and (not fns or fns[0] is None) and not _any(fns)):
+        out = (None,) * len(fns)
         if hooks is not None and hooks.post:                    # (node post-hooks)
             out = _run_post_hooks(walk, out, grads, hooks.post)
     elif grads[0] is not None or _any(grads) or node is walk.root:

@@ -203,10 +203,11 @@ class BackwardNode(FunctionCtx, Node):
         """
         if self._out_meta is not None:
             grads = self._materialized(grads, _array_zeros)
+        cls = self._forward_cls
         saved = unpack_saved_arrays(self)
-        if not _one_dtype(grads, saved, self._forward_cls._ints_are_indices):
+        if not _one_dtype(grads, saved, cls._ints_are_indices):
             return _unwrap(self._backward(tuple(_wrap(g) for g in grads)))
-        out = self._forward_cls.formula(ARRAY_OPS, self, *grads, *saved)
+        out = cls.formula(ARRAY_OPS, self, *grads, *saved)
         if type(out) is tuple and self._edge_args is None and len(out) == len(self.needs_input_grad):
             return out  # the usual case: one gradient per edge already
         return self._per_edge(out)
