@@ -208,8 +208,13 @@ class BackwardNode(FunctionCtx, Node):
         if not _one_dtype(grads, saved, cls._ints_are_indices):
             return _unwrap(self._backward(tuple(_wrap(g) for g in grads)))
         out = cls.formula(ARRAY_OPS, self, *grads, *saved)
-        if type(out) is tuple and self._edge_args is None and len(out) == len(self.needs_input_grad):
-            return out  # the usual case: one gradient per edge already
+        if self._edge_args is None:  # the usual case: one gradient per edge already
+            n = len(self.needs_input_grad)
+            if type(out) is tuple:
+                if len(out) == n:
+                    return out
+            elif n == 1:
+                return (out,)
         return self._per_edge(out)
 
     def _per_edge(self, out):
@@ -468,14 +473,13 @@ class Function:
         if switch:
             state.enabled = False
         try:
+            plain = not kwargs and not cls._setup_context_style  # the usual call: forward(ctx, *args)
             if cls._quiet_numpy and not state.numpy_quiet:
                 # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
                 with np.errstate(all="ignore"):
-                    out = (cls.forward(ctx, *args, **kwargs) if not cls._setup_context_style
-                           else _forward_then_setup(cls, ctx, args, kwargs))
+                    out = cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
             else:
-                out = (cls.forward(ctx, *args, **kwargs) if not cls._setup_context_style
-                       else _forward_then_setup(cls, ctx, args, kwargs))
+                out = cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
         finally:
             if switch:
                 state.enabled = enabled
@@ -525,7 +529,10 @@ def _bind_default_args(forward, args, kwargs):
     return bound.args, bound.kwargs
 
 
-def _forward_then_setup(cls, ctx, args, kwargs):
+def _run_forward(cls, ctx, args, kwargs):
+    """``cls.forward`` on ``args``: with ``ctx`` first, or followed by ``setup_context``."""
+    if not cls._setup_context_style:
+        return cls.forward(ctx, *args, **kwargs)
     out = cls.forward(*args, **kwargs)
     cls.setup_context(ctx, args, out)
     return out
