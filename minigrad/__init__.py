@@ -28,6 +28,7 @@ from . import (
 from ._device import (
     accelerator,
     backends,
+    cpu,
     cuda,
     device,
     get_default_device,
@@ -83,7 +84,7 @@ __all__ = [
     "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
     "rand_like", "manual_seed", "Generator", "from_numpy", "as_tensor",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
-    "get_default_dtype", "device", "cuda", "accelerator", "backends", "set_default_device",
+    "get_default_dtype", "device", "cpu", "cuda", "accelerator", "backends", "set_default_device",
     "get_default_device", "pi", "e", "inf", "nan", "save", "load",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled", "is_anomaly_enabled", "set_detect_anomaly", "autograd", "nn",

@@ -166,6 +166,12 @@ cuda = _namespace(
     synchronize=lambda device=None: None, empty_cache=lambda: None,
     current_device=_no_cuda, get_device_name=_no_cuda, set_device=_no_cuda,
 )
+cpu = _namespace(
+    "minigrad.cpu",
+    "The CPU as a device module (``torch.cpu``): always available, one device.",
+    is_available=lambda: True, device_count=lambda: 1, current_device=lambda: "cpu",
+    is_initialized=lambda: True, synchronize=lambda device=None: None,
+)
 accelerator = _namespace(
     "minigrad.accelerator",
     "The current accelerator (``torch.accelerator``): there is none, the CPU computes.",

@@ -114,10 +114,10 @@ def _category(value):
     return 2
 
 
-def result_type(a, b):
-    """The dtype of ``a (op) b`` under PyTorch's promotion rules.
+def result_type(a, b, *more):
+    """The dtype of ``a (op) b`` (or of an op on more operands) under PyTorch's promotion rules.
 
-    ``a`` and ``b`` are Tensors or Python scalars.  PyTorch ranks operands in
+    ``a``, ``b`` (and ``more``) are Tensors or Python scalars.  PyTorch ranks operands in
     three tiers (tensors with dimensions, zero-dimensional tensors, Python
     scalars): a lower tier only decides the result when its category (bool <
     integer < floating) is higher than every higher tier's; a Python float
@@ -126,7 +126,7 @@ def result_type(a, b):
     from .tensor import Tensor
 
     tiers = [None, None, None]  # best dtype seen in each tier: dim tensors, 0-d, scalars
-    for v in (a, b):
+    for v in (a, b, *more):
         if isinstance(v, Tensor) and v._wrapped:
             d = (bool, int64, float32)[v.dtype._rank]
             t = 2

@@ -37,8 +37,22 @@ _WEIGHTS_ONLY_HINT = (
     "default.")
 
 
+_to_cuda = [False]  # set by load(map_location="cuda"): a tensor met then cannot be placed
+
+
 def _rebuild_tensor(data, dtype_name, shape, requires_grad):
-    """A leaf tensor from stored values (what a pickled Tensor calls to come back)."""
+    """A leaf tensor from stored values (what a pickled Tensor calls to come back).
+
+    Raises:
+        RuntimeError: PyTorch's "Attempting to deserialize object on a CUDA
+            device but torch.cuda.is_available() is False. ..." inside
+            ``load(..., map_location="cuda")``.
+    """
+    if _to_cuda[0]:
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+            "False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU.")
     from . import _dtype
     from .tensor import Tensor
 
@@ -129,7 +143,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     Args:
         f (str | os.PathLike | file object): where to read from.
-        map_location: a device or a string naming one; the CPU is the only one.
+        map_location: a device, a string naming one, ``{"cpu": device}`` or a
+            function (ignored); the CPU is the only one that can hold a tensor.
         weights_only (bool | None): None or True (the default, as PyTorch's
             since 2.6) rebuild only tensors and plain data; False any object
             (only for files you trust).
@@ -139,20 +154,33 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     Raises:
         FileNotFoundError: for a path that does not exist.
+        RuntimeError: PyTorch's "Attempting to deserialize object on a CUDA
+            device ..." when ``map_location`` is CUDA and the file holds a tensor;
+            for another device, ``device``'s errors.
         pickle.UnpicklingError: PyTorch's "Weights only load failed. ..." for
             an object other than tensors and plain data when ``weights_only``.
     """
-    from ._device import check
+    from ._device import check, device
 
-    if map_location is not None and not callable(map_location) and not isinstance(map_location, dict):
-        check(map_location)
+    target = map_location
+    if isinstance(target, dict):  # {"cpu": where}: the CPU is where every tensor was saved
+        target = target.get("cpu", target.get(device("cpu"), None))
+    cuda = False
+    if target is not None and not callable(target):
+        cuda = device(target).type == "cuda"
+        if not cuda:
+            check(target)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as fh:
             data = fh.read()
     else:
         data = f.read()
     buf = io.BytesIO(data)
-    if weights_only is False:
-        return (pickle_module or pickle).load(buf, **pickle_load_args)
-    return _WeightsUnpickler(buf, **pickle_load_args).load()
+    _to_cuda[0] = cuda
+    try:
+        if weights_only is False:
+            return (pickle_module or pickle).load(buf, **pickle_load_args)
+        return _WeightsUnpickler(buf, **pickle_load_args).load()
+    finally:
+        _to_cuda[0] = False
 

@@ -500,8 +500,12 @@ class Tensor:
             g = grads[nr]
             if t is not None and g is not None:
                 if t._grad is None:
-                    # under create_graph a recorded clone (CloneBackward0), as in PyTorch
-                    t._grad = g.clone() if _state.enabled else Tensor._make(g._data.copy())
+                    # under create_graph a recorded clone (CloneBackward0), contiguous
+                    # as PyTorch's retains-grad hook makes it
+                    from .ops.shape import contiguous_format
+
+                    t._grad = (g.clone(memory_format=contiguous_format) if _state.enabled
+                               else Tensor._make(g._data.copy()))
                 else:
                     t._grad = t._grad + g
 

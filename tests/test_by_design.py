@@ -49,3 +49,18 @@ def test_pickled_views_come_back_contiguous():
     v = minigrad.arange(6.0).reshape(2, 3)[:, 1]
     back = pickle.loads(pickle.dumps(v))
     assert back.tolist() == [1.0, 4.0] and back.is_contiguous()
+
+
+def test_saved_views_do_not_share_memory_after_load():
+    # PyTorch's torch.save writes storages, so a tensor and its view saved
+    # together share memory again after torch.load (and a small view saved
+    # alone drags its whole storage into the file); minigrad writes values
+    import io
+
+    v = minigrad.arange(6.0).reshape(2, 3)
+    buf = io.BytesIO()
+    minigrad.save([v, v[0]], buf)
+    buf.seek(0)
+    a, b = minigrad.load(buf)
+    b[0] = 100.0
+    assert a.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]

@@ -177,6 +177,17 @@ def memory_figures(torch):
     out["twice"] = str(memory.saved_bytes(x * x))
     loss = (x * 3).tanh().sum()
     out["walk_bytes"] = repr(viz.record_backward(loss).saved_bytes)
+    # an expanded view holds only its base's storage, in first and second order
+    with memory.SavedTensorsMeter() as meter:
+        x = torch.arange(1.0, 9.0, requires_grad=True).reshape(2, 4)
+        z = (x[:, :1].expand(2, 6) ** 2).sin().sum()
+        meter.record("forward")
+        (g,) = torch.autograd.grad(z, x, create_graph=True)
+        meter.record("create_graph")
+        out["expand_saved_bytes"] = f"{memory.saved_bytes(z)} {memory.saved_bytes(g)}"
+        (g * g).sum().backward()
+        meter.record("double backward")
+    out["expand_meter"] = repr(meter.history)
     return out
 
 

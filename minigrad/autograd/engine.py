@@ -44,7 +44,7 @@ import itertools
 import numpy as np
 
 from . import anomaly, grad_mode
-from .graph import AccumulateGrad, Node
+from .graph import UINT64_MAX, AccumulateGrad, Node
 
 __all__ = ["count_dependencies", "route_gradients", "run_backward", "run_node", "take_ready_node"]
 
@@ -188,7 +188,9 @@ def count_dependencies(root):
 
 # --- 2. take the ready node --------------------------------------------------
 
-# AccumulateGrad runs as soon as it is ready (PyTorch gives it UINT64_MAX).
+# AccumulateGrad runs as soon as it is ready (PyTorch gives it UINT64_MAX), and so do
+# the nodes PyTorch makes without a sequence number (NotImplemented ones); among
+# them, the one that became ready first (the counter in the heap's entries).
 _FIRST = float("-inf")
 
 
@@ -288,7 +290,8 @@ def route_gradients(walk, node, out, ready):
         if left == 0:  # every consumer has delivered: ready (see take_ready_node)
             if nxt not in buffers:
                 buffers[nxt] = [None] * nxt._num_outputs()
-            key = _FIRST if type(nxt) is AccumulateGrad else -nxt._seq
+            seq = nxt._seq  # (PyTorch's UINT64_MAX: a node made without a sequence number)
+            key = _FIRST if type(nxt) is AccumulateGrad or seq == UINT64_MAX else -seq
             heapq.heappush(ready, (key, next(walk.counter), nxt))
 
 

@@ -65,6 +65,23 @@ class _ArrayOps:
         return select_array(result <= 0, grad, zero_where=True)
 
     @staticmethod
+    def tanh_backward(grad, result):
+        """``grad * (1 - y*y)`` for ``y = tanh(x)``, in PyTorch's order of operations."""
+        return grad * (1 - result * result)
+
+    @staticmethod
+    def sigmoid_backward(grad, result):
+        """``grad * (1 - y) * y`` for ``y = sigmoid(x)``, in PyTorch's order of operations."""
+        return grad * (1 - result) * result
+
+    @staticmethod
+    def nll_loss_backward(grad, x, onehot, picked, batched_none):
+        """nll_loss's gradient: ``grad * onehot`` at the targets (``picked``), exact zeros elsewhere."""
+        from ..nn.functional import nll_loss_backward_array
+
+        return nll_loss_backward_array(grad, onehot, picked, batched_none)
+
+    @staticmethod
     def sgn(a):
         """The sign of each element, 0 for nan (PyTorch's sgn)."""
         from ..ops.elementwise import sign_data
@@ -135,6 +152,11 @@ class _ArrayOps:
         return np.multiply(a, s)
 
     @staticmethod
+    def div_scalar(a, s):
+        """``a / s`` for a Python number ``s``, in ``a``'s dtype (PyTorch's DivBackward1)."""
+        return np.true_divide(a, s).astype(np.result_type(a), copy=False)
+
+    @staticmethod
     def zeros(shape, like):
         """Zeros of ``shape`` with ``like``'s dtype."""
         return np.zeros(shape, dtype=np.result_type(like))
@@ -179,6 +201,24 @@ class _TensorOps:
         from ..ops.elementwise import ThresholdBackward
 
         return ThresholdBackward.apply(grad, result)
+
+    @staticmethod
+    def tanh_backward(grad, result):
+        from ..ops.activation_backward import TanhBackward
+
+        return TanhBackward.apply(grad, result)
+
+    @staticmethod
+    def sigmoid_backward(grad, result):
+        from ..ops.activation_backward import SigmoidBackward
+
+        return SigmoidBackward.apply(grad, result)
+
+    @staticmethod
+    def nll_loss_backward(grad, x, onehot, picked, batched_none):
+        from ..nn.functional import NllLossGrad
+
+        return NllLossGrad.apply(grad, x, onehot, picked, batched_none)
 
     @staticmethod
     def sgn(a):
@@ -243,6 +283,12 @@ class _TensorOps:
         from ..ops.elementwise import MulScalar
 
         return MulScalar.apply(a, s)
+
+    @staticmethod
+    def div_scalar(a, s):
+        from ..ops.elementwise import DivScalar
+
+        return DivScalar.apply(a, s)
 
     @staticmethod
     def zeros(shape, like):

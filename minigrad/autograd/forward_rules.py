@@ -196,6 +196,25 @@ def _build_rules():
         return None if t[0] is None else E.ThresholdBackward.apply(t[0], res)
 
     r[E.ThresholdBackward] = threshold_backward
+
+    from ..ops import activation_backward as AB
+
+    def tanh_backward(args, out, t):
+        # d[g (1 - y²)] = ġ (1 - y²) - 2 y ẏ g
+        g, y = args
+        dg = None if t[0] is None else AB.TanhBackward.apply(t[0], y)
+        dy = None if t[1] is None else g * (-2 * y * t[1])
+        return _plus(dg, dy)
+
+    def sigmoid_backward(args, out, t):
+        # d[g (1 - y) y] = ġ (1 - y) y + g ẏ (1 - 2y)
+        g, y = args
+        dg = None if t[0] is None else AB.SigmoidBackward.apply(t[0], y)
+        dy = None if t[1] is None else g * t[1] * (1 - 2 * y)
+        return _plus(dg, dy)
+
+    r[AB.TanhBackward] = tanh_backward
+    r[AB.SigmoidBackward] = sigmoid_backward
     r[E.Sin] = _unary(lambda a, out, ta: ta * a.cos())
     r[E.Cos] = _unary(lambda a, out, ta: ta * -a.sin())
 

@@ -117,9 +117,9 @@ class FunctionCtx:
     @property
     def _raw_saved_tensors(self):
         """The saved tensors, not unpacked (each has ``register_hooks``), as PyTorch's."""
-        from .hooks import RawSavedTensor
+        from .hooks import SavedTensor as Raw  # graph.SavedTensor is the stored entry
 
-        return tuple(None if s is None else RawSavedTensor(s) for s in self._saved)
+        return tuple(None if s is None else Raw(s) for s in self._saved)
 
 
 class BackwardNode(FunctionCtx, Node):
@@ -296,10 +296,10 @@ def _saved_tensor_property(index, name):
 
 def _raw_saved_property(index, name):
     def get(self):
-        from .hooks import RawSavedTensor
+        from .hooks import SavedTensor as Raw  # graph.SavedTensor is the stored entry
 
         saved = self._saved
-        return RawSavedTensor(saved[index] if index < len(saved) else None)
+        return Raw(saved[index] if index < len(saved) else None)
 
     get.__name__ = "_raw_saved_" + name
     return property(get, doc=f"The saved tensor ``{name}``, not unpacked (``_raw_saved_{name}``).")

@@ -364,7 +364,8 @@ class SavedTensor:
         t = self._tensor
         if t is None:
             raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. "
-                               + ERR_BACKWARD_TWICE[ERR_BACKWARD_TWICE.index("Saved "):])
+                               + ERR_BACKWARD_TWICE[ERR_BACKWARD_TWICE.index("Saved "):]
+                               .replace("saved tensors after", "saved variables after"))
         if not self._is_output and t._requires_grad:
             self._origin = (t._grad_fn, t._output_nr) if t._grad_fn else t
         else:

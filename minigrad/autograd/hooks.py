@@ -7,7 +7,7 @@
 * ``save_on_cpu()`` is a ``saved_tensors_hooks`` block that moves saved
   tensors to the CPU and back: here, where everything lives on the CPU, they
   are kept as they are.
-* ``node._raw_saved_self`` (``RawSavedTensor``) lets a single saved tensor get
+* ``node._raw_saved_self`` (``SavedTensor``) lets a single saved tensor get
   its own pack/unpack pair with ``register_hooks``.
 
 Source: torch/autograd/graph.py (``register_multi_grad_hook``,
@@ -20,10 +20,10 @@ import weakref
 from . import engine
 from .graph import AccumulateGrad, saved_tensors_hooks
 
-__all__ = ["RawSavedTensor", "register_multi_grad_hook", "save_on_cpu"]
+__all__ = ["SavedTensor", "register_multi_grad_hook", "save_on_cpu"]
 
 
-class RawSavedTensor:
+class SavedTensor:
     """One saved tensor of a node, not unpacked (``torch._C._autograd.SavedTensor``).
 
     ``node._raw_saved_self`` returns one (also for a value that was not saved,
@@ -35,24 +35,26 @@ class RawSavedTensor:
     def __init__(self, saved):
         self._saved = saved
 
-    def register_hooks(self, pack_hook, unpack_hook):
-        """Give this saved tensor its own ``pack_hook`` (called now) and ``unpack_hook``.
+    def register_hooks(self, *hooks):
+        """Give this saved tensor its own pair of hooks: ``register_hooks(pack_hook, unpack_hook)``.
+
+        ``pack_hook`` is called now, ``unpack_hook`` when backward needs the value.
 
         Raises:
             TypeError: "register_hooks(): incompatible function arguments. ..."
-                when a hook is not callable.
+                when there are not exactly two hooks, or one is not callable.
             RuntimeError: when hooks are already set, or the value was freed
                 (PyTorch's messages).
         """
-        if self._saved is None:
-            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
-                               "forbidden")
-        if not callable(pack_hook) or not callable(unpack_hook):
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
             raise TypeError(
                 "register_hooks(): incompatible function arguments. The following argument "
                 "types are supported:\n    1. (self: SavedTensor, arg0: Callable, arg1: Callable) "
                 "-> None")
-        self._saved.register_hooks(pack_hook, unpack_hook)
+        if self._saved is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        self._saved.register_hooks(*hooks)
 
 
 class _MultiHandle:
@@ -172,16 +174,38 @@ class save_on_cpu(saved_tensors_hooks):
 
     PyTorch packs each saved tensor as ``(tensor.device, tensor.cpu())`` and
     moves it back to its device in unpack; on the CPU that is the tensor
-    itself, so saved values behave exactly as without the block.
+    itself, so saved values behave exactly as without the block (an in-place
+    write after the save is then seen by backward, unchecked, as in PyTorch).
+    With ``pin_memory=True`` PyTorch packs a copy instead, so backward uses the
+    value as it was saved; pinning itself needs ``device_type``'s module to be
+    available (the CPU's is), else the copy is a plain one.
 
     Args:
-        pin_memory (bool): accepted (pinned memory means nothing without an accelerator).
-        device_type (str): accepted, as in PyTorch.
+        pin_memory (bool): pack a copy (pinned where ``device_type`` is available).
+        device_type (str): the module whose ``is_available()`` decides pinning
+            (``"cuda"`` by default; an unknown name means ``"cuda"``), as in PyTorch.
+
+    Raises:
+        RuntimeError: PyTorch's "pin_memory=True requires a CUDA or other
+            accelerator backend; ..." when a tensor is saved with pinning
+            asked for (``pin_memory=True, device_type="cpu"``).
     """
 
     def __init__(self, pin_memory=False, device_type="cuda"):
+        import minigrad
+
+        device_module = getattr(minigrad, device_type, minigrad.cuda)
+
         def pack_to_cpu(tensor):
-            return (tensor.device, tensor.cpu())
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            if device_module.is_available():
+                raise RuntimeError("pin_memory=True requires a CUDA or other accelerator "
+                                   "backend; no pinned memory allocator is available on this "
+                                   "system.")
+            packed = minigrad.empty(tensor.size(), dtype=tensor.dtype)
+            packed.copy_(tensor)
+            return (tensor.device, packed)
 
         def unpack_from_cpu(packed):
             device, tensor = packed

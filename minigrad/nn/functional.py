@@ -12,6 +12,7 @@ Source: torch/nn/functional.py and derivatives.yaml (``mse_loss``,
 import numpy as np
 
 from .. import ops as _ops
+from ..autograd.formulas import select_array
 from ..autograd.function import Function
 from ..ops import matmul, sigmoid, tanh
 from ..ops._util import as_saved_int
@@ -155,7 +156,8 @@ class MseLoss(Function):
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         need = ctx.needs_input_grad
-        scale = 2 / x._data.size if ctx.reduction == 1 else 2
+        # PyTorch's norm = 2. / numel in C++ doubles: inf for an empty input
+        scale = (2 / x._data.size if x._data.size else float("inf")) if ctx.reduction == 1 else 2
         gx = grad * scale * (x - y) if need[0] else None
         gy = grad * scale * (y - x) if need[1] else None  # not -gx: PyTorch's zero is +0.
         return gx, gy, None
@@ -256,24 +258,63 @@ class NllLoss(Function):
 
     @staticmethod
     def formula(F, ctx, grad, x, target, total):
-        x = F.data(x)
-        shape = x.shape if ctx._batched else (1,) + x.shape
-        onehot = np.zeros(shape, dtype=x.dtype)
+        xd = F.data(x)
+        shape = xd.shape if ctx._batched else (1,) + xd.shape
+        onehot = np.zeros(shape, dtype=xd.dtype)
+        picked = np.zeros(shape, dtype=bool)
         rows = np.arange(shape[0])
-        valid = ctx._valid
-        if ctx._every:
+        if ctx._every:  # no target ignored: the usual case
             onehot[rows, ctx._tb] = -1.0
+            picked[rows, ctx._tb] = True
         else:
-            onehot[rows, np.where(valid, ctx._tb, 0)] = np.where(valid, -1.0, 0.0)
+            cols = np.where(ctx._valid, ctx._tb, 0)
+            onehot[rows, cols] = np.where(ctx._valid, -1.0, 0.0)
+            picked[rows, cols] = ctx._valid
         if ctx.reduction == 1:
-            onehot = onehot / F.data(total)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                onehot = onehot / F.data(total)
         if not ctx._batched:
-            onehot = onehot[0]
-        g = grad if ctx.reduction or not ctx._batched else F.unsqueeze(grad, 1)
-        return g * F.const(onehot), None, None, None
+            onehot, picked = onehot[0], picked[0]
+        batched_none = not ctx.reduction and ctx._batched
+        return F.nll_loss_backward(grad, x, onehot, picked, batched_none), None, None, None
 
 
 NllLoss._numpy_forward = True  # its forward computes with numpy alone
+
+
+def nll_loss_backward_array(grad, onehot, picked, batched_none):
+    """``-grad / total`` at the targets, exact zeros elsewhere, on numpy arrays (see NllLossGrad)."""
+    g = grad[:, None] if batched_none else grad
+    return select_array(picked, np.multiply(g, onehot).astype(onehot.dtype, copy=False))
+
+
+class NllLossGrad(Function):
+    """nll_loss's backward as its own op (NllLossBackwardBackward0), as PyTorch records it.
+
+    ``-grad / total`` at the targets, exact zeros elsewhere (a select, so an
+    inf gradient gives no nan off the targets).  Its derivative: nll_loss of
+    the incoming gradient for ``grad``, zeros for ``self`` (so a second
+    derivative through nll_loss is 0, not "unused", as in PyTorch).
+    """
+
+    node_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x, onehot, picked, batched_none):
+        ctx._onehot, ctx._picked, ctx._batched_none = onehot, picked, batched_none
+        out = nll_loss_backward_array(grad._data, onehot, picked, batched_none)
+        return _make(out.astype(x._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, gg):
+        need = ctx.needs_input_grad
+        ggrad = gx = None
+        if need[0]:
+            prod = gg * Tensor._make(np.where(ctx._picked, ctx._onehot, 0).astype(gg._data.dtype))
+            ggrad = prod.sum(1) if ctx._batched_none else prod.sum()
+        if need[1]:
+            gx = _make(np.zeros(gg._data.shape, dtype=gg._data.dtype))
+        return ggrad, gx, None, None, None
 
 
 def _type_name(t):
@@ -290,11 +331,12 @@ def nll_loss(input, target, reduction="mean", ignore_index=-100):
         ignore_index (int): targets equal to it contribute nothing.
 
     Raises:
-        RuntimeError: "expected scalar type Long but found Float" for a float target.
+        RuntimeError: "expected target dtype to be Long or Byte, but got Float"
+            for a float (or bool) target, as PyTorch 2.13 words it.
         IndexError: "Target 5 is out of bounds." for a class index out of range.
     """
     if target._data.dtype != np.int64:
-        raise RuntimeError(f"expected scalar type Long but found {_type_name(target)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
     return NllLoss.apply(input, target._data, _reduction(reduction), ignore_index)
 
 

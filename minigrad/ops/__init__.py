@@ -63,11 +63,14 @@ from .shape import (
     chunk,
     clone,
     contiguous,
+    contiguous_format,
     expand,
     flatten,
     flip,
+    memory_format,
     movedim,
     permute,
+    preserve_format,
     repeat,
     reshape,
     split,
@@ -127,7 +130,10 @@ __all__ = [
     "clamp",
     "clone",
     "contiguous",
+    "contiguous_format",
     "cos",
+    "memory_format",
+    "preserve_format",
     "div",
     "dot",
     "eq",
@@ -624,6 +630,7 @@ _install()
 _NUMBER_FIRST_OK = {"add", "sub", "mul", "div", "remainder", "floor_divide", "pow", "eq", "ne",
                     "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
 _NOT_ONE_TENSOR = {"cat", "stack", "where", "allclose", "equal", "all", "any"}  # (all, any: own message)
+_NOT_ONE_TENSOR |= {"memory_format", "preserve_format", "contiguous_format"}  # not functions
 
 
 def _tensor_first(fn, name):

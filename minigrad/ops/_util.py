@@ -182,6 +182,18 @@ def canonical_dims(dim, ndim):
     return (d,) if ndim else ()
 
 
+def reduction_dims(dim, ndim):
+    """``canonical_dims`` for sum/mean/var/std/norm/logsumexp: an empty list of dims means all.
+
+    PyTorch's reductions read ``dim=()`` or ``dim=[]`` as "reduce every dim"
+    (``x.sum(())`` is the sum of all elements), where a view op reads it as
+    "no dim".
+    """
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    return canonical_dims(dim, ndim)
+
+
 def as_saved_int(v):
     """An int as PyTorch's saved attributes show it: a negative one read as unsigned 64-bit.
 

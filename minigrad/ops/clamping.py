@@ -42,15 +42,13 @@ def _select(keep, grad):
 
 
 def _out_dtype(a, bounds):
-    """The result dtype: ``a`` promoted with each bound (numbers as Python scalars)."""
-    best = a.dtype
-    for b in bounds:
-        if b is None:
-            continue
-        d = result_type(a, b)
-        if d._rank > best._rank or (d._rank == best._rank and d.itemsize > best.itemsize):
-            best = d
-    return best.np
+    """The result dtype: ``a`` promoted with all the bounds at once (numbers as Python scalars).
+
+    Together, as PyTorch's TensorIterator does: a 0-d float64 clamped at a
+    float32 tensor bound is float32 (the bound has dimensions), not float64.
+    """
+    given = [b for b in bounds if b is not None]
+    return (result_type(a, *given) if given else a.dtype).np
 
 
 def _check_bool(a, bounds, kernel):
@@ -255,8 +253,23 @@ def clamp(input, min=None, max=None):
     Raises:
         RuntimeError: "torch.clamp: At least one of 'min' or 'max' must not be
             None"; PyTorch's broadcasting error for a tensor bound.
+        TypeError: PyTorch's "clamp() received an invalid combination of
+            arguments" for one tensor bound and one number bound (unless the
+            tensor is 0-d and needs no gradient: then it is read as a number).
     """
     lo, hi = _bound(min), _bound(max)
+    if isinstance(lo, Tensor) != isinstance(hi, Tensor) and lo is not None and hi is not None:
+        # PyTorch has a Tensor-bounds and a Number-bounds overload, no mixed one:
+        # a 0-d tensor that needs no gradient is read as a Number, else its
+        # message (which lists the arguments as passed; here positionally)
+        t = lo if isinstance(lo, Tensor) else hi
+        if t._data.ndim == 0 and not t._requires_grad:
+            return clamp(input, lo.item() if t is lo else lo, hi.item() if t is hi else hi)
+        got = ", ".join(type(v).__name__ for v in (input, lo, hi))
+        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n"
+                        " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                        " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
         lo = _NO_BOUND if lo is None else lo if isinstance(lo, Tensor) else wrap_scalar(lo)
         hi = _NO_BOUND if hi is None else hi if isinstance(hi, Tensor) else wrap_scalar(hi)

@@ -32,7 +32,7 @@ def _convert(t, d, copy=False):
         # and out-of-range floats become what the CPU's conversion gives, as in
         # PyTorch's kernel, which does not warn (numpy would)
         with np.errstate(invalid="ignore"):
-            return Tensor._make(t._data.astype(d.np))
+            return Tensor._make(t._data.astype(d.np, order=_sh._preserve_order(t._data)))
     return _sh.ToCopy.apply(t, d)
 
 

@@ -100,8 +100,8 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
+        _no_bool_subtraction(a, b)  # before the shapes, as PyTorch checks
         A, B = operands(a, b)
-        _no_bool_subtraction(a, b)
         ctx.alpha = alpha
         if alpha != 1:
             B = quiet(np.multiply, B, alpha)
@@ -194,6 +194,44 @@ class MulScalar(Function):
     @staticmethod
     def formula(F, ctx, grad):
         return F.mul_scalar(grad, ctx.other), None
+
+
+class SubScalar(Function):
+    """``self - other`` for a number ``other`` inside backward formulas (SubBackward1).
+
+    PyTorch records this (the ``sub(Tensor, Scalar)`` overload) where a
+    gradient formula subtracts a number, as pow's ``exponent - 1`` does.
+    """
+
+    node_name = "SubBackward1"
+
+    @staticmethod
+    def forward(ctx, a, other):
+        return _make(np.subtract(a._data, other).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class DivScalar(Function):
+    """``self / other`` for a number ``other`` inside backward formulas (DivBackward1).
+
+    PyTorch records this (the ``div(Tensor, Scalar)`` overload) where a
+    gradient formula divides by a count, as ``mean``'s does.
+    """
+
+    node_name = "DivBackward1"
+    saved_attrs = ("other",)
+
+    @staticmethod
+    def forward(ctx, a, other):
+        ctx.other = other
+        return _make(np.true_divide(a._data, other).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def formula(F, ctx, grad):
+        return F.div_scalar(grad, ctx.other), None
 
 
 class Div(Function):
@@ -333,16 +371,17 @@ class PowTensorTensor(Function):
         need = ctx.needs_input_grad
         ga = gb = None
         if need[0]:
-            # d/da a**b = b * a**(b-1); PyTorch defines it as 0 where b == 0
+            # d/da a**b = b * a**(b-1); PyTorch's pow_backward_self defines it as
+            # 0 where b == 0: where(b == 0, 0, grad * (b * a.pow(b - 1)))
             zero = _const(np.zeros((), grad._data.dtype))
-            ga = grad * b * a ** (b - 1.0)
-            ga = where(_const(b._data == 0), zero, ga) if (b._data == 0).any() else ga
+            ga = where(_const(b._data == 0), zero, grad * (b * a ** SubScalar.apply(b, 1)))
         if need[1]:
-            # d/db a**b = a**b * log(a); PyTorch gives 0 where a == 0 and b >= 0
+            # d/db a**b = a**b * log(a); PyTorch's pow_backward_exponent gives 0
+            # where a == 0 and b >= 0, and multiplies grad by that (so a nan or
+            # inf arriving there still gives nan)
             zero = _const(np.zeros((), grad._data.dtype))
             mask = (a._data == 0) & (b._data >= 0)
-            gb = grad * r * a.log()
-            gb = where(_const(mask), zero, gb) if mask.any() else gb
+            gb = grad * where(_const(mask), zero, r * a.log())
         return ga, gb
 
 
@@ -361,10 +400,12 @@ class PowScalarTensor(Function):
         dt = binary_dtype(b, wrap_scalar(base))
         B = b._data.astype(dt, copy=False)
         if dt.kind in "iu" and (B < 0).any():
-            out = _make(_int_power(np.asarray(base, dtype=dt), B))  # numpy refuses these
+            out = _int_power(np.asarray(base, dtype=dt), B)  # numpy refuses these
         else:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out = _make(np.power(np.asarray(base, dtype=dt), B))
+                out = np.power(np.asarray(base, dtype=dt), B)
+        # PyTorch's pow(Scalar, Tensor) writes a contiguous result, whatever b's layout
+        out = _make(out if out.flags.c_contiguous else out.copy(order="C"))
         ctx.save_for_backward(b, out)
         return out
 
@@ -372,12 +413,13 @@ class PowScalarTensor(Function):
     def backward(ctx, grad):
         b, r = ctx.saved_tensors
         base = ctx.self
+        # PyTorch's pow_backward_exponent: grad * (result * log(base)), and for
+        # base 0 grad * where(b >= 0, 0, ...) (0 ** b is constant for b >= 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = MulScalar.apply(r, float(np.log(np.float64(base))))
         if base == 0:
-            # 0 ** b is constant 0 for b > 0 (and 1 at b == 0): gradient 0 there
-            with np.errstate(divide="ignore", invalid="ignore"):
-                g = grad * r * float(np.log(np.float64(base)))
-            return None, where(_const(b._data >= 0), _const(np.zeros((), r._data.dtype)), g)
-        return None, grad * r * float(np.log(base))
+            d = where(_const(b._data >= 0), _const(np.zeros((), r._data.dtype)), d)
+        return None, grad * d
 
 
 class Where(Function):
@@ -487,7 +529,7 @@ class Tanh(Function):
 
     @staticmethod
     def formula(F, ctx, grad, r):
-        return grad * (1 - r * r)
+        return F.tanh_backward(grad, r)  # PyTorch's tanh_backward op (TanhBackwardBackward0)
 
 
 class Sigmoid(Function):
@@ -507,7 +549,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def formula(F, ctx, grad, r):
-        return grad * r * (1 - r)
+        return F.sigmoid_backward(grad, r)  # PyTorch's sigmoid_backward op
 
 
 class Relu(Function):
@@ -550,6 +592,7 @@ class ThresholdBackward(Function):
     def forward(ctx, grad, r):
         ctx.threshold = 0
         ctx.save_for_backward(r)
+        # PyTorch's kernel: self <= threshold ? 0 : grad, so a nan result passes grad
         return _make(select_array(r._data <= 0, grad._data, zero_where=True))
 
     @staticmethod
@@ -675,11 +718,14 @@ class Maximum(Function):
     def backward(cls, ctx, grad):
         b, a = ctx.saved_tensors
         dt = grad._data.dtype
-        # `self` gets the gradient where it won, `other` where it won, half each on a tie
-        wins, tie = cls._wins(a._data, b._data), a._data == b._data
+        # PyTorch's formula: where(self == other, grad / 2, grad), zeroed where the
+        # operand lost; a nan compares neither way, so both get the gradient there
+        with np.errstate(invalid="ignore"):
+            a_lost, b_lost = cls._wins(b._data, a._data), cls._wins(a._data, b._data)
+            tie = a._data == b._data
         half = grad * _const(np.asarray(0.5, dtype=dt))
-        ga = _mask_grad(grad, wins, _mask_grad(half, tie))
-        gb = _mask_grad(grad, ~wins & ~tie, _mask_grad(half, tie))
+        ga = _mask_grad(grad, ~a_lost & ~tie, _mask_grad(half, tie))
+        gb = _mask_grad(grad, ~b_lost & ~tie, _mask_grad(half, tie))
         return ga, gb
 
 
@@ -765,6 +811,21 @@ class DivFloor(Function):
         return zero, zero
 
 
+def _unsequenced(node):
+    """Give a NotImplemented node PyTorch's sequence number for it: UINT64_MAX.
+
+    PyTorch makes these nodes without a sequence number, so the walk runs
+    them as soon as they are ready, before any other node (its error is
+    raised before a leaf elsewhere got a gradient).
+    """
+    from ..autograd.graph import ACCUMULATE_PRIORITY, UINT64_MAX
+
+    node._seq = UINT64_MAX
+    # the walk's priority of AccumulateGrad's (also UINT64_MAX in PyTorch): on a
+    # tie, the node that became ready first runs first, as in PyTorch's queue
+    node._priority = lambda: ACCUMULATE_PRIORITY
+
+
 class RemainderScalarTensor(Function):
     """``number % tensor``: no derivative in PyTorch (its NotImplemented node; backward raises)."""
 
@@ -776,6 +837,7 @@ class RemainderScalarTensor(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _unsequenced(ctx)
         (a,) = a  # the number, in a tuple: no edge for it
         A, B = operands(a, b)
         return _remainder(A, B)
@@ -803,6 +865,7 @@ class FloorDivide(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _unsequenced(ctx)
         # an input that needs no gradient comes in a 1-tuple (no edge for it)
         a = a[0] if type(a) is tuple else a
         b = b[0] if type(b) is tuple else b

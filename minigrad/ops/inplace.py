@@ -367,9 +367,9 @@ class _CopyIntoView(Function):
     @staticmethod
     def backward(ctx, grad):
         pos = ctx.positions
-        mask = np.ones(grad._data.size, dtype=grad._data.dtype)
-        mask[pos.reshape(-1)] = 0
-        g_old = grad * _make(mask.reshape(grad._data.shape))
+        keep = np.ones(grad._data.size, dtype=bool)
+        keep[pos.reshape(-1)] = False
+        g_old = _zero_where_written(grad, keep.reshape(grad._data.shape))
         g_values = _AsStrided.apply(grad, pos) if ctx.needs_input_grad[2] else None
         return g_old, None, g_values
 
@@ -408,6 +408,18 @@ class _ScatterIntoBase(Function):
     @staticmethod
     def backward(ctx, gg):
         return _AsStrided.apply(gg, ctx.positions), None, None
+
+
+def _zero_where_written(grad, keep):
+    """``grad`` where ``keep``, an exact 0 at the overwritten elements.
+
+    A select, as PyTorch's CopySlices (``grad_slice.copy_(...)``) and
+    index_put backward write zeros: a nan or inf gradient arriving at an
+    overwritten element does not reach the old values.
+    """
+    from .elementwise import where
+
+    return where(_make(keep), grad, _make(np.zeros((), dtype=grad._data.dtype)))
 
 
 def _zeros_like(grad):
@@ -524,9 +536,9 @@ class _CopySlices(Function):
     def backward(ctx, grad):
         from .indexing import _Pick
 
-        mask = np.ones(grad._data.shape, dtype=grad._data.dtype)
-        mask[ctx.key] = 0
-        ga = grad * _make(mask)
+        keep = np.ones(grad._data.shape, dtype=bool)
+        keep[ctx.key] = False
+        ga = _zero_where_written(grad, keep)
         gv = _Pick.apply(grad, ctx.key) if ctx.needs_input_grad[2] else None
         return ga, None, gv
 

@@ -414,13 +414,13 @@ def matmul(input, other):
     m2 = B[-2] if db > 1 else B[0]
     p = B[-1] if db > 1 else 1
     batch_a, batch_b = A[:max(da - 2, 0)], B[:max(db - 2, 0)]
+    batch = _broadcast_batch(batch_a, batch_b)  # PyTorch checks the batch dims first
     if A[-1] != m2:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(np.broadcast_shapes(batch_a, batch_b)))}, {A[-1]}] but got: "
-            f"[{int(np.prod(batch_b))}, {m2}]."
+            f"[{int(np.prod(batch))}, {A[-1]}] but got: "
+            f"[{int(np.prod(batch))}, {m2}]."
         )
-    batch = _broadcast_batch(batch_a, batch_b)
     nb = int(np.prod(batch))
     a3 = expand(input, *(batch + (n, A[-1]))).reshape(nb, n, A[-1])
     rhs = other if db > 1 else Unsqueeze.apply(other, 1)
@@ -467,7 +467,7 @@ def _broadcast_batch(sa, sb):
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                 f"non-singleton dimension {i}"
             )
-        out.append(max(x, y))
+        out.append(y if x == 1 else x)  # a size-1 dim takes the other's, 0 too
     return tuple(out)
 
 

@@ -12,9 +12,10 @@ Source: PyTorch's derivatives.yaml (``sum``, ``sum.dim_IntList``, ``mean``,
 
 import numpy as np
 
+from ..autograd.formulas import TENSOR_OPS
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import as_saved_int, canonical_dim, canonical_dims
+from ._util import as_saved_int, canonical_dim, canonical_dims, reduction_dims
 
 __all__ = [
     "Amax",
@@ -63,6 +64,18 @@ def _sum_dtype(data, dtype):
     return np.dtype(np.int64) if data.dtype.kind in "biu" else data.dtype
 
 
+def _unsqueeze_dims(grad, dims, F=TENSOR_OPS):
+    """``grad`` with the reduced ``dims`` put back as size 1 (PyTorch's ``unsqueeze_multiple``).
+
+    One ``unsqueeze`` per dim, in increasing order, so a gradient computed with
+    create_graph=True records UnsqueezeBackward0 nodes as PyTorch's does.
+    ``F``: the formula namespace (numpy arrays or Tensors, see autograd/formulas.py).
+    """
+    for d in sorted(dims):
+        grad = F.unsqueeze(grad, d)
+    return grad
+
+
 class Sum(Function):
     """Sum of all elements (SumBackward0); saves the input's sizes."""
 
@@ -87,7 +100,7 @@ class SumDim(Function):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
-        dims = canonical_dims(dim, a._data.ndim)
+        dims = reduction_dims(dim, a._data.ndim)
         ctx.dim, ctx.keepdim, ctx.self_sym_sizes = _raw_dims(dim), keepdim, a._data.shape
         ctx._dims = dims
         out = a._data.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(a._data, dtype))
@@ -95,11 +108,8 @@ class SumDim(Function):
 
     @staticmethod
     def formula(F, ctx, grad):
-        if not ctx.keepdim and ctx._dims:
-            shape = list(ctx.self_sym_sizes)
-            for d in ctx._dims:
-                shape[d] = 1
-            grad = F.reshape(grad, tuple(shape))
+        if not ctx.keepdim and ctx.dim:  # dim=() reduced all: expand a 0-d grad as is
+            grad = _unsqueeze_dims(grad, ctx._dims, F)
         return F.expand(grad, ctx.self_sym_sizes), None, None, None
 
 
@@ -127,7 +137,8 @@ class Mean(Function):
 
     @staticmethod
     def formula(F, ctx, grad):
-        return F.expand(grad, ctx.self_sym_sizes) / ctx.self_sym_numel
+        # PyTorch's mean_backward divides by a number (DivBackward1)
+        return F.div_scalar(F.expand(grad, ctx.self_sym_sizes), ctx.self_sym_numel)
 
 
 class MeanDim(Function):
@@ -139,7 +150,7 @@ class MeanDim(Function):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
         _mean_check(a)
-        dims = canonical_dims(dim, a._data.ndim)
+        dims = reduction_dims(dim, a._data.ndim)
         ctx.dim, ctx.keepdim, ctx.self_sym_sizes = _raw_dims(dim), keepdim, a._data.shape
         ctx._dims = dims
         ctx.self_sym_numel = a._data.size
@@ -153,12 +164,10 @@ class MeanDim(Function):
 
     @staticmethod
     def formula(F, ctx, grad):
-        if not ctx.keepdim and ctx._dims:
-            shape = list(ctx.self_sym_sizes)
-            for d in ctx._dims:
-                shape[d] = 1
-            grad = F.reshape(grad, tuple(shape))
-        return F.expand(grad, ctx.self_sym_sizes) / ctx.count, None, None
+        if not ctx.keepdim and ctx.dim:  # dim=() reduced all: expand a 0-d grad as is
+            grad = _unsqueeze_dims(grad, ctx._dims, F)
+        # PyTorch's mean_backward divides by a number (DivBackward1)
+        return F.div_scalar(F.expand(grad, ctx.self_sym_sizes), ctx.count), None, None
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -227,9 +236,13 @@ def _keepdim_shape(shape, dims):
 
 
 def _unsqueeze_to(grad, sizes, dims, keepdim):
-    """A reduced gradient reshaped so that it broadcasts against the input again."""
+    """A reduced gradient with its reduced dims back as size 1, so it broadcasts against the input.
+
+    One ``unsqueeze`` per dim, as PyTorch's formulas do (UnsqueezeBackward0
+    under create_graph).
+    """
     if not keepdim and dims:
-        grad = grad.reshape(_keepdim_shape(sizes, dims))
+        grad = _unsqueeze_dims(grad, dims)
     return grad
 
 
@@ -260,7 +273,8 @@ class MaxAll(Function):
     @staticmethod
     def backward(ctx, grad):
         a, r = ctx.saved_tensors
-        mask = a._data == r._data
+        # PyTorch's evenly_distribute_backward: a nan result came from the nans
+        mask = np.isnan(a._data) if np.isnan(r._data) else a._data == r._data
         # the largest elements share the gradient; the others get an exact 0 (a select)
         count = Tensor._make(np.asarray(mask.sum(), dtype=grad._data.dtype))
         return _select(mask, (grad / count).expand(*a._data.shape))
@@ -405,7 +419,7 @@ class Amin(Amax):
 
 def _amax_forward(ctx, a, dim, keepdim, fn, name):
     dims = canonical_dims(dim if dim != () else None, a._data.ndim)
-    _check_nonempty(a, name, dims)
+    _check_nonempty(a, name, None if dim in (None, ()) else dims)
     ctx.dim, ctx.keepdim = (_raw_dims(dim) if dim is not None else ()), keepdim
     ctx._dims = dims
     out = _make(np.asarray(fn(a._data, axis=dims, keepdims=keepdim)))
@@ -446,7 +460,11 @@ class Logsumexp(Function):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
         data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
-        dims = canonical_dims(dim, data.ndim)
+        dims = reduction_dims(dim, data.ndim)
+        if not keepdim and data.ndim and dim in ((), []):
+            # PyTorch reduces every dim into a keepdim-shaped result first
+            raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                               f"[{', '.join('1' * data.ndim)}]")
         ctx.dim = _raw_dims(dim)
         ctx.keepdim, ctx._dims = keepdim, dims
         if data.size == 0:
@@ -474,7 +492,7 @@ class Logsumexp(Function):
 def _float_only(a, d, name):
     """softmax and log_softmax exist for floating dtypes only (PyTorch's kernel error otherwise)."""
     data = a._data
-    if data.dtype.kind != "f":
+    if data.dtype.kind != "f" and data.size:  # an empty tensor never reaches the kernel
         last = data.ndim == 0 or d == data.ndim - 1
         kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
         kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
@@ -675,7 +693,7 @@ class Prod(Function):
         a, r = ctx.saved_tensors
         data = a._data
         if np.all(data != 0):
-            return grad * r / a  # recordable, so a second derivative works
+            return grad * (r / a)  # PyTorch's grad * (result / input); recorded
         return grad * _exclusive_products(a.reshape(-1), 0).reshape(data.shape)
 
 
@@ -702,8 +720,10 @@ class ProdDim(Function):
         if data.ndim == 0:
             return grad * 1, None, None  # the product of one value: the value itself
         g = _unsqueeze_to(grad, data.shape, (ctx._d,), ctx.keepdim)
+        if data.shape[ctx._d] == 1:
+            return g, None, None  # PyTorch's prod_backward: the product of one value
         if np.all(data != 0):
-            return g * _unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a, None, None
+            return g * (_unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a), None, None
         return g * _exclusive_products(a, ctx._d), None, None
 
 

@@ -30,9 +30,12 @@ __all__ = [
     "cat",
     "clone",
     "contiguous",
+    "contiguous_format",
     "expand",
     "flatten",
+    "memory_format",
     "permute",
+    "preserve_format",
     "reshape",
     "squeeze",
     "stack",
@@ -257,7 +260,7 @@ class ToCopy(Function):
     @staticmethod
     def forward(ctx, a, dtype):
         ctx.src = a.dtype
-        return _make(a._data.astype(dtype.np))
+        return _make(a._data.astype(dtype.np, order=_preserve_order(a._data)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -350,19 +353,50 @@ def expand(input, *sizes):
     return Expand.apply(input, sizes)
 
 
+def _preserve_order(arr):
+    """numpy's copy order for PyTorch's ``preserve_format``: the input's stride order ("K").
+
+    An expanded array (a stride of 0) is not dense: PyTorch then lays the copy
+    out contiguously where numpy's "K" would put the broadcast dim last.
+    """
+    if any(st == 0 and n > 1 for st, n in zip(arr.strides, arr.shape)):
+        return "C"
+    return "K"
+
+
+class memory_format:
+    """How a copy lays out its memory (``torch.memory_format``): ``preserve_format``, ``contiguous_format``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"minigrad.{self.name}"
+
+
+preserve_format = memory_format("preserve_format")
+contiguous_format = memory_format("contiguous_format")
+
+
 class Clone(Function):
-    """A copy with its own memory (CloneBackward0): ``x.clone()``, ``x.contiguous()``."""
+    """A copy with its own memory (CloneBackward0): ``x.clone()``, ``x.contiguous()``.
+
+    ``keep_layout`` (``clone``'s default, PyTorch's ``preserve_format``) keeps
+    the order of the input's strides (numpy's ``order="K"``): the clone of a
+    transposed tensor is transposed too; otherwise the copy is C-contiguous.
+    """
 
     node_name = "CloneBackward0"
 
     @staticmethod
-    def forward(ctx, a):
-        return _make(np.ascontiguousarray(a._data).copy() if not a._data.flags.c_contiguous
-                     else a._data.copy())
+    def forward(ctx, a, keep_layout=False):
+        return _make(a._data.copy(order=_preserve_order(a._data) if keep_layout else "C"))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad
+        return grad, None
 
 
 class UnsafeView(Function):
@@ -693,9 +727,24 @@ def _tensor_list(tensors, name):
     return tensors
 
 
-def clone(input):
-    """A copy with its own memory (``torch.clone``); node CloneBackward0."""
-    return Clone.apply(input)
+def clone(input, *, memory_format=None):
+    """A copy with its own memory (``torch.clone``); node CloneBackward0.
+
+    Args:
+        input (Tensor): any shape and dtype.
+        memory_format: ``preserve_format`` (the default, as PyTorch's: the copy
+            keeps ``input``'s stride order, so a transposed tensor's clone is
+            not contiguous) or ``contiguous_format`` (a C-ordered copy).
+
+    Raises:
+        TypeError: for another ``memory_format``.
+    """
+    if memory_format is None or memory_format is preserve_format:
+        return Clone.apply(input, True)
+    if memory_format is contiguous_format:
+        return Clone.apply(input)
+    raise TypeError(f"clone(): memory_format must be minigrad.preserve_format or "
+                    f"minigrad.contiguous_format, not {memory_format!r}")
 
 
 def contiguous(input):

@@ -86,6 +86,15 @@ class Sort(_Selecting):
         return _finish(ctx, a, d, idx, dim)
 
 
+class SortStable(Sort):
+    """``sort(stable=...)``, PyTorch's other overload (``sort.stable``): node SortBackward1."""
+
+    node_name = "SortBackward1"
+
+
+_UNSET = object()  # stable= not passed: PyTorch's sort(dim, descending) overload
+
+
 class Topk(_Selecting):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices (TopkBackward0)."""
 
@@ -121,20 +130,20 @@ def _positional(name, input, args, dim, descending, stable, method):
     """
     _check_tensor(input, name)
     if args:
-        if stable is not None or len(args) > 2:
+        if stable is not _UNSET or len(args) > 2:
             got = [] if method else ["Tensor"]
             got += [type(a).__name__ if not isinstance(a, Tensor) else "Tensor" for a in args]
-            got += [f"stable={type(stable).__name__}"] if stable is not None else []
+            got += [f"stable={type(stable).__name__}"] if stable is not _UNSET else []
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
                             f"({', '.join(got)}), but expected one of:\n"
                             " * (*, bool stable, int dim = -1, bool descending = False)\n"
                             " * (int dim = -1, bool descending = False)")
         dim = args[0]
         descending = args[1] if len(args) > 1 else descending
-    return dim, bool(descending), bool(stable)
+    return dim, bool(descending), stable
 
 
-def sort(input, *args, stable=None, dim=-1, descending=False, _method=False):
+def sort(input, *args, stable=_UNSET, dim=-1, descending=False, _method=False):
     """Sort along ``dim`` (last by default): ``(values, indices)`` (``torch.sort``).
 
     Args:
@@ -147,7 +156,8 @@ def sort(input, *args, stable=None, dim=-1, descending=False, _method=False):
 
     Returns:
         ``torch.return_types.sort(values, indices)``: values of ``input``'s
-        dtype and shape (SortBackward0), int64 indices into ``dim``.
+        dtype and shape (SortBackward0; SortBackward1 when ``stable=`` is
+        given, even as None: PyTorch's other overload), int64 indices into ``dim``.
 
     Raises:
         IndexError: "Dimension out of range ..." for a bad dim.
@@ -155,10 +165,12 @@ def sort(input, *args, stable=None, dim=-1, descending=False, _method=False):
             for a positional dim with ``stable=``.
     """
     dim, descending, stable = _positional("sort", input, args, dim, descending, stable, _method)
-    return sort_return(*Sort.apply(input, dim, descending, stable))
+    if stable is _UNSET:
+        return sort_return(*Sort.apply(input, dim, descending))
+    return sort_return(*SortStable.apply(input, dim, descending, bool(stable)))
 
 
-def argsort(input, *args, stable=None, dim=-1, descending=False, _method=False):
+def argsort(input, *args, stable=_UNSET, dim=-1, descending=False, _method=False):
     """The int64 indices that sort ``input`` along ``dim`` (``torch.argsort``); never recorded.
 
     The arguments are sort's (a positional dim with ``stable=`` raises its TypeError).

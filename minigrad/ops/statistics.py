@@ -12,8 +12,8 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import canonical_dims
-from .reductions import _raw_dims, _unsqueeze_to
+from ._util import reduction_dims
+from .reductions import _raw_dims, _unsqueeze_dims, _unsqueeze_to
 
 __all__ = ["Std", "Var", "VectorNorm", "norm", "std", "var", "vector_norm"]
 
@@ -24,7 +24,7 @@ def _var_setup(ctx, a, dim, correction, keepdim, name):
     data = a._data
     if data.dtype.kind != "f":
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims = canonical_dims(dim, data.ndim)
+    dims = reduction_dims(dim, data.ndim)
     ctx.dim = None if dim is None else _raw_dims(dim)
     ctx.correction = correction if dim is not None or correction != 1 else None
     ctx.keepdim = keepdim
@@ -51,6 +51,16 @@ def _quiet_var(data, dims, correction, keepdim):
         return np.var(data, axis=dims, ddof=correction, keepdims=keepdim)
 
 
+def _backward_count(ctx):
+    """N in var/std's backward: as PyTorch's ``_safe_size(sizes, dim)``, 1 for ``dim=()``.
+
+    The forward reduces every dim for ``dim=()``, the backward counts the dims
+    listed (none): PyTorch's artefact, kept so gradients match (inf/nan with
+    Bessel's correction).
+    """
+    return 1 if ctx.dim == () else ctx._n
+
+
 class Var(Function):
     """Variance over ``dim`` with Bessel's ``correction`` (VarBackward0); saves its input.
 
@@ -71,16 +81,31 @@ class Var(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        dims = ctx._dims
-        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-        if ctx.dim is None and ctx._n - ctx._corr <= 0:
-            # PyTorch's var_backward: 2 / 0 is inf, times (x - mean), which is 0
-            # exactly where x equals the mean: a constant of nan and inf
+        return _var_backward(ctx, grad, a), None, None, None
+
+
+def _var_backward(ctx, grad, a):
+    """PyTorch's var_backward: (2 / (N - correction)) * grad * (self - mean)."""
+    from .elementwise import MulScalar
+
+    if ctx.dim is None:  # every element: a 0-d grad broadcasts
+        g = grad
+        if ctx._n - ctx._corr <= 0:
+            # 2 / 0 is inf, times (x - mean), which is 0 exactly where x equals
+            # the mean: a constant of nan and inf
             data = a._data
             fill = np.where(data == data.mean(), np.nan, np.inf).astype(data.dtype)
-            return g * _make(fill), None, None, None
-        centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred * float(np.float64(2.0) / (ctx._n - ctx._corr)), None, None, None
+            return g * _make(fill)
+        centred = a - a.mean()
+    else:
+        # PyTorch unsqueezes only for !keepdim && self.dim() > 1
+        # (and unsqueeze_multiple adds nothing for dim=())
+        g = (grad if ctx.keepdim or a._data.ndim <= 1 or not ctx.dim
+             else _unsqueeze_dims(grad, ctx._dims))
+        centred = a - a.mean(ctx._dims, keepdim=True) if ctx._dims else a - a
+    with np.errstate(divide="ignore"):
+        scale = float(np.float64(2.0) / np.float64(_backward_count(ctx) - ctx._corr))
+    return MulScalar.apply(g, scale) * centred
 
 
 class Std(Function):
@@ -103,12 +128,14 @@ class Std(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # PyTorch's std_backward: var_backward of (grad / (2 * result)), with 0
+        # where the result is 0 (a constant input: 0, not 0 / 0)
+        from .elementwise import MulScalar, where
+
         a, r = ctx.saved_tensors
-        dims = ctx._dims
-        g = _unsqueeze_to(grad, a._data.shape, dims, ctx.keepdim)
-        rk = _unsqueeze_to(r, a._data.shape, dims, ctx.keepdim)
-        centred = a - a.mean(dims, keepdim=True) if dims else a - a
-        return g * centred / (rk * float(ctx._n - ctx._corr)), None, None, None
+        g = grad / MulScalar.apply(r, 2)
+        g = where(_make(r._data == 0), _make(np.zeros((), dtype=g._data.dtype)), g)
+        return _var_backward(ctx, g, a), None, None, None
 
 
 def _correction(unbiased, correction):
@@ -151,7 +178,7 @@ class VectorNorm(Function):
             kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                                f"as input. Got {kind}")
-        dims = canonical_dims(dim, data.ndim) if dim is not None else None
+        dims = reduction_dims(dim, data.ndim) if dim not in (None, (), []) else None
         ctx.ord, ctx.keepdim = ord, keepdim
         ctx.dim = None if dim is None else _raw_dims(dim)
         ctx._dims = dims if dims is not None else tuple(range(data.ndim))

@@ -104,8 +104,13 @@ class Library:
         """
         if self.name == "minigrad":
             a = t._data
-            while isinstance(a.base, np.ndarray):
-                a = a.base
+            while True:  # as_strided (expand) puts a DummyArray between view and base
+                base = a.base
+                if not isinstance(base, np.ndarray):
+                    base = getattr(base, "base", None)
+                if not isinstance(base, np.ndarray):
+                    break
+                a = base
             return ("minigrad", id(a)), int(a.nbytes)
         s = t.untyped_storage()
         return ("torch", s.data_ptr(), t.device.type), int(s.nbytes())
