@@ -131,10 +131,12 @@ class BackwardNode(FunctionCtx, Node):
     ``graph.pack_saved``); anything else ``forward`` sets on ``ctx``.
     """
 
-    __slots__ = ("_in_meta", "_kept", "_kept_versions", "_to_save", "needs_input_grad")
+    # (_edge_args: which forward arguments have edges, if not all, e.g. (0, 1) for
+    # add(a, b, alpha): a slot, so that such a node needs no instance dict)
+    __slots__ = ("_edge_args", "_in_meta", "_kept", "_kept_versions", "_to_save",
+                 "needs_input_grad")
     _forward_cls = None
     # Defaults, overridden per node only when used.
-    _edge_args = None      # which forward arguments have edges, if not all
     _out_meta = None       # (shape, dtype) per output, for nodes with several outputs
     _materialize = True
     _non_differentiable = ()
@@ -142,7 +144,7 @@ class BackwardNode(FunctionCtx, Node):
 
     def __init__(self):
         Node.__init__(self)
-        self._in_meta = None
+        self._in_meta = self._edge_args = None
         self._to_save = self._kept = self._kept_versions = ()
 
     def name(self):
@@ -461,6 +463,7 @@ class Function:
             ctx._seq = next(_sequence)
             ctx._hooks = None
             ctx._to_save = ctx._kept = ctx._kept_versions = ()
+            ctx._edge_args = None
             ctx.needs_input_grad = flags
         else:
             # Nothing to record: a throwaway context, no graph node.
@@ -509,6 +512,7 @@ class Function:
 
 
 _new = object.__new__
+_EDGE_ARGS = {}  # the distinct _edge_args tuples (a handful: (0, 1) for add, ...)
 _NO_GRAD = tuple((False,) * n for n in range(8))
 
 
@@ -592,7 +596,8 @@ def _record(ctx, args, out):
     ctx._next_nrs = _ZEROS[n] if nrs is None and n < 8 else _output_nrs(nrs or (0,) * n)
     ctx._in_meta = tuple(meta)
     if edge_args is not None:
-        ctx._edge_args = tuple(edge_args)
+        edge_args = tuple(edge_args)
+        ctx._edge_args = _EDGE_ARGS.setdefault(edge_args, edge_args)  # one tuple per pattern
     if anomaly._state.enabled:
         anomaly.record_forward_trace(ctx)
     if type(out) is tuple:
