@@ -207,6 +207,9 @@ class SubScalar(Function):
 
     @staticmethod
     def forward(ctx, a, other):
+        from ._util import wrap_scalar
+
+        _no_bool_subtraction(a, wrap_scalar(other))  # pow's bool exponent - 1 raises, as PyTorch
         return _make(np.subtract(a._data, other).astype(a._data.dtype, copy=False))
 
     @staticmethod
@@ -824,6 +827,7 @@ def _unsequenced(node):
     # the walk's priority of AccumulateGrad's (also UINT64_MAX in PyTorch): on a
     # tie, the node that became ready first runs first, as in PyTorch's queue
     node._priority = lambda: ACCUMULATE_PRIORITY
+    node._formula_only = False  # it runs (and raises) even with no edge that needs it
 
 
 class RemainderScalarTensor(Function):

@@ -692,6 +692,8 @@ class Prod(Function):
     def backward(ctx, grad):
         a, r = ctx.saved_tensors
         data = a._data
+        if data.ndim == 0:
+            return grad * 1  # PyTorch's prod_backward returns grad: no dependence on the input
         if np.all(data != 0):
             return grad * (r / a)  # PyTorch's grad * (result / input); recorded
         return grad * _exclusive_products(a.reshape(-1), 0).reshape(data.shape)
@@ -720,10 +722,10 @@ class ProdDim(Function):
         if data.ndim == 0:
             return grad * 1, None, None  # the product of one value: the value itself
         g = _unsqueeze_to(grad, data.shape, (ctx._d,), ctx.keepdim)
-        if data.shape[ctx._d] == 1:
-            return g, None, None  # PyTorch's prod_backward: the product of one value
         if np.all(data != 0):
             return g * (_unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a), None, None
+        if data.shape[ctx._d] == 1:
+            return g, None, None  # PyTorch's prod_safe_zeros_backward: one value, with zeros
         return g * _exclusive_products(a, ctx._d), None, None
 
 
