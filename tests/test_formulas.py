@@ -140,3 +140,17 @@ def test_a_recorded_chain_keeps_few_objects_for_the_collector():
     assert per_node <= 4.0, per_node
     y.backward()
     assert x.grad is not None
+
+
+def test_the_node_inside_copy_slices_frees_its_saved_values():
+    # y[:2].mul_(w) records CopySlices around MulBackward0: the walk must free the
+    # values MulBackward0 saved (the only ones in this graph: CloneBackward0 and
+    # SumBackward0 save none), so a second backward raises as in PyTorch
+    x = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = minigrad.tensor([4.0, 5.0], requires_grad=True)
+    y = x.clone()
+    y[:2].mul_(w)
+    z = y.sum()
+    z.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        z.backward()
