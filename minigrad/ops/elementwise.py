@@ -560,6 +560,7 @@ class Relu(Function):
 
     node_name = "ReluBackward0"
     saved_names = ("result",)
+    _quiet_numpy = False  # a comparison and a select: no floating-point error, nan included
 
     @staticmethod
     def forward(ctx, a):
@@ -590,6 +591,7 @@ class ThresholdBackward(Function):
     node_name = "ThresholdBackwardBackward0"
     saved_names = ("self",)
     saved_attrs = ("threshold",)
+    _quiet_numpy = False  # as Relu's: a comparison and a select
 
     @staticmethod
     def forward(ctx, grad, r):
