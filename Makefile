@@ -8,6 +8,7 @@
 #   make lab-check       every notebook in JupyterLab in headless Chromium (tests/browser/README.md)
 #   make test-torch      every lesson run on real PyTorch 2.13 (CPU), compared with its stored outputs
 #   make bench           speed and memory benchmarks, as ratios to a baseline run alongside
+#                        (and to PyTorch: with .venv-torch from make torch-setup, or BENCH_PYTHON=...)
 #   make clean           remove the environments and caches
 #
 # Setup makes .venv with pip.  With conda or mamba on PATH, `make ENV=conda ...`
@@ -121,8 +122,9 @@ $(TORCH_STAMP): pyproject.toml
 test-torch: torch-setup
 	$(TORCH_BIN)/python tests/tools/test_torch.py $(NOTEBOOKS)
 
+# The bench compares with PyTorch when its Python has it: BENCH_PYTHON, else .venv-torch if made.
 bench: setup
-	$(BIN)/python tests/bench/run.py
+	$(or $(BENCH_PYTHON),$(if $(wildcard $(TORCH_BIN)/python),$(TORCH_BIN)/python,$(BIN)/python)) tests/bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf .venv .venv-torch .conda-env .pytest_cache .hypothesis build *.egg-info

@@ -32,6 +32,7 @@ from .autograd.graph import AccumulateGrad
 __all__ = ["Size", "Tensor", "is_tensor", "ones", "ones_like", "tensor", "zeros", "zeros_like"]
 
 _state = grad_mode._state
+_new = object.__new__
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -118,7 +119,7 @@ class Tensor:
         ``vc`` is the version counter to share (views share their base's);
         None gives the tensor its own, created on first use.
         """
-        t = object.__new__(cls)
+        t = _new(cls)
         # numpy returns scalars, not 0-d arrays, from operations on 0-d arrays
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._requires_grad = requires_grad or grad_fn is not None
@@ -129,7 +130,7 @@ class Tensor:
             # a view is an inference tensor exactly when its base is one
             if base._inference:
                 t._inference = True
-        elif _state.inference:
+        elif grad_mode.inference_blocks and _state.inference:
             t._inference = True
         return t
 
@@ -667,10 +668,12 @@ class Tensor:
     # the primitives they dispatch to.
 
 
+from .autograd import engine as _engine
+from .autograd import formulas as _formulas
 from .autograd import function as _function
 from .autograd import graph as _graph
 
-_graph._Tensor = _function._Tensor = Tensor
+_graph._Tensor = _function._Tensor = _engine._Tensor = _formulas._Tensor = Tensor
 _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
 
 

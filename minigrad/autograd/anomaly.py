@@ -11,7 +11,6 @@ Source: ``torch.autograd.detect_anomaly`` / ``set_detect_anomaly``
 (torch/autograd/anomaly_mode.py, torch/csrc/autograd/anomaly_mode.cpp).
 """
 
-import threading
 import traceback
 import warnings
 
@@ -20,10 +19,14 @@ import numpy as np
 __all__ = ["detect_anomaly", "is_anomaly_enabled", "set_detect_anomaly"]
 
 
-class _State(threading.local):
-    enabled = False
-    check_nan = True
-    current = None
+class _State:
+    # Process-wide, as PyTorch's anomaly mode is (AnomalyMode is a global flag).
+    __slots__ = ("check_nan", "current", "enabled")
+
+    def __init__(self):
+        self.enabled = False
+        self.check_nan = True
+        self.current = None
 
 
 _state = _State()

@@ -1,19 +1,33 @@
 """The backward walk: read the recording in reverse and hand out gradients.
 
-``run_backward`` is what ``loss.backward()`` and ``autograd.grad`` call.  In
-four steps, none of them recursive (a chain of 100,000 operations is fine):
+``run_backward`` is what ``loss.backward()`` and ``autograd.grad`` call.  It
+is four steps, each a function below, none of them recursive (a chain of
+100,000 operations is fine):
 
-1. **Count dependencies.**  Starting from the outputs, visit every node once
+1. ``count_dependencies``: starting from the outputs, visit every node once
    and count, for each node, how many edges point into it: how many
    gradients it must receive before it can run.
-2. **Walk.**  A node is *ready* when all its consumers have delivered.  Among
-   the ready nodes, run the one created last (highest sequence number), as
-   PyTorch's engine does; ``AccumulateGrad`` runs as soon as it is ready.
-3. **Fan-in.**  Gradients arriving at one node from several consumers are
-   summed in an input buffer before the node runs once with the total: the
-   multivariate chain rule, x̄ = Σ_p (∂f_p/∂x)ᵀ ȳ_p.
-4. **Free.**  Right after a node has run, its saved tensors are released
-   (unless ``retain_graph``), which is why a second walk fails.
+2. ``take_ready_node``: a node is *ready* when all its consumers have
+   delivered.  Among the ready nodes, run the one created last (highest
+   sequence number), as PyTorch's engine does; ``AccumulateGrad`` runs as
+   soon as it is ready.
+3. ``run_node``: call the node's vector-Jacobian product on the gradients
+   it received, then free its saved values (unless ``retain_graph``), which
+   is why a second walk fails.
+4. ``route_gradients``: send each gradient the node produced to the node
+   behind that input, into its *input buffer*; gradients arriving at one
+   node from several consumers are summed there before it runs once with the
+   total (fan-in): the multivariate chain rule, x̄ = Σ_p (∂f_p/∂x)ᵀ ȳ_p.
+
+Around them, at marked points: hooks on tensors and nodes and the captures
+of ``autograd.grad`` (``before_node``), node pre- and post-hooks and the
+anomaly check (in ``run_node`` and ``route_gradients``).
+
+What flows: when the walk records nothing (``create_graph=False``, the usual
+case) gradients travel as plain numpy arrays and each primitive's formula
+runs on them directly; Tensors are made only where user code sees a
+gradient (hooks, ``.grad``, ``autograd.grad``'s results).  Under
+``create_graph=True`` they travel as Tensors, and every formula is recorded.
 
 A gradient whose shape differs from its input's because of broadcasting is
 summed back to the input's shape here, in one place, as PyTorch's
@@ -30,13 +44,13 @@ import itertools
 import numpy as np
 
 from . import anomaly, grad_mode
-from .graph import AccumulateGrad, Node
+from .graph import UINT64_MAX, AccumulateGrad, Node
 
-__all__ = ["run_backward"]
+__all__ = ["count_dependencies", "route_gradients", "run_backward", "run_node", "take_ready_node"]
 
-# The walks in progress, innermost last: (root, deps, needed, captures,
-# accumulate_grad).  Read by graph.register_multi_grad_hook (PyTorch's
-# _current_graph_task_id and _will_engine_execute_node).
+# The walks in progress, innermost last (their ``_Walk``).  Read by
+# hooks.register_multi_grad_hook (PyTorch's _current_graph_task_id and
+# _will_engine_execute_node).
 _walks = []
 
 
@@ -50,85 +64,33 @@ class GraphRoot(Node):
 
     def __init__(self, edges, grads):
         Node.__init__(self)
-        self.next_functions = tuple(edges)
+        self.next_functions = edges
         self._grads = tuple(grads)
 
     def _backward(self, grads):
         return self._grads
 
-
-def _dependencies(root):
-    """Number of incoming edges of every node reachable from ``root`` (iterative DFS)."""
-    deps = {}
-    stack = [root]
-    while stack:
-        for nxt, _ in stack.pop().next_functions:
-            if nxt is None:
-                continue
-            if nxt in deps:
-                deps[nxt] += 1
-            else:  # first visit
-                deps[nxt] = 1
-                stack.append(nxt)
-    return deps
+    def _backward_arrays(self, grads):
+        return tuple(g._data for g in self._grads)
 
 
-def _needed(root, targets):
-    """The nodes from which some target node can be reached (they must run).
+class _Walk:
+    """The state of one backward walk: what the four steps share."""
 
-    Iterative post-order: a node is needed if it is a target's ancestor.
-    """
-    needed = {}
-    stack = [(root, iter(root.next_functions))]
-    needed[root] = False
-    while stack:
-        node, it = stack[-1]
-        advanced = False
-        for nxt, _ in it:
-            if nxt is None:
-                continue
-            if nxt not in needed:
-                needed[nxt] = False
-                stack.append((nxt, iter(nxt.next_functions)))
-                advanced = True
-                break
-            if needed[nxt] or nxt in targets:
-                needed[node] = True
-        if not advanced:
-            stack.pop()
-            if stack:
-                parent = stack[-1][0]
-                if needed[node] or node in targets:
-                    needed[parent] = True
-    return {n for n, v in needed.items() if v}
+    __slots__ = ("accumulate_grad", "arrays", "buffers", "captures", "check_nan", "counter",
+                 "dependencies", "inputs", "needed", "results", "retain_graph", "root")
 
-
-def _sum_to(grad, shape, node, index):
-    """Reduce a broadcast gradient to ``shape`` (recorded when create_graph is on)."""
-    gshape = grad._data.shape
-    lead = len(gshape) - len(shape)
-    ok = lead >= 0 and all(s == 1 or s == g for s, g in zip(shape, gshape[lead:]))
-    if not ok:
-        raise RuntimeError(
-            f"Function {node.name()} returned an invalid gradient at index {index} - got "
-            f"{list(gshape)} but expected shape compatible with {list(shape)}"
-        )
-    return grad.sum_to_size(shape)
-
-
-def _validated(node, out):
-    """``out`` with each gradient reduced (``_sum_to``) and cast to its input's shape and dtype."""
-    meta = node._in_meta
-    if meta is None:
-        return out
-    out = list(out)
-    for i, g in enumerate(out[:len(meta)]):
-        if g is not None and node.next_functions[i][0] is not None:
-            shape, dt = meta[i]
-            if g._data.shape != shape:
-                g = _sum_to(g, shape, node, i)
-            out[i] = g if g._data.dtype == dt else g.to(dt)
-    return tuple(out)
+    def __init__(self, root, retain_graph, create_graph, inputs, accumulate_grad):
+        self.root = root
+        self.retain_graph = retain_graph
+        self.arrays = not create_graph  # gradients as numpy arrays: nothing is recorded
+        self.accumulate_grad = accumulate_grad
+        self.check_nan = anomaly._state.enabled
+        self.buffers = {root: [None]}  # node -> gradients received so far, one per output
+        self.counter = itertools.count()
+        self.inputs = inputs
+        self.captures = self.needed = None
+        self.results = [None] * (len(inputs) if inputs is not None else 0)
 
 
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
@@ -155,6 +117,43 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             grad, a freed graph, an unreachable input, or a node returning a
             gradient of the wrong shape.
     """
+    root = _graph_root(tensors, grad_tensors)
+    walk = _Walk(root, retain_graph, create_graph, inputs, accumulate_grad)
+    walk.dependencies = count_dependencies(root)                # 1. count dependencies
+    if inputs is not None:
+        _plan_captures(walk, inputs)
+    ready = [(0, 0, root)]
+    state = grad_mode._state
+    prev_mode, prev_quiet = state.enabled, state.numpy_quiet
+    state.enabled = bool(create_graph)
+    state.numpy_quiet = True  # the ops a walk runs need not enter errstate again
+    _walks.append(walk)
+    buffers, captures = walk.buffers, walk.captures
+    try:
+        # backward formulas meet inf * 0 too; PyTorch is silent
+        with np.errstate(all="ignore"):
+            while ready:
+                node = take_ready_node(ready)                   # 2. take the ready node
+                grads = buffers.pop(node)
+                compute = True
+                if captures is not None or node._hooks is not None or (
+                        type(node) is AccumulateGrad and node.variable._hooks):
+                    grads, compute = before_node(walk, node, grads)  # (tensor hooks, captures)
+                    if grads is None:
+                        continue  # nothing wanted lies behind this node
+                out = run_node(walk, node, grads, compute)      # 3. run it, free its saved values
+                route_gradients(walk, node, out, ready)         # 4. into the input buffers (fan-in)
+                out = grads = None  # hold no gradient longer than the buffers do
+    finally:
+        _walks.pop()
+        state.numpy_quiet = prev_quiet
+        state.enabled = prev_mode
+        if walk.check_nan:
+            anomaly._state.current = None
+    return _results(walk, allow_unused)
+
+
+def _graph_root(tensors, grad_tensors):
     edges = []
     for i, t in enumerate(tensors):
         fn = t._grad_fn
@@ -166,142 +165,284 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
-    root = GraphRoot(edges, grad_tensors)
-    deps = _dependencies(root)
+    return GraphRoot(edges, grad_tensors)
 
-    # Where to capture gradients (autograd.grad / backward(inputs=...)).
-    captures = None
-    needed = None
-    if inputs is not None:
-        captures = {}
-        for k, t in enumerate(inputs):
-            fn = t._grad_fn
-            if fn is None:
-                if not t._requires_grad:
-                    raise RuntimeError("One of the differentiated Tensors does not require grad")
-                fn = t._accumulator()
-            captures.setdefault(fn, []).append((k, t._output_nr))
-        needed = _needed(root, captures)
-    results = [None] * (len(inputs) if inputs is not None else 0)
 
-    buffers = {root: [None]}
-    counter = itertools.count()
-    ready = [(0, 0, root)]
-    state = grad_mode._state
-    prev_mode = state.enabled
-    state.enabled = bool(create_graph)
-    check_nan = anomaly._state.enabled
-    quiet = np.errstate(all="ignore")  # backward formulas meet inf * 0 too; PyTorch is silent
-    quiet.__enter__()
-    prev_quiet = state.numpy_quiet
-    state.numpy_quiet = True  # so the ops the walk runs need not enter errstate again
-    _walks.append((root, deps, needed, captures, accumulate_grad))  # for graph.py's hooks
-    try:
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grads = buffers.pop(node)
-            if needed is not None and node not in needed and node not in captures:
-                continue  # PyTorch never runs such a node: neither do its hooks
-            # Hooks on the tensor this node produced (register_hook, retain_grad)
-            # see the summed gradient first, as in PyTorch; a leaf's run here too.
-            if node._tensor_pre_hooks:
-                grads = _run_pre_hooks(node, grads, node._tensor_pre_hooks)
-            elif type(node) is AccumulateGrad and node.variable._hooks and grads[0] is not None:
-                grads = [node.variable._run_leaf_hooks(grads[0])]
-            skip = False  # run the node's hooks, compute none of its gradients
-            if captures is not None:
-                cap = captures.get(node)
-                if cap:
-                    for k, nr in cap:
-                        results[k] = grads[nr]
-                if node not in needed:
-                    if not (cap and accumulate_grad):
-                        continue  # nothing wanted lies behind this node
-                    # backward(inputs=[t]): t's grad_fn "runs" as in PyTorch (its
-                    # hooks do, its saved values are freed), but nothing behind
-                    # it is wanted; t.grad came from retain_grad's hook above
-                    skip = type(node) is not AccumulateGrad
-            if node._pre_hooks:
-                grads = _run_pre_hooks(node, grads, node._pre_hooks)
-            if skip:
-                out = (None,) * len(node.next_functions)
-                if node._post_hooks:
-                    out = _run_post_hooks(node, out, grads)
-            elif node._formula_only and not any(nxt is not None for nxt, _ in node.next_functions):
-                # no input of this primitive needs a gradient: PyTorch's generated
-                # formulas then compute (and unpack) nothing; the node still "runs"
-                out = (None,) * len(node.next_functions)
-                if node._post_hooks:
-                    out = _run_post_hooks(node, out, grads)
-            elif grads[0] is not None or node is root or grads.count(None) != len(grads):
-                if check_nan:
-                    anomaly._state.current = node
-                out = node._backward(tuple(grads))
-                if node._post_hooks:
-                    # PyTorch's validate_outputs runs first: post-hooks see each
-                    # gradient summed to its input's shape and dtype
-                    out = _run_post_hooks(node, _validated(node, out), grads)
+# --- 1. count dependencies ---------------------------------------------------
+
+def count_dependencies(root):
+    """Number of incoming edges of every node reachable from ``root`` (iterative DFS)."""
+    deps = {}
+    stack = [root]
+    while stack:
+        for nxt in stack.pop()._next_fns:
+            if nxt is None:
+                continue
+            if nxt in deps:
+                deps[nxt] += 1
+            else:  # first visit
+                deps[nxt] = 1
+                stack.append(nxt)
+    return deps
+
+
+# --- 2. take the ready node --------------------------------------------------
+
+# AccumulateGrad runs as soon as it is ready (PyTorch gives it UINT64_MAX), and so do
+# the nodes PyTorch makes without a sequence number (NotImplemented ones); among
+# them, the one that became ready first (the counter in the heap's entries).
+_FIRST = float("-inf")
+
+
+def take_ready_node(ready):
+    """The ready node created last: ``ready`` is a heap of ``(-sequence_nr, count, node)``."""
+    return heapq.heappop(ready)[2]
+
+
+# --- 3. run the node, free its saved values -------------------------------------
+
+def run_node(walk, node, grads, compute=True):
+    """Call ``node``'s vector-Jacobian product on ``grads``; then free its saved values.
+
+    Returns the gradients it sends on, one per ``next_functions`` entry
+    (numpy arrays, or Tensors under ``create_graph``).  A node that received
+    no gradient at all does not run.  A node runs its hooks but computes
+    nothing when ``compute`` is False (``backward(inputs=[t])`` reached
+    ``t``'s grad_fn: nothing behind it is wanted) or when none of its inputs
+    needs a gradient (PyTorch's generated formulas then compute nothing).
+    """
+    hooks = node._hooks
+    if hooks is not None and hooks.pre:                         # (node pre-hooks)
+        grads = _run_pre_hooks(walk, grads, hooks.pre)
+    fns = node._next_fns
+    if not compute or (node._formula_only and (not fns or fns[0] is None) and not _any(fns)):
+        out = (None,) * len(fns)
+        if hooks is not None and hooks.post:                    # (node post-hooks)
+            out = _run_post_hooks(walk, out, grads, hooks.post)
+    elif grads[0] is not None or _any(grads) or node is walk.root:
+        if walk.check_nan:
+            anomaly._state.current = node
+        if not walk.arrays:
+            out = node._backward(tuple(grads))
+        elif node._backward_arrays is not None:
+            out = node._backward_arrays(grads)
+        else:  # a backward written with Tensors (a custom Function): wrap, unwrap
+            out = _unwrap(node._backward(tuple(_wrap(g) for g in grads)))
+        if hooks is not None and hooks.post:                    # (node post-hooks)
+            # PyTorch's validate_outputs runs first: post-hooks see each
+            # gradient summed to its input's shape and cast to its dtype
+            out = _run_post_hooks(walk, _validated(walk, node, out), grads, hooks.post)
+    else:
+        out = ()
+    if node._kept and not walk.retain_graph:
+        node._release_saved()
+    return out
+
+
+def _any(values):
+    for v in values:
+        if v is not None:
+            return True
+    return False
+
+
+# --- 4. route the gradients into the input buffers (fan-in) -----------------
+
+def route_gradients(walk, node, out, ready):
+    """Send ``out[i]`` to the node behind input ``i``: summed into its buffer (fan-in).
+
+    Each gradient is first made to fit its input: summed back over the
+    broadcast dims, cast to the input's dtype.  A node whose last consumer has
+    now delivered becomes ready.
+    """
+    buffers = walk.buffers
+    deps = walk.dependencies
+    meta = node._in_meta
+    nrs = node._next_nrs
+    check_nan = walk.check_nan
+    n_out = len(out)
+    i = -1
+    for nxt in node._next_fns:
+        i += 1
+        if nxt is None:
+            continue
+        g = out[i] if i < n_out else None
+        if g is not None:
+            if meta is not None:
+                m = meta[i]
+                if g.shape != m[0] or g.dtype is not m[1]:
+                    g = _fit(walk, g, m, node, i)
+            if check_nan:                                       # (anomaly check)
+                anomaly.check_gradient(node, i, _wrap(g) if walk.arrays else g)
+            buf = buffers.get(nxt)
+            if buf is None:
+                if nxt._out_meta is None:  # one output: the usual case
+                    buffers[nxt] = [g]
+                else:
+                    buf = buffers[nxt] = [None] * len(nxt._out_meta)
+                    buf[nrs[i]] = g
             else:
-                out = ()
-            if not retain_graph:
-                node._release_saved()
-            nexts = node.next_functions
-            meta = node._in_meta
-            for i, (nxt, nr) in enumerate(nexts):
-                if nxt is None:
-                    continue
-                g = out[i] if i < len(out) else None
-                if g is not None:
-                    if meta is not None:
-                        shape, dt = meta[i]
-                        if g._data.shape != shape:
-                            g = _sum_to(g, shape, node, i)
-                        if g._data.dtype != dt:
-                            g = g.to(dt)
-                    if check_nan:
-                        anomaly.check_gradient(node, i, g)
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        n_out = nxt._num_outputs()
-                        if n_out == 1:
-                            buffers[nxt] = [g]
-                            g = None
-                        else:
-                            buf = buffers[nxt] = [None] * n_out
-                    if g is not None:
-                        old = buf[nr]
-                        buf[nr] = g if old is None else old + g  # fan-in: sum
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    if nxt not in buffers:
-                        buffers[nxt] = [None] * nxt._num_outputs()
-                    heapq.heappush(ready, (-nxt._priority(), next(counter), nxt))
-    finally:
-        _walks.pop()
-        quiet.__exit__(None, None, None)
-        state.numpy_quiet = prev_quiet
-        state.enabled = prev_mode
-        if check_nan:
-            anomaly._state.current = None
+                nr = nrs[i]
+                old = buf[nr]
+                buf[nr] = g if old is None else old + g         # fan-in: sum
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        if left == 0:  # every consumer has delivered: ready (see take_ready_node)
+            if nxt not in buffers:
+                buffers[nxt] = [None] * nxt._num_outputs()
+            seq = nxt._seq  # (PyTorch's UINT64_MAX: a node made without a sequence number)
+            key = _FIRST if type(nxt) is AccumulateGrad or seq == UINT64_MAX else -seq
+            heapq.heappush(ready, (key, next(walk.counter), nxt))
 
-    if inputs is not None and not accumulate_grad:
-        for k in range(len(inputs)):
-            if results[k] is None and not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {k} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior."
-                )
-        return tuple(results)
-    return None
+
+def _fit(walk, g, meta, node, index):
+    """``g`` summed to its input's shape (undoing broadcasting) and cast to its dtype."""
+    shape, dtype = meta
+    if walk.arrays:
+        if g.shape != shape:
+            g = _sum_to_array(g, shape, node, index)
+        if g.dtype is not dtype and g.dtype != dtype:
+            g = g.astype(dtype)
+        return g
+    if g._data.shape != shape:
+        _check_sum_to(g._data.shape, shape, node, index)
+        g = g.sum_to_size(shape)
+    if g._data.dtype != dtype:
+        g = g.to(dtype)
+    return g
+
+
+def _validated(walk, node, out):
+    """``out`` with each gradient fitted to its input (``_fit``), for the node post-hooks."""
+    meta = node._in_meta
+    if meta is None:
+        return out
+    out = list(out)
+    for i, g in enumerate(out[:len(meta)]):
+        if g is not None and meta[i] is not None:
+            out[i] = _fit(walk, g, meta[i], node, i)
+    return tuple(out)
+
+
+def _check_sum_to(gshape, shape, node, index):
+    lead = len(gshape) - len(shape)
+    if lead < 0 or any(s != 1 and s != g for s, g in zip(shape, gshape[lead:])):
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {index} - got "
+            f"{list(gshape)} but expected shape compatible with {list(shape)}"
+        )
+
+
+def _sum_to_array(g, shape, node, index):
+    """``Tensor.sum_to_size`` on an array: sum the leading dims and the dims of size 1."""
+    g = np.asarray(g)
+    _check_sum_to(g.shape, shape, node, index)
+    lead = g.ndim - len(shape)
+    kept = tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
+    if kept:
+        g = np.sum(g, axis=tuple(range(lead)) + kept, keepdims=True)
+        return g.reshape(shape) if lead else g
+    return np.sum(g, axis=tuple(range(lead)))
+
+
+# --- hooks and captures (the marked points) -----------------------------------
+
+def _plan_captures(walk, inputs):
+    """Where ``autograd.grad`` / ``backward(inputs=...)`` read gradients, and what must run."""
+    captures = {}
+    for k, t in enumerate(inputs):
+        fn = t._grad_fn
+        if fn is None:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            fn = t._accumulator()
+        captures.setdefault(fn, []).append((k, t._output_nr))
+    walk.captures = captures
+    walk.needed = _needed(walk.root, captures)
+
+
+def _needed(root, targets):
+    """The nodes from which some target node can be reached (they must run).
+
+    Iterative post-order: a node is needed if it is a target's ancestor.
+    """
+    needed = {root: False}
+    stack = [(root, iter(root._next_fns))]
+    while stack:
+        node, it = stack[-1]
+        advanced = False
+        for nxt in it:
+            if nxt is None:
+                continue
+            if nxt not in needed:
+                needed[nxt] = False
+                stack.append((nxt, iter(nxt._next_fns)))
+                advanced = True
+                break
+            if needed[nxt] or nxt in targets:
+                needed[node] = True
+        if not advanced:
+            stack.pop()
+            if stack:
+                parent = stack[-1][0]
+                if needed[node] or node in targets:
+                    needed[parent] = True
+    return {n for n, v in needed.items() if v}
+
+
+def before_node(walk, node, grads):
+    """What happens to a node's summed gradients before it runs: tensor hooks, captures.
+
+    Hooks on the tensor this node produced (``register_hook``, ``retain_grad``)
+    see the summed gradient first, as in PyTorch; a leaf's run here too.
+    Then ``autograd.grad`` takes the gradients it asked for.  Returns
+    ``(grads, compute)``: the gradients to run the node with (None if the
+    node does not run at all: nothing wanted lies behind it) and whether it
+    computes its gradients (see ``run_node``).
+    """
+    captures = walk.captures
+    if captures is not None and node not in walk.needed and node not in captures:
+        return None, False  # PyTorch never runs such a node: neither do its hooks
+    hooks = node._hooks
+    if hooks is not None and hooks.tensor_pre:
+        grads = _run_pre_hooks(walk, grads, hooks.tensor_pre)
+    elif type(node) is AccumulateGrad and node.variable._hooks and grads[0] is not None:
+        g = grads[0]
+        grads = [_from_tensor(walk, node.variable._run_leaf_hooks(_as_tensor(walk, g)))]
+    if captures is not None:
+        cap = captures.get(node)
+        if cap:
+            for k, nr in cap:
+                g = grads[nr]
+                walk.results[k] = None if g is None else _as_tensor(walk, g)
+        if node not in walk.needed:
+            if not (cap and walk.accumulate_grad):
+                return None, False  # nothing wanted lies behind this node
+            # backward(inputs=[t]): t's grad_fn "runs" as in PyTorch (its hooks
+            # do, its saved values are freed), but nothing behind it is wanted;
+            # t.grad came from retain_grad's hook above
+            return grads, type(node) is AccumulateGrad
+    return grads, True
+
+
+def _results(walk, allow_unused):
+    if walk.inputs is None or walk.accumulate_grad:
+        return None
+    for k, r in enumerate(walk.results):
+        if r is None and not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {k} appears to not have been used in "
+                "the graph. Set allow_unused=True if this is the desired behavior."
+            )
+    return tuple(walk.results)
 
 
 def _hook_name(hook):
     return getattr(hook, "__name__", repr(hook))
 
 
-def _run_pre_hooks(node, grads, hooks):
-    grads = list(grads)
+def _run_pre_hooks(walk, grads, hooks):
+    grads = [_as_tensor(walk, g) for g in grads]
     # retain_grad's hook runs after the tensor's own hooks (PyTorch's order)
     for hook in sorted(hooks.values(), key=lambda h: getattr(h, "_runs_last", False)):
         res = hook(tuple(grads))
@@ -312,12 +453,14 @@ def _run_pre_hooks(node, grads, hooks):
                     f"(got {len(res)}, but expected {len(grads)})"
                 )
             grads = list(res)
-    return grads
+    return [_from_tensor(walk, g) for g in grads]
 
 
-def _run_post_hooks(node, out, grads):
-    for hook in tuple(node._post_hooks.values()):
-        res = hook(tuple(out), tuple(grads))
+def _run_post_hooks(walk, out, grads, hooks):
+    out = tuple(_as_tensor(walk, g) for g in out)
+    grads = tuple(_as_tensor(walk, g) for g in grads)
+    for hook in tuple(hooks.values()):
+        res = hook(out, grads)
         if res is not None:
             if len(res) != len(out):
                 raise RuntimeError(
@@ -328,4 +471,28 @@ def _run_post_hooks(node, out, grads):
                 if old is None and new is not None:
                     raise RuntimeError("can't replace a None gradient with a non-None value")
             out = tuple(res)
-    return out
+    return tuple(_from_tensor(walk, g) for g in out)
+
+
+# --- arrays and Tensors ---------------------------------------------------------
+
+def _wrap(g):
+    return None if g is None else _Tensor._make(g)
+
+
+def _unwrap(out):
+    if type(out) is not tuple:
+        out = (out,)
+    return tuple(None if g is None else g._data for g in out)
+
+
+def _as_tensor(walk, g):
+    """A gradient as user code sees it: a Tensor."""
+    return _wrap(g) if walk.arrays else g
+
+
+def _from_tensor(walk, g):
+    return g._data if walk.arrays and g is not None else g
+
+
+_Tensor = None  # minigrad.tensor sets this once it is imported

@@ -29,13 +29,24 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 import numpy as np
 
 from . import anomaly, forward_ad, grad_mode
-from .graph import Node, SavedTensor, _sequence
+from .formulas import ARRAY_OPS, TENSOR_OPS
+from .graph import (
+    _ZEROS,
+    Node,
+    _output_nrs,
+    _sequence,
+    pack_saved,
+    release_saved,
+    saved_records,
+    unpack_saved,
+    unpack_saved_arrays,
+    unpack_saved_one,
+)
 
 __all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
 
 _state = grad_mode._state
 _fw_state = forward_ad._state
-_NO_EDGE = (None, 0)
 
 
 class FunctionCtx:
@@ -60,11 +71,12 @@ class FunctionCtx:
         Raises:
             TypeError: if an argument is neither a Tensor nor None.
         """
-        for i, t in enumerate(tensors):
+        for t in tensors:
             if t is not None and not isinstance(t, _Tensor):
+                i = next(i for i, t in enumerate(tensors) if t is not None and not isinstance(t, _Tensor))
                 raise TypeError(
                     f"save_for_backward can only save variables, but argument {i} is of type "
-                    f"{type(t).__name__}"
+                    f"{type(tensors[i]).__name__}"
                 )
         self._to_save = tensors
 
@@ -100,7 +112,7 @@ class FunctionCtx:
                 second time ..." after the graph has been freed; PyTorch's
                 in-place modification error if a saved tensor changed.
         """
-        return tuple([None if s is None else s.unpack(self) for s in self._saved])
+        return ()  # a ctx that records nothing keeps nothing (BackwardNode's reads its values)
 
     @property
     def _raw_saved_tensors(self):
@@ -111,22 +123,29 @@ class FunctionCtx:
 
 
 class BackwardNode(FunctionCtx, Node):
-    """The graph node recorded by ``Function.apply`` (PyTorch's ``BackwardCFunction``)."""
+    """The graph node recorded by ``Function.apply`` (PyTorch's ``BackwardCFunction``).
 
-    __slots__ = ("_in_meta", "needs_input_grad")
+    What it holds: the edges (``next_functions``), the inputs' shapes and
+    dtypes (``_in_meta``, for the engine's checks), ``needs_input_grad``,
+    and the saved values (``_kept``/``_kept_versions``, see
+    ``graph.pack_saved``); anything else ``forward`` sets on ``ctx``.
+    """
+
+    # (_edge_args: which forward arguments have edges, if not all, e.g. (0, 1) for
+    # add(a, b, alpha): a slot, so that such a node needs no instance dict)
+    __slots__ = ("_edge_args", "_in_meta", "_kept", "_kept_versions", "_to_save",
+                 "needs_input_grad")
     _forward_cls = None
     # Defaults, overridden per node only when used.
-    _saved = ()            # SavedTensor entries; None once released
-    _to_save = ()
-    _edge_args = None      # which forward arguments have edges, if not all
     _out_meta = None       # (shape, dtype) per output, for nodes with several outputs
     _materialize = True
     _non_differentiable = ()
     _dirty = ()
 
     def __init__(self):
-        self.next_functions = ()
-        self._seq = next(_sequence)
+        Node.__init__(self)
+        self._in_meta = self._edge_args = None
+        self._to_save = self._kept = self._kept_versions = ()
 
     def name(self):
         """The node's PyTorch name, e.g. ``"MulBackward0"``."""
@@ -139,28 +158,69 @@ class BackwardNode(FunctionCtx, Node):
         # a user-defined Function, shown as PyTorch shows its Python-defined nodes
         return f"<minigrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, in order (see ``FunctionCtx``)."""
+        return tuple(unpack_saved(self))
+
+    @property
+    def _saved(self):
+        """The saved values as ``SavedTensor`` records (None where nothing was saved).
+
+        For tools that look inside a node (viz, memory): reading it turns the
+        node's compact entries into records, once.
+        """
+        return saved_records(self)
+
+    @_saved.setter
+    def _saved(self, records):
+        self._kept = tuple(records)
+        self._kept_versions = (0,) * len(self._kept)
+
     def _num_outputs(self):
         return 1 if self._out_meta is None else len(self._out_meta)
 
     def _has_saved(self):
-        return bool(self._saved)
+        return bool(self._kept)
 
-    def _release_saved(self):
-        # Each SavedTensor lets go of its value; a slot that saved nothing
-        # (None) still reads as None afterwards, as in PyTorch.
-        for saved in self._saved:
-            if saved is not None:
-                saved.release()
+    # Each saved value is let go; a place that saved nothing (None) still
+    # reads as None afterwards, as in PyTorch.
+    _release_saved = release_saved
+
+    def _materialized(self, grads, zeros):
+        """Grads with None replaced by zeros, for nodes with several outputs (PyTorch's default)."""
+        if self._out_meta is None or not self._materialize:
+            return grads
+        return tuple(zeros(shape, dt) if g is None else g for g, (shape, dt) in zip(grads, self._out_meta))
 
     def _backward(self, grads):
-        if self._out_meta is not None and self._materialize:
-            from ..tensor import zeros
+        grads = self._materialized(grads, _tensor_zeros)
+        return self._per_edge(self._forward_cls.backward(self, *grads))
 
-            grads = tuple(
-                zeros(shape, dtype=dt) if g is None else g
-                for g, (shape, dt) in zip(grads, self._out_meta)
-            )
-        out = self._forward_cls.backward(self, *grads)
+    def _formula_arrays(self, grads):
+        """Run the class's gradient formula on numpy arrays (a walk that records nothing).
+
+        numpy and PyTorch promote mixed dtypes differently; when the values do
+        not share one dtype the same formula runs on Tensors instead.
+        """
+        if self._out_meta is not None:
+            grads = self._materialized(grads, _array_zeros)
+        cls = self._forward_cls
+        saved = unpack_saved_arrays(self)
+        if not _one_dtype(grads, saved, cls._ints_are_indices):
+            return _unwrap(self._backward(tuple(_wrap(g) for g in grads)))
+        out = cls.formula(ARRAY_OPS, self, *grads, *saved)
+        if self._edge_args is None:  # the usual case: one gradient per edge already
+            n = len(self.needs_input_grad)
+            if type(out) is tuple:
+                if len(out) == n:
+                    return out
+            elif n == 1:
+                return (out,)
+        return self._per_edge(out)
+
+    def _per_edge(self, out):
+        """What backward returned (one gradient per argument of forward), one per edge."""
         if type(out) is not tuple:
             out = (out,)
         n = len(self.needs_input_grad)
@@ -177,11 +237,60 @@ class BackwardNode(FunctionCtx, Node):
         return out
 
 
+def _tensor_zeros(shape, dtype):
+    from ..tensor import zeros
+
+    return zeros(shape, dtype=dtype)
+
+
+def _array_zeros(shape, dtype):
+    return np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype)
+
+
+def _one_dtype(grads, saved, ints_ok=False):
+    """True if every float (or integer) array among the values has the first gradient's dtype.
+
+    Bool arrays (masks) never count; integer arrays do not either when the
+    formula uses them only as indices (``_ints_are_indices``).
+    """
+    dt = grads[0].dtype if grads[0] is not None else None
+    for v in saved:
+        if v is not None and type(v) not in _PY_SCALARS and v.dtype is not dt:
+            return _one_dtype_slow(grads, saved, ints_ok)
+    return dt is not None or _one_dtype_slow(grads, saved, ints_ok)
+
+
+def _one_dtype_slow(grads, saved, ints_ok):
+    dt = None
+    ignored = "biu" if ints_ok else "b"
+    for group in (grads, saved):
+        for v in group:
+            if v is None or type(v) in _PY_SCALARS or v.dtype.kind in ignored:
+                continue
+            d = v.dtype
+            if dt is None:
+                dt = d
+            elif d != dt:
+                return False
+    return True
+
+
+_PY_SCALARS = (float, int, bool)
+
+
+def _wrap(a):
+    return None if a is None else _Tensor._make(a)
+
+
+def _unwrap(out):
+    if type(out) is not tuple:
+        out = (out,)
+    return tuple(None if g is None else g._data for g in out)
+
+
 def _saved_tensor_property(index, name):
     def get(self):
-        saved = self._saved
-        s = saved[index] if index < len(saved) else None
-        return None if s is None else s.unpack(self)
+        return unpack_saved_one(self, index)
 
     get.__name__ = "_saved_" + name
     return property(get, doc=f"The saved tensor ``{name}`` (PyTorch's ``_saved_{name}``).")
@@ -229,6 +338,14 @@ class Function:
       ``_saved_other``, ...; ``saved_attrs``: ctx attributes exposed the same
       way (``_saved_exponent``).
 
+    minigrad's primitives write their vector-Jacobian product once, as
+    ``formula(F, ctx, *grads, *saved)`` instead of ``backward``: arithmetic
+    with operators, everything else through the namespace ``F``, so the same
+    lines run on numpy arrays when the walk records nothing and on Tensors
+    (recorded) under ``create_graph=True`` (see ``autograd/formulas.py``).
+    A class with a ``formula`` gets the ``backward`` that calls it with
+    Tensors.
+
     Call it with ``MyFunction.apply(*args)``; never instantiate it.
     """
 
@@ -242,17 +359,32 @@ class Function:
     # inf or nan in arithmetic).  Ops that cannot produce one (shape ops,
     # neg) opt out: entering errstate costs about a microsecond.
     _quiet_numpy = True
+    # True for primitives whose forward computes with numpy alone (no Tensor
+    # operations): they need not switch recording off around it.
+    _numpy_forward = False
+    # True if the integer tensors a formula saves are indices (never multiplied):
+    # then they do not stop it from running on numpy arrays (see _one_dtype)
+    _ints_are_indices = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or cls.__name__ + "Backward"
-        ns = {"__slots__": (), "_forward_cls": cls, "__module__": cls.__module__,
-              "__qualname__": name, "_formula_only": "node_name" in cls.__dict__}
+        # the saved attributes are slots of the node: no per-node dict for them
+        ns = {"__slots__": tuple(a for a in cls.saved_attrs if not hasattr(BackwardNode, a)),
+              "_forward_cls": cls, "__module__": cls.__module__, "__qualname__": name,
+              "_formula_only": "node_name" in cls.__dict__}
         for i, n in enumerate(cls.saved_names):
             ns["_saved_" + n] = _saved_tensor_property(i, n)
             ns["_raw_saved_" + n] = _raw_saved_property(i, n)
         for n in cls.saved_attrs:
             ns["_saved_" + n] = _saved_attr_property(n)
+        if "formula" in cls.__dict__:
+            # one formula for both walks: Tensors here, numpy arrays in _formula_arrays
+            if "backward" not in cls.__dict__:
+                cls.backward = staticmethod(_backward_from_formula(cls))
+            ns["_backward_arrays"] = BackwardNode._formula_arrays
+        elif "backward" in cls.__dict__:
+            ns["_backward_arrays"] = None  # a backward written with Tensors (custom Functions)
         cls._backward_cls = type(name, (BackwardNode,), ns)
         # forward(*args) + setup_context(ctx, inputs, output): the style the
         # "Extending PyTorch" note shows first
@@ -314,31 +446,48 @@ class Function:
         inputs = args + tuple(kwargs.values()) if kwargs else args
         state = _state
         enabled = state.enabled
-        record = False
+        flags = None
         if enabled and not state.inference:  # inference mode records nothing, even under enable_grad
-            flags = tuple([isinstance(a, _Tensor) and a._requires_grad for a in inputs])
-            record = True in flags
-        if record:
-            ctx = cls._backward_cls()
+            record = False
+            flags = []
+            for a in inputs:
+                if isinstance(a, _Tensor) and a._requires_grad:
+                    record = True
+                    flags.append(True)
+                else:
+                    flags.append(False)
+            flags = tuple(flags) if record else None
+        if flags is not None:
+            # the node that will be recorded is also the ctx forward fills in
+            ctx = _new(cls._backward_cls)
+            ctx._seq = next(_sequence)
+            ctx._hooks = None
+            ctx._to_save = ctx._kept = ctx._kept_versions = ()
+            ctx._edge_args = None
             ctx.needs_input_grad = flags
         else:
             # Nothing to record: a throwaway context, no graph node.
             ctx = _ForwardOnlyCtx()
-            ctx.needs_input_grad = (False,) * len(inputs)
-        state.enabled = False
+            n = len(inputs)
+            ctx.needs_input_grad = _NO_GRAD[n] if n < 8 else (False,) * n
+        # forward records nothing itself; a primitive computing with numpy
+        # only (_numpy_forward) needs no switch
+        switch = enabled and not cls._numpy_forward
+        if switch:
+            state.enabled = False
         try:
+            plain = not kwargs and not cls._setup_context_style  # the usual call: forward(ctx, *args)
             if cls._quiet_numpy and not state.numpy_quiet:
                 # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
                 with np.errstate(all="ignore"):
-                    out = (cls.forward(ctx, *args, **kwargs) if not cls._setup_context_style
-                           else _forward_then_setup(cls, ctx, args, kwargs))
+                    out = cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
             else:
-                out = (cls.forward(ctx, *args, **kwargs) if not cls._setup_context_style
-                       else _forward_then_setup(cls, ctx, args, kwargs))
+                out = cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
         finally:
-            state.enabled = enabled
+            if switch:
+                state.enabled = enabled
         if ctx._dirty:
-            _mark_dirty_outputs(ctx, out, record)
+            _mark_dirty_outputs(ctx, out, flags is not None)
         if cls._is_view:
             out._view_of = args[0]  # what an in-place write into `out` must rebase
             # the memory's version now: once an in-place write (through the
@@ -347,7 +496,7 @@ class Function:
             vc = out._vc
             if vc is not None:
                 out._view_version = vc[0]
-        if record:
+        if flags is not None:
             out = _record(ctx, inputs, out)
         elif cls._is_view and not enabled and _view_root(args[0])._requires_grad:
             # PyTorch: a view of a tensor that requires grad, taken under
@@ -362,6 +511,19 @@ class Function:
         return out
 
 
+_new = object.__new__
+_EDGE_ARGS = {}  # the distinct _edge_args tuples (a handful: (0, 1) for add, ...)
+_NO_GRAD = tuple((False,) * n for n in range(8))
+
+
+def _backward_from_formula(cls):
+    def backward(ctx, *grads):
+        return cls.formula(TENSOR_OPS, ctx, *grads, *unpack_saved(ctx))
+
+    backward.__doc__ = f"``{cls.__name__}.formula`` on Tensors (recorded under create_graph=True)."
+    return backward
+
+
 def _bind_default_args(forward, args, kwargs):
     """``apply``'s arguments bound to ``forward``'s signature, defaults filled in (as PyTorch)."""
     import inspect
@@ -371,7 +533,10 @@ def _bind_default_args(forward, args, kwargs):
     return bound.args, bound.kwargs
 
 
-def _forward_then_setup(cls, ctx, args, kwargs):
+def _run_forward(cls, ctx, args, kwargs):
+    """``cls.forward`` on ``args``: with ``ctx`` first, or followed by ``setup_context``."""
+    if not cls._setup_context_style:
+        return cls.forward(ctx, *args, **kwargs)
     out = cls.forward(*args, **kwargs)
     cls.setup_context(ctx, args, out)
     return out
@@ -392,37 +557,79 @@ class _ForwardOnlyCtx(FunctionCtx):
 
 def _record(ctx, args, out):
     """Connect the node ``ctx`` into the graph: edges, input shapes, outputs, saved values."""
-    edges = []
+    fns = []
     meta = []
+    nrs = None  # output numbers of the edges, when one is not 0
     edge_args = None
-    for i, a in enumerate(args):
+    i = 0
+    for a in args:
         if isinstance(a, _Tensor):
             if a._view_of is not None:
                 _refresh_view(a)
-            if a._requires_grad:
+            # (a leaf view taken under no_grad requires grad but has no edge: PyTorch)
+            if a._requires_grad and (a._grad_fn is not None or not a._no_grad_view):
                 fn = a._grad_fn
-                if fn is not None:
-                    edges.append((fn, a._output_nr))
-                else:  # a leaf; a view taken under no_grad has no gradient edge (PyTorch)
-                    edges.append((a._accumulator(), 0) if not a._no_grad_view else _NO_EDGE)
-            else:
-                edges.append(_NO_EDGE)
-            meta.append((a._data.shape, a._data.dtype))
+                if fn is None:  # a leaf: its AccumulateGrad, while some graph keeps it
+                    ref = a._accum
+                    fn = ref() if ref is not None else None
+                    if fn is None:
+                        fn = a._accumulator()
+                elif a._output_nr:
+                    nrs = _nonzero_nr(nrs, fns, a._output_nr)
+                if nrs is not None and len(nrs) == len(fns):
+                    nrs.append(0)
+                fns.append(fn)
+                d = a._data
+                meta.append((d.shape, d.dtype))
+            else:  # a constant: (None, 0) in next_functions; so is a view taken under no_grad
+                if nrs is not None:
+                    nrs.append(0)
+                fns.append(None)
+                meta.append(None)
             if edge_args is not None:
                 edge_args.append(i)
         elif edge_args is None:
             edge_args = list(range(i))
-    ctx.next_functions = tuple(edges)
+        i += 1
+    n = len(fns)
+    ctx._next_fns = tuple(fns)
+    ctx._next_nrs = _ZEROS[n] if nrs is None and n < 8 else _output_nrs(nrs or (0,) * n)
     ctx._in_meta = tuple(meta)
     if edge_args is not None:
-        ctx._edge_args = tuple(edge_args)
+        edge_args = tuple(edge_args)
+        ctx._edge_args = _EDGE_ARGS.setdefault(edge_args, edge_args)  # one tuple per pattern
     if anomaly._state.enabled:
         anomaly.record_forward_trace(ctx)
     if type(out) is tuple:
-        outs = out
-        ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
+        out = _record_outputs(ctx, args, out)
     else:
-        outs = (out,)
+        for a in args:
+            if a is out:  # forward returned an input
+                out = _record_outputs(ctx, args, (out,))[0]
+                break
+        else:
+            if type(out) is _Tensor and not ctx._non_differentiable and not ctx._dirty:
+                out._grad_fn = ctx  # the usual case
+                out._requires_grad = True
+            else:
+                out = _record_outputs(ctx, args, (out,))[0]
+    to_save = ctx._to_save
+    if to_save:
+        ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
+        pack_saved(ctx, to_save)  # pack hooks run in this order (saved_names: PyTorch's)
+    return out
+
+
+def _nonzero_nr(nrs, fns, nr):
+    nrs = [0] * len(fns) if nrs is None else nrs
+    nrs.append(nr)
+    return nrs
+
+
+def _record_outputs(ctx, args, outs):
+    """Make ``ctx`` the grad_fn of each differentiable output; returns the outputs."""
+    if len(outs) > 1 or ctx._out_meta is not None:
+        ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
     dirty = ctx._dirty
     for o in outs:
         for a in args:
@@ -430,7 +637,6 @@ def _record(ctx, args, out):
                 # forward returned an input as it is: the output is a new alias
                 # of it (unless marked dirty: then it is the input, rebased below)
                 outs = tuple(_alias_if_input(t, args, dirty) for t in outs)
-                out = outs if type(out) is tuple else outs[0]
                 break
     nondiff = ctx._non_differentiable
     for k, t in enumerate(outs):
@@ -446,20 +652,7 @@ def _record(ctx, args, out):
         t._requires_grad = True
     if dirty:
         _rebase_dirty(ctx, outs)
-    to_save = ctx._to_save
-    if to_save:
-        ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
-        saved = [None] * len(to_save)
-        for i, t in enumerate(to_save):  # pack hooks run in this order (saved_names: PyTorch's)
-            if t is None:
-                continue
-            if t._grad_fn is ctx:
-                # one of this node's own outputs: remember which one
-                saved[i] = SavedTensor(t, True, t._output_nr)
-            else:
-                saved[i] = SavedTensor(t)
-        ctx._saved = tuple(saved)
-    return out
+    return outs
 
 
 def _view_root(t):

@@ -35,6 +35,19 @@ class _State(threading.local):
 
 _state = _State()
 
+# How many inference_mode(True) blocks are open, in all threads: while none is,
+# no tensor can be an inference tensor, and Tensor._make need not read the
+# (slower) thread-local flag.  Updated under a lock; only a hint, the flag
+# itself stays per thread.
+inference_blocks = 0
+_blocks_lock = threading.Lock()
+
+
+def _count_inference_block(delta):
+    global inference_blocks
+    with _blocks_lock:
+        inference_blocks += delta
+
 
 def is_grad_enabled():
     """True if operations are being recorded right now (``torch.is_grad_enabled``)."""
@@ -198,12 +211,16 @@ class inference_mode(_GradModeBase):
 
     def __enter__(self):
         self._prev = (_state.enabled, _state.inference)
+        if self.mode:
+            _count_inference_block(1)
         # PyTorch: inference_mode(False) switches inference off and recording on
         _state.enabled = not self.mode
         _state.inference = self.mode
 
     def __exit__(self, *exc):
         _state.enabled, _state.inference = self._prev
+        if self.mode:
+            _count_inference_block(-1)
         return False
 
     def __new__(cls, mode=True):

@@ -20,6 +20,7 @@ Source: PyTorch's ``torch.autograd.graph.Node`` and the C++ classes
 """
 
 import itertools
+import sys
 import weakref
 
 import numpy as np
@@ -58,26 +59,41 @@ class Node:
     Subclasses implement ``_backward(grads)``: given one gradient per output
     of this node, return one gradient per entry of ``next_functions``.
 
+    Storage (what a graph of a million nodes is made of, so kept small): the
+    edges as two parallel tuples, ``_next_fns`` (the nodes) and
+    ``_next_nrs`` (their output numbers, a shared constant when all are 0);
+    ``next_functions`` builds the pairs when read, as PyTorch's does.  Hooks
+    live in one ``_hooks`` record, None for the nodes that have none.
+
     Source: ``torch.autograd.graph.Node``.
     """
 
-    # Set on every node: slots.  Rarely set: class defaults, overridden in
-    # the instance dict only when used (keeps node creation cheap).
-    __slots__ = ("__dict__", "__weakref__", "_seq", "next_functions")
-    _pre_hooks = None         # node pre-hooks: register_prehook
-    _tensor_pre_hooks = None  # hooks of the tensor this node produced: register_hook, retain_grad
-    _post_hooks = None
+    __slots__ = ("__dict__", "__weakref__", "_seq", "_next_fns", "_next_nrs", "_hooks")
     _metadata = None
     _anomaly_trace = None
     # Shapes and dtypes of the inputs, one per edge (BackwardNode sets its own).
     _in_meta = None
+    _out_meta = None  # (shape, dtype) per output, for nodes with several outputs
+    _kept = ()  # saved values (BackwardNode keeps its own)
     # True for the nodes of built-in primitives: like PyTorch's generated
     # formulas, they compute nothing when no input needs a gradient.
     _formula_only = False
 
     def __init__(self):
-        self.next_functions = ()
         self._seq = next(_sequence)
+        self._next_fns = self._next_nrs = ()
+        self._hooks = None
+
+    @property
+    def next_functions(self):
+        """``((node, output_nr), ...)``: where this node's gradients go, one pair per input."""
+        return tuple(zip(self._next_fns, self._next_nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges):
+        edges = tuple(edges)
+        self._next_fns = tuple(fn for fn, _ in edges)
+        self._next_nrs = _output_nrs(nr for _, nr in edges)
 
     def name(self):
         """The node's PyTorch name, e.g. ``"MulBackward0"``."""
@@ -137,6 +153,11 @@ class Node:
     def _backward(self, grads):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    # Nodes that can compute on numpy arrays directly (a walk that records
+    # nothing) define ``_backward_arrays(grads)``; for the others the engine
+    # wraps the arrays in Tensors and calls ``_backward``.
+    _backward_arrays = None
+
     def _release_saved(self):
         """Free the saved values once the walk has used them (no-op by default)."""
 
@@ -144,6 +165,24 @@ class Node:
         return False
 
     # --- hooks --------------------------------------------------------------
+
+    def _hook_dict(self, kind):
+        hooks = self._hooks
+        return None if hooks is None else getattr(hooks, kind)
+
+    def _set_hook_dict(self, kind, value):
+        if self._hooks is None:
+            self._hooks = _NodeHooks()
+        setattr(self._hooks, kind, value)
+
+    # node pre-hooks (register_prehook); hooks of the tensor this node produced
+    # (register_hook, retain_grad); node post-hooks (register_hook)
+    _pre_hooks = property(lambda self: self._hook_dict("pre"),
+                          lambda self, v: self._set_hook_dict("pre", v))
+    _tensor_pre_hooks = property(lambda self: self._hook_dict("tensor_pre"),
+                                 lambda self, v: self._set_hook_dict("tensor_pre", v))
+    _post_hooks = property(lambda self: self._hook_dict("post"),
+                           lambda self, v: self._set_hook_dict("post", v))
 
     def register_hook(self, fn):
         """Call ``fn(grad_inputs, grad_outputs)`` after this node has run.
@@ -168,6 +207,27 @@ class Node:
         if self._pre_hooks is None:
             self._pre_hooks = {}
         return _add_hook(self._pre_hooks, fn)
+
+
+class _NodeHooks:
+    """The hooks of one node (most nodes have none, and no such record)."""
+
+    __slots__ = ("post", "pre", "tensor_pre")
+
+    def __init__(self):
+        self.pre = self.tensor_pre = self.post = None
+
+
+# Output numbers of the edges: almost always all 0, so shared tuples.
+_ZEROS = tuple((0,) * n for n in range(8))
+
+
+def _output_nrs(nrs):
+    nrs = tuple(nrs)
+    n = len(nrs)
+    if n < 8 and not any(nrs):
+        return _ZEROS[n]
+    return nrs
 
 
 class RemovableHandle:
@@ -321,6 +381,203 @@ class SavedTensor:
         self._unpack_hook = None
         self._origin = None
 
+    @classmethod
+    def _record_of(cls, tensor, version, is_output, output_nr=0):
+        """A record for a value saved without hooks (what ``node._saved`` shows, see below)."""
+        rec = object.__new__(cls)
+        rec._tensor = tensor
+        rec._version = version
+        rec._is_output = is_output
+        rec._output_nr = output_nr
+        rec._packed = rec._unpack_hook = rec._origin = None
+        return rec
+
+
+# --- the saved values of one node, compactly -------------------------------
+#
+# A node keeps, in ``_kept``, one entry per value given to
+# ``save_for_backward`` and, in ``_kept_versions``, the version each had:
+#
+# * ``None``: nothing was saved in that place (it reads back as None);
+# * a Tensor: an input, kept as it is (its version is checked on use);
+# * ``(array, version_counter, output_nr)``: one of the node's own outputs,
+#   kept without the tensor object (a reference to it would be a node <->
+#   output cycle); it is re-attached to the node, as that output, when read
+#   back;
+# * a ``SavedTensor``: the general record (pack hooks, checkpointing), also
+#   what every entry becomes once something inspects ``node._saved``;
+# * ``_FREED`` / ``_FREED_OUTPUT``: released by the backward walk.
+#
+# Nothing here is a new object per saved value, so a recorded graph costs
+# the collector little; ``saved_records`` turns the entries into
+# ``SavedTensor`` records for the tools that look inside (viz, memory).
+
+
+class _Freed:
+    __slots__ = ("is_output",)
+
+    def __init__(self, is_output):
+        self.is_output = is_output
+
+    def __repr__(self):
+        return "<freed saved value>"
+
+
+_FREED = _Freed(False)
+_FREED_OUTPUT = _Freed(True)
+_VERSIONS0 = tuple((0,) * n for n in range(8))
+
+
+def pack_saved(node, tensors):
+    """Store ``tensors`` (what ``save_for_backward`` got) on ``node``: entries and versions."""
+    values = []
+    versions = []
+    hooked = bool(_saved_hooks_stack)
+    for t in tensors:
+        if t is None:
+            values.append(None)
+            versions.append(0)
+            continue
+        is_output = t._grad_fn is node
+        if t._inference or (hooked and not t._wrapped):  # Python numbers skip the hooks
+            # raises for an inference tensor
+            values.append(SavedTensor(t, is_output, t._output_nr if is_output else 0))
+            versions.append(0)
+            continue
+        vc = t._vc
+        if is_output:
+            if vc is None:
+                vc = t._shared_vc()
+            values.append((t._data, vc, t._output_nr))
+        else:
+            values.append(t)
+        versions.append(0 if vc is None else vc[0])
+    node._kept = tuple(values)
+    n = len(versions)
+    node._kept_versions = _VERSIONS0[n] if n < 8 and not any(versions) else tuple(versions)
+
+
+def unpack_saved(node):
+    """The saved tensors of ``node``, checked (``ctx.saved_tensors``).
+
+    Raises:
+        RuntimeError: PyTorch's "Trying to backward through the graph a second
+            time ..." once released; its in-place modification error if a
+            saved tensor changed since it was saved.
+    """
+    return _unpack(node._kept, node._kept_versions, node)
+
+
+def _unpack(values, versions, node):
+    out = []
+    for e, v in zip(values, versions):
+        if e is None:
+            out.append(None)
+        elif type(e) is tuple:  # one of the node's own outputs
+            arr, vc, nr = e
+            if vc[0] != v:
+                _raise_modified(_Tensor._make(arr, vc=vc), node, v, True, nr)
+            out.append(_reattached_array(arr, node, nr, vc))
+        elif type(e) is _Freed:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        elif isinstance(e, SavedTensor):
+            out.append(e.unpack(node))
+        else:
+            vc = e._vc
+            if vc is not None and vc[0] != v:
+                _raise_modified(e, node, v, False)
+            out.append(e)
+    return out
+
+
+def unpack_saved_one(node, index):
+    """One saved tensor of ``node`` (``node._saved_self``); None if nothing was saved there."""
+    values = node._kept
+    if index >= len(values) or values[index] is None:
+        return None
+    return _unpack((values[index],), (node._kept_versions[index],), node)[0]
+
+
+def unpack_saved_arrays(node):
+    """The saved values of ``node`` as numpy arrays (Python numbers stay numbers), checked.
+
+    What a gradient formula computes with on a walk that records nothing.
+    Raises as ``unpack_saved``.
+    """
+    out = []
+    for e, v in zip(node._kept, node._kept_versions):
+        te = type(e)
+        if te is _Tensor:  # an input, the usual case
+            vc = e._vc
+            if vc is not None and vc[0] != v:
+                _raise_modified(e, node, v, False)
+            # a Python number (x * 2) stays one: numpy then keeps the tensor's dtype, as PyTorch does
+            out.append(e._data.item() if e._wrapped else e._data)
+        elif te is tuple:  # one of the node's own outputs
+            arr, vc, nr = e
+            if vc[0] != v:
+                _raise_modified(_Tensor._make(arr, vc=vc), node, v, True, nr)
+            out.append(arr)
+        elif e is None:
+            out.append(None)
+        elif te is _Freed:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        elif isinstance(e, SavedTensor):
+            t = e.unpack(node)
+            out.append(t._data.item() if t._wrapped else t._data)
+        else:  # a Tensor subclass (nn.Parameter)
+            vc = e._vc
+            if vc is not None and vc[0] != v:
+                _raise_modified(e, node, v, False)
+            out.append(e._data.item() if e._wrapped else e._data)
+    return out
+
+
+def release_saved(node):
+    """Let go of every value ``node`` saved (the walk calls this right after the node ran)."""
+    values = node._kept
+    if not values:
+        return
+    freed = []
+    for e in values:
+        if e is None or type(e) is _Freed:
+            freed.append(e)
+        elif type(e) is tuple:
+            freed.append(_FREED_OUTPUT)
+        elif isinstance(e, SavedTensor):
+            e.release()
+            freed.append(e)
+        else:
+            freed.append(_FREED)
+    node._kept = tuple(freed)
+
+
+def saved_records(node):
+    """The entries of ``node``'s saved values as ``SavedTensor`` records (``node._saved``).
+
+    Converts the compact entries once, in place: from then on the node keeps
+    records (what viz, memory and in-place rebasing read and update).
+    """
+    values = node._kept
+    records = []
+    changed = False
+    for e, v in zip(values, node._kept_versions):
+        if e is None or isinstance(e, SavedTensor):
+            records.append(e)
+            continue
+        changed = True
+        if type(e) is tuple:
+            arr, vc, nr = e
+            records.append(SavedTensor._record_of(_Tensor._make(arr, vc=vc), v, True, nr))
+        elif type(e) is _Freed:
+            records.append(SavedTensor._record_of(None, v, e.is_output))
+        else:
+            records.append(SavedTensor._record_of(e, v, False))
+    if changed:
+        node._kept = tuple(records)
+        node._kept_versions = _VERSIONS0[len(records)] if len(records) < 8 else (0,) * len(records)
+    return node._kept
+
 
 def _reattached(t, node, output_nr, vc, moved=None):
     """A saved output given back as output ``output_nr`` of ``node`` again.
@@ -331,7 +588,11 @@ def _reattached(t, node, output_nr, vc, moved=None):
     """
     if moved is not None:
         node, output_nr = moved
-    out = _Tensor._make(t._data, grad_fn=node, vc=vc)
+    return _reattached_array(t._data, node, output_nr, vc)
+
+
+def _reattached_array(array, node, output_nr, vc):
+    out = _Tensor._make(array, grad_fn=node, vc=vc)
     if output_nr:
         out._output_nr = output_nr
     return out
@@ -420,9 +681,7 @@ class AccumulateGrad(Node):
 
                 var._grad = _Copy.apply(_Tensor._make(np.empty_like(grad._data)), grad)
             else:
-                # Own the array: the incoming gradient may be shared (AddBackward0
-                # sends the same tensor to both inputs).
-                var._grad = _Tensor._make(grad._data.copy())
+                var._grad = _Tensor._make(_own(grad._data))
         elif grad_mode._state.enabled:
             # create_graph=True: out of place, so the sum is itself recorded.
             var._grad = old + grad
@@ -431,10 +690,60 @@ class AccumulateGrad(Node):
         else:
             # in place, as PyTorch; a .grad recorded by create_graph keeps its grad_fn
             old._add_inplace_raw(grad._data)
+        self._after_accumulate(var)
+        return ()
+
+    def _backward_arrays(self, grads):
+        # The same, on a walk that records nothing: the gradient is an array.
+        grad = grads[0]
+        if grad is None:
+            return ()
+        var = self.variable
+        old = var._grad
+        if old is None:
+            # the first gradient: taken over if nothing else holds it, else copied
+            var._grad = _Tensor._make(grad if _unshared(grad, var._data) else _own(grad))
+        elif not old._data.flags.writeable:
+            var._grad = _Tensor._make(old._data + grad)
+        else:
+            old._add_inplace_raw(grad)
+        if var._post_acc_hooks:
+            self._after_accumulate(var)
+        return ()
+
+    @staticmethod
+    def _after_accumulate(var):
         for hook in var._post_accumulate_hooks():
             if hook(var) is not None:
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
-        return ()
+
+
+def _unshared(grad, like):
+    """True if ``grad`` may become ``.grad`` as it is: only the walk refers to it (or to the
+    array it views), and it is laid out as the leaf is (PyTorch's AccumulateGrad steals
+    such a gradient instead of copying it)."""
+    if type(grad) is not np.ndarray or not grad.flags.writeable or (
+            grad.flags.c_contiguous != like.flags.c_contiguous):
+        return False
+    # references: the walk's buffer, the caller's local name, getrefcount's argument
+    if sys.getrefcount(grad) > _WALK_REFS:
+        return False
+    owner = grad.base
+    if owner is None:
+        return True
+    # a view (w.grad as the transpose of a product): its memory must be the view's
+    # alone (referenced by this view, the name `owner` and getrefcount's argument)
+    return (type(owner) is np.ndarray and owner.nbytes == grad.nbytes
+            and sys.getrefcount(owner) <= 3)
+
+
+_WALK_REFS = 4  # see _unshared; one more for the call into it
+
+
+def _own(array):
+    """A gradient array that ``.grad`` may own: a copy (the incoming one may be shared:
+    AddBackward0 sends the same array to both inputs)."""
+    return np.array(array, copy=True)
 
 
 _saved_hooks_stack = []

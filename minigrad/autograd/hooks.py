@@ -100,12 +100,13 @@ def _will_execute(node):
             _will_engine_execute_node but we are currently running
             autograd.grad(). ..." for a leaf during ``autograd.grad``.
     """
-    root, deps, needed, captures, accumulate = _current_walk()
+    walk = _current_walk()
+    needed, captures = walk.needed, walk.captures
     if needed is None:  # a plain backward(): every node of the graph runs
-        return node in deps
+        return node in walk.dependencies
     if node not in needed and node not in captures:
         return False
-    if not accumulate and isinstance(node, AccumulateGrad) and node in captures:
+    if not walk.accumulate_grad and isinstance(node, AccumulateGrad) and node in captures:
         raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
                            "currently running autograd.grad(). This is currently not supported.")
     return True
@@ -139,7 +140,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         ran = weakref.WeakSet()  # the walks (their GraphRoot) in which fn already ran
 
         def wrapped(grad):
-            root = _current_walk()[0]
+            root = _current_walk().root
             if root in ran:
                 return
             ran.add(root)
@@ -152,7 +153,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
     def inner(idx):
         def hook(grad):
-            root = _current_walk()[0]
+            root = _current_walk().root
             entry = state.get(root)
             if entry is None:
                 expected = sum(1 for n in nodes if _will_execute(n))

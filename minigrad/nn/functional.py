@@ -12,6 +12,7 @@ Source: torch/nn/functional.py and derivatives.yaml (``mse_loss``,
 import numpy as np
 
 from .. import ops as _ops
+from ..autograd.formulas import select_array
 from ..autograd.function import Function
 from ..ops import matmul, sigmoid, tanh
 from ..ops._util import as_saved_int
@@ -232,14 +233,19 @@ class NllLoss(Function):
             )
         valid = tb != ignore_index
         n_classes = xb.shape[1]
-        if np.any((tb[valid] < 0) | (tb[valid] >= n_classes)):
-            bad = int(tb[valid][(tb[valid] < 0) | (tb[valid] >= n_classes)][0])
+        every = bool(valid.all())  # no target ignored: the usual case, fewer passes
+        ok = tb if every else tb[valid]
+        if ok.size and (ok.min() < 0 or ok.max() >= n_classes):
+            bad = int(ok[(ok < 0) | (ok >= n_classes)][0])
             raise IndexError(f"Target {bad} is out of bounds.")
         rows = np.arange(xb.shape[0])
-        picked = np.where(valid, -xb[rows, np.where(valid, tb, 0)], 0).astype(x.dtype)
-        total = np.asarray(valid.sum(), dtype=x.dtype)
+        if every:
+            picked = -xb[rows, tb]
+        else:
+            picked = np.where(valid, -xb[rows, np.where(valid, tb, 0)], 0).astype(x.dtype)
+        total = np.asarray(valid.sum() if not every else tb.shape[0], dtype=x.dtype)
         ctx.reduction, ctx.ignore_index, ctx.weight = reduction, as_saved_int(ignore_index), None
-        ctx._batched, ctx._valid, ctx._tb = batched, valid, tb
+        ctx._batched, ctx._valid, ctx._tb, ctx._every = batched, valid, tb, every
         ctx.save_for_backward(input, _make(t), _make(total))
         if reduction == 1:
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -248,23 +254,38 @@ class NllLoss(Function):
             return _make(np.asarray(picked.sum(), dtype=x.dtype))
         return _make(picked if batched else picked.reshape(()))
 
+    _ints_are_indices = True  # the saved target: class indices, not a factor
+
     @staticmethod
-    def backward(ctx, grad):
-        x, _, total = ctx.saved_tensors
-        shape = x._data.shape if ctx._batched else (1,) + x._data.shape
-        onehot = np.zeros(shape, dtype=x._data.dtype)
+    def formula(F, ctx, grad, x, target, total):
+        xd = F.data(x)
+        shape = xd.shape if ctx._batched else (1,) + xd.shape
+        onehot = np.zeros(shape, dtype=xd.dtype)
         picked = np.zeros(shape, dtype=bool)
         rows = np.arange(shape[0])
-        cols = np.where(ctx._valid, ctx._tb, 0)
-        onehot[rows, cols] = np.where(ctx._valid, -1.0, 0.0)
-        picked[rows, cols] = ctx._valid
+        if ctx._every:  # no target ignored: the usual case
+            onehot[rows, ctx._tb] = -1.0
+            picked[rows, ctx._tb] = True
+        else:
+            cols = np.where(ctx._valid, ctx._tb, 0)
+            onehot[rows, cols] = np.where(ctx._valid, -1.0, 0.0)
+            picked[rows, cols] = ctx._valid
         if ctx.reduction == 1:
             with np.errstate(invalid="ignore", divide="ignore"):
-                onehot = onehot / total._data
+                onehot = onehot / F.data(total)
         if not ctx._batched:
             onehot, picked = onehot[0], picked[0]
         batched_none = not ctx.reduction and ctx._batched
-        return NllLossGrad.apply(grad, x, onehot, picked, batched_none), None, None, None
+        return F.nll_loss_backward(grad, x, onehot, picked, batched_none), None, None, None
+
+
+NllLoss._numpy_forward = True  # its forward computes with numpy alone
+
+
+def nll_loss_backward_array(grad, onehot, picked, batched_none):
+    """``-grad / total`` at the targets, exact zeros elsewhere, on numpy arrays (see NllLossGrad)."""
+    g = grad[:, None] if batched_none else grad
+    return select_array(picked, np.multiply(g, onehot).astype(onehot.dtype, copy=False))
 
 
 class NllLossGrad(Function):
@@ -281,10 +302,8 @@ class NllLossGrad(Function):
     @staticmethod
     def forward(ctx, grad, x, onehot, picked, batched_none):
         ctx._onehot, ctx._picked, ctx._batched_none = onehot, picked, batched_none
-        g = grad._data[:, None] if batched_none else grad._data
-        with np.errstate(invalid="ignore"):
-            out = np.where(picked, g * onehot, 0).astype(x._data.dtype, copy=False)
-        return _make(out)
+        out = nll_loss_backward_array(grad._data, onehot, picked, batched_none)
+        return _make(out.astype(x._data.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, gg):

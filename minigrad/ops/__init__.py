@@ -388,6 +388,21 @@ def _binary(fn):
     return op
 
 
+def _operator(fn, cls, *extra):
+    """``fn`` as a Tensor operator, calling its primitive directly (the hot path of ``x * y``)."""
+
+    def op(self, other):
+        if not isinstance(other, Tensor):
+            if not is_scalar(other):
+                return NotImplemented
+            other = wrap_scalar(other)
+        return cls.apply(self, other, *extra)
+
+    op.__name__ = fn.__name__
+    op.__doc__ = fn.__doc__
+    return op
+
+
 def _mT(self):
     n = self._data.ndim
     if n == 1:
@@ -555,13 +570,13 @@ class _Methods:
 
 def _install():
     T = Tensor
-    T.__add__ = _binary(add)
+    T.__add__ = _operator(add, _ew.Add, 1)
     T.__radd__ = _binary(_radd)
-    T.__sub__ = _binary(sub)
+    T.__sub__ = _operator(sub, _ew.Sub, 1)
     T.__rsub__ = _rsub
-    T.__mul__ = _binary(mul)
+    T.__mul__ = _operator(mul, _ew.Mul)
     T.__rmul__ = _binary(_rmul)
-    T.__truediv__ = _binary(div)
+    T.__truediv__ = _operator(div, _ew.Div)
     T.__mod__ = _binary(remainder)
     T.__floordiv__ = _binary(floor_divide)
     T.__rmod__ = _binary(lambda self, other: remainder(other, self))

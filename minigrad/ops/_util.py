@@ -5,6 +5,7 @@ import numbers
 import numpy as np
 
 from .._dtype import result_type
+from ..autograd.grad_mode import _state as _grad_state
 from ..tensor import Tensor
 
 _SCALAR_NP = {bool: np.bool_, int: np.int64, float: np.float64}
@@ -92,6 +93,31 @@ def operands(a, b):
     if A.shape != B.shape and A.ndim and B.ndim:
         broadcast_shape(a, b)
     return A.astype(dt, copy=False), B.astype(dt, copy=False)
+
+
+def quiet(ufunc, A, B):
+    """``ufunc(A, B)`` (add, subtract, multiply) without numpy's floating-point warnings.
+
+    PyTorch never warns about an overflow or a nan; numpy would, unless inside
+    ``np.errstate``, which costs about a microsecond.  Two scalars of moderate
+    magnitude (1e-18 < |x| < 1e18, or 0) cannot overflow, underflow or make a
+    nan in a sum, difference or product, so for them the ufunc runs as it is.
+    """
+    if _tame(A) and _tame(B) or _grad_state.numpy_quiet:
+        return ufunc(A, B)
+    with np.errstate(all="ignore"):
+        return ufunc(A, B)
+
+
+def _tame(v):
+    """True for a number, or a 0-d float array, with v == 0 or 1e-18 < |v| < 1e18."""
+    if type(v) is np.ndarray:
+        if v.ndim or v.dtype.kind != "f":
+            return False
+        v = float(v)
+    elif type(v) is not float and type(v) is not int:
+        return False
+    return v == 0 or 1e-18 < abs(v) < 1e18
 
 
 def broadcast_shape(a, b, opname="op"):

@@ -14,9 +14,10 @@ Source: the formulas of PyTorch's tools/autograd/derivatives.yaml.
 
 import numpy as np
 
+from ..autograd.formulas import select_array
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import binary_dtype, broadcast_shape, operands
+from ._util import binary_dtype, broadcast_shape, operands, quiet
 
 __all__ = [
     "Abs",
@@ -69,6 +70,8 @@ class Add(Function):
     node_name = "AddBackward0"
     saved_attrs = ("alpha",)
 
+    _quiet_numpy = False  # forward calls quiet(): errstate only where numpy could warn
+
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         A, B = operands(a, b)
@@ -77,11 +80,11 @@ class Add(Function):
             if np.asarray(B).dtype == np.bool_:
                 B = np.logical_and(B, bool(alpha))  # bool stays bool (a logical or), as PyTorch
             else:
-                B = B * alpha
-        return _make(np.add(A, B))
+                B = quiet(np.multiply, B, alpha)
+        return _make(quiet(np.add, A, B))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         a = ctx.alpha
         need = ctx.needs_input_grad
         return (grad if need[0] else None), ((grad if a == 1 else grad * a) if need[1] else None), None
@@ -93,17 +96,19 @@ class Sub(Function):
     node_name = "SubBackward0"
     saved_attrs = ("alpha",)
 
+    _quiet_numpy = False  # forward calls quiet(): errstate only where numpy could warn
+
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         _no_bool_subtraction(a, b)  # before the shapes, as PyTorch checks
         A, B = operands(a, b)
         ctx.alpha = alpha
         if alpha != 1:
-            B = B * alpha
-        return _make(np.subtract(A, B))
+            B = quiet(np.multiply, B, alpha)
+        return _make(quiet(np.subtract, A, B))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         a = ctx.alpha
         need = ctx.needs_input_grad
         return (grad if need[0] else None), ((-grad if a == 1 else grad * (-a)) if need[1] else None), None
@@ -141,7 +146,7 @@ class Rsub(Function):
         return _make(np.subtract(other, ad, dtype=dt))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         a = ctx.alpha
         return (-grad if a == 1 else grad * (-a)), None, None
 
@@ -154,17 +159,18 @@ class Mul(Function):
     # before `self`, which is what saved_tensors_hooks see.
     saved_names = ("other", "self")
 
+    _quiet_numpy = False  # forward calls quiet(): errstate only where numpy could warn
+
     @staticmethod
     def forward(ctx, a, b):
         A, B = operands(a, b)
         need = ctx.needs_input_grad
         if need[0] or need[1]:
             ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
-        return _make(np.multiply(A, B))
+        return _make(quiet(np.multiply, A, B))
 
     @staticmethod
-    def backward(ctx, grad):
-        b, a = ctx.saved_tensors
+    def formula(F, ctx, grad, b, a):
         need = ctx.needs_input_grad
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
 
@@ -186,8 +192,8 @@ class MulScalar(Function):
         return _make(np.multiply(a._data, other).astype(a._data.dtype, copy=False))
 
     @staticmethod
-    def backward(ctx, grad):
-        return MulScalar.apply(grad, ctx.other), None
+    def formula(F, ctx, grad):
+        return F.mul_scalar(grad, ctx.other), None
 
 
 class SubScalar(Function):
@@ -227,8 +233,8 @@ class DivScalar(Function):
         return _make(np.true_divide(a._data, other).astype(a._data.dtype, copy=False))
 
     @staticmethod
-    def backward(ctx, grad):
-        return DivScalar.apply(grad, ctx.other), None
+    def formula(F, ctx, grad):
+        return F.div_scalar(grad, ctx.other), None
 
 
 class Div(Function):
@@ -252,8 +258,7 @@ class Div(Function):
         return _make(out)
 
     @staticmethod
-    def backward(ctx, grad):
-        b, a = ctx.saved_tensors
+    def formula(F, ctx, grad, b, a):
         need = ctx.needs_input_grad
         ga = grad / b if need[0] else None
         gb = -grad * a / (b * b) if need[1] else None
@@ -276,7 +281,7 @@ class Neg(Function):
         return _make(np.negative(a._data))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         return -grad
 
 
@@ -295,8 +300,7 @@ class Reciprocal(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, grad, r):
         return -grad * r * r
 
 
@@ -323,13 +327,12 @@ class PowTensorScalar(Function):
         return _make(out.astype(data.dtype, copy=False))
 
     @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+    def formula(F, ctx, grad, a):
         e = ctx.exponent
         if e == 0:  # PyTorch's pow_backward: zeros_like(self), a constant
-            return _const(np.zeros(grad._data.shape, dtype=grad._data.dtype)), None
+            return F.zeros(F.data(grad).shape, grad), None
         # PyTorch's pow_backward: grad * (exponent * self ** (exponent - 1))
-        return grad * MulScalar.apply(a ** (e - 1), e), None
+        return grad * F.mul_scalar(a ** (e - 1), e), None
 
 
 def _int_power(A, B):
@@ -445,12 +448,11 @@ class Where(Function):
         return _make(np.where(cond, a._data, b._data).astype(dt, copy=False))
 
     @staticmethod
-    def backward(ctx, grad):
-        (cond,) = ctx.saved_tensors
-        zero = _const(np.zeros((), grad._data.dtype))
+    def formula(F, ctx, grad, cond):
+        zero = F.const(np.zeros((), F.data(grad).dtype))
         need = ctx.needs_input_grad
-        ga = where(cond, grad, zero) if need[1] else None
-        gb = where(cond, zero, grad) if need[2] else None
+        ga = F.where(cond, grad, zero) if need[1] else None
+        gb = F.where(cond, zero, grad) if need[2] else None
         return None, ga, gb
 
 
@@ -492,8 +494,7 @@ class Exp(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, grad, r):
         return grad * r
 
 
@@ -511,8 +512,7 @@ class Log(Function):
             return _make(np.log(data))
 
     @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+    def formula(F, ctx, grad, a):
         return grad / a
 
 
@@ -521,6 +521,7 @@ class Tanh(Function):
 
     node_name = "TanhBackward0"
     saved_names = ("result",)
+    _quiet_numpy = False  # tanh raises no floating-point error, inf and nan included
 
     @staticmethod
     def forward(ctx, a):
@@ -530,11 +531,8 @@ class Tanh(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        from .activation_backward import TanhBackward  # PyTorch's tanh_backward op
-
-        (r,) = ctx.saved_tensors
-        return TanhBackward.apply(grad, r)
+    def formula(F, ctx, grad, r):
+        return F.tanh_backward(grad, r)  # PyTorch's tanh_backward op (TanhBackwardBackward0)
 
 
 class Sigmoid(Function):
@@ -553,11 +551,8 @@ class Sigmoid(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        from .activation_backward import SigmoidBackward  # PyTorch's sigmoid_backward op
-
-        (r,) = ctx.saved_tensors
-        return SigmoidBackward.apply(grad, r)
+    def formula(F, ctx, grad, r):
+        return F.sigmoid_backward(grad, r)  # PyTorch's sigmoid_backward op
 
 
 class Relu(Function):
@@ -565,28 +560,29 @@ class Relu(Function):
 
     node_name = "ReluBackward0"
     saved_names = ("result",)
+    _quiet_numpy = False  # a comparison and a select: no floating-point error, nan included
 
     @staticmethod
     def forward(ctx, a):
         if a._data.dtype == np.bool_:
             raise RuntimeError("Boolean inputs not supported for relu")
         data = a._data
-        # PyTorch: x < 0 ? 0 : x, which keeps -0.0 and nan as they are
-        out = _make(np.where(data < 0, data.dtype.type(0), data))
+        # PyTorch: x < 0 ? 0 : x, which keeps -0.0 and nan as they are (a branch-free select)
+        out = _make(select_array(data < 0, data, zero_where=True))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, grad, r):
         # PyTorch's threshold_backward(grad, result, 0): a select, not a product
         # (an inf arriving where the input was negative gives 0, not nan), and
         # recorded with an edge to the result, so create_graph connects through it
-        return ThresholdBackward.apply(grad, r)
+        return F.threshold_backward(grad, r)
 
 
 class ThresholdBackward(Function):
-    """0 where ``self <= 0``, else ``grad``: relu's backward as its own op (ThresholdBackwardBackward0).
+    """0 where ``self <= 0``, else ``grad`` (so a nan ``self`` passes it): relu's backward as
+    its own op (ThresholdBackwardBackward0), PyTorch's ``threshold_backward(grad, self, 0)``.
 
     Its derivative: the same select for ``grad``, zeros for ``self`` (so a
     second derivative through relu is 0, not "unused", as in PyTorch).
@@ -595,21 +591,20 @@ class ThresholdBackward(Function):
     node_name = "ThresholdBackwardBackward0"
     saved_names = ("self",)
     saved_attrs = ("threshold",)
+    _quiet_numpy = False  # as Relu's: a comparison and a select
 
     @staticmethod
     def forward(ctx, grad, r):
         ctx.threshold = 0
         ctx.save_for_backward(r)
-        g = grad._data
         # PyTorch's kernel: self <= threshold ? 0 : grad, so a nan result passes grad
-        return _make(np.where(r._data <= 0, g.dtype.type(0), g))
+        return _make(select_array(r._data <= 0, grad._data, zero_where=True))
 
     @staticmethod
-    def backward(ctx, gg):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, gg, r):
         need = ctx.needs_input_grad
-        ggrad = ThresholdBackward.apply(gg, r) if need[0] else None
-        gr = _make(np.zeros(r._data.shape, dtype=gg._data.dtype)) if need[1] else None
+        ggrad = F.threshold_backward(gg, r) if need[0] else None
+        gr = F.zeros(F.data(r).shape, gg) if need[1] else None
         return ggrad, gr
 
 
@@ -630,8 +625,8 @@ class Sgn(Function):
         return _make(sign_data(a._data))
 
     @staticmethod
-    def backward(ctx, grad):
-        return _const(np.zeros(grad._data.shape, dtype=grad._data.dtype))  # zeros_like, a constant
+    def formula(F, ctx, grad):
+        return F.zeros(F.data(grad).shape, grad)  # zeros_like, a constant
 
 
 def _float_data(a):
@@ -654,9 +649,8 @@ class Abs(Function):
         return _make(np.abs(a._data))
 
     @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * Sgn.apply(a)  # PyTorch's grad * self.sgn(): recorded (SgnBackward0)
+    def formula(F, ctx, grad, a):
+        return grad * F.sgn(a)  # PyTorch's grad * self.sgn(): recorded (SgnBackward0)
 
 
 class Sqrt(Function):
@@ -673,8 +667,7 @@ class Sqrt(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (r,) = ctx.saved_tensors
+    def formula(F, ctx, grad, r):
         with np.errstate(divide="ignore"):
             return grad / (2 * r)
 
@@ -691,9 +684,8 @@ class Sin(Function):
         return _make(np.sin(_float_data(a)))
 
     @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * a.cos()
+    def formula(F, ctx, grad, a):
+        return grad * F.cos(a)
 
 
 class Cos(Function):
@@ -708,9 +700,8 @@ class Cos(Function):
         return _make(np.cos(_float_data(a)))
 
     @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * -a.sin()
+    def formula(F, ctx, grad, a):
+        return grad * -F.sin(a)
 
 
 class Maximum(Function):
@@ -893,3 +884,12 @@ class FloorDivide(Function):
     @staticmethod
     def backward(ctx, grad):
         raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+# These forwards compute with numpy alone: Function.apply need not switch
+# recording off around them.
+for _cls in (Add, Sub, Rsub, Mul, MulScalar, Div, Neg, Reciprocal, PowTensorScalar,
+             PowTensorTensor, PowScalarTensor, Where, Exp, Log, Tanh, Sigmoid, Relu, Abs, Sqrt,
+             Sin, Cos, Maximum, Minimum, Remainder, FloorDivide, ThresholdBackward, Sgn):
+    _cls._numpy_forward = True
+del _cls

@@ -331,6 +331,11 @@ class CopySlices(Node):
                 r0 = r0.to(g._data.dtype)
         return (_CopyIntoView.apply(g, pos, r0),) + tuple(res[1:])
 
+    @property
+    def _kept(self):
+        # the wrapped node's saved values: the engine frees them after this node ran
+        return self._fn._kept
+
     def _release_saved(self):
         self._fn._release_saved()
 

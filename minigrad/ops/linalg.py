@@ -66,12 +66,38 @@ class Mm(Function):
         return _make(A @ B)
 
     @staticmethod
-    def backward(ctx, grad):
-        b, a = ctx.saved_tensors
+    def formula(F, ctx, grad, b, a):
         need = ctx.needs_input_grad
-        ga = grad.mm(b.t()) if need[0] else None
-        gb = a.t().mm(grad) if need[1] else None
+        ga = mm_mat1_backward(F, grad, b, ctx.self_sym_sizes, ctx.self_sym_strides) if need[0] else None
+        gb = mm_mat2_backward(F, grad, a, ctx.mat2_sym_sizes, ctx.mat2_sym_strides) if need[1] else None
         return ga, gb
+
+
+def _transposed(sizes, strides):
+    """True for a 2-d operand laid out as the transpose of a contiguous matrix (``w.t()``)."""
+    return len(strides) == 2 and strides[0] == 1 and strides[1] == sizes[0]
+
+
+def mm_mat1_backward(F, grad, mat2, sizes, strides):
+    """The gradient of ``mat1`` in ``mat1 @ mat2``: ``grad @ mat2ᵀ``, computed in mat1's layout.
+
+    For a transposed ``mat1`` the product is taken as ``(mat2 @ gradᵀ)ᵀ``, so
+    the gradient comes out laid out as ``mat1`` is (PyTorch's ``mm_mat1_backward``).
+    """
+    if _transposed(sizes, strides):
+        return F.t(F.mm(mat2, F.t(grad)))
+    return F.mm(grad, F.t(mat2))
+
+
+def mm_mat2_backward(F, grad, mat1, sizes, strides):
+    """The gradient of ``mat2``: ``mat1ᵀ @ grad``, in mat2's layout (``mm_mat2_backward``).
+
+    For ``x @ w.t()`` (``nn.Linear``), ``w.t()`` is transposed: the gradient is
+    ``(gradᵀ @ x)ᵀ``, whose transpose, ``w.grad``, is then contiguous like ``w``.
+    """
+    if _transposed(sizes, strides):
+        return F.t(F.mm(F.t(grad), mat1))
+    return F.mm(F.t(mat1), grad)
 
 
 class Dot(Function):
@@ -209,7 +235,9 @@ class Addmm(Function):
             )
         out_shape = (A.shape[0], B.shape[1])
         try:
-            np.broadcast_to(C, out_shape)
+            # (the usual bias, one value per column, broadcasts: no need to ask numpy)
+            if C.shape != out_shape[1:]:
+                np.broadcast_to(C, out_shape)
         except ValueError:
             target = ", ".join(map(str, out_shape))
             sizes = ", ".join(map(str, C.shape))
@@ -226,23 +254,24 @@ class Addmm(Function):
         ctx.save_for_backward(mat1 if need[2] else None, mat2 if need[1] else None)
         prod = A @ B
         if alpha != 1:
-            prod = prod * A.dtype.type(alpha)
-        bias = C if beta == 1 else C * C.dtype.type(beta)
-        return _make(np.add(prod, bias) if beta != 0 else prod)
+            prod *= A.dtype.type(alpha)
+        if beta != 0:
+            # the product is a new array: the bias goes into it (no second array)
+            np.add(prod, C if beta == 1 else C * C.dtype.type(beta), out=prod)
+        return _make(prod)
 
     @staticmethod
-    def backward(ctx, grad):
-        mat1, mat2 = ctx.saved_tensors
+    def formula(F, ctx, grad, mat1, mat2):
         need = ctx.needs_input_grad
         alpha, beta = ctx.alpha, ctx.beta
         g_input = (grad if beta == 1 else grad * beta) if need[0] else None
         g_mat1 = g_mat2 = None
         if need[1]:
-            g_mat1 = grad.mm(mat2.t())
+            g_mat1 = mm_mat1_backward(F, grad, mat2, ctx.mat1_sym_sizes, ctx.mat1_sym_strides)
             if alpha != 1:
                 g_mat1 = g_mat1 * alpha
         if need[2]:
-            g_mat2 = mat1.t().mm(grad)
+            g_mat2 = mm_mat2_backward(F, grad, mat1, ctx.mat2_sym_sizes, ctx.mat2_sym_strides)
             if alpha != 1:
                 g_mat2 = g_mat2 * alpha
         return g_input, g_mat1, g_mat2, None, None
@@ -441,6 +470,12 @@ def _broadcast_batch(sa, sb):
         out.append(y if x == 1 else x)  # a size-1 dim takes the other's, 0 too
     return tuple(out)
 
+
+# These forwards compute with numpy alone: Function.apply need not switch
+# recording off around them.
+for _cls in (Mm, Dot, Mv, Bmm, Addmm,):
+    _cls._numpy_forward = True
+del _cls
 
 # ---------------------------------------------------------------- diagonals
 

@@ -12,6 +12,7 @@ Source: PyTorch's derivatives.yaml (``sum``, ``sum.dim_IntList``, ``mean``,
 
 import numpy as np
 
+from ..autograd.formulas import TENSOR_OPS
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim, canonical_dims, reduction_dims
@@ -63,14 +64,15 @@ def _sum_dtype(data, dtype):
     return np.dtype(np.int64) if data.dtype.kind in "biu" else data.dtype
 
 
-def _unsqueeze_dims(grad, dims):
+def _unsqueeze_dims(grad, dims, F=TENSOR_OPS):
     """``grad`` with the reduced ``dims`` put back as size 1 (PyTorch's ``unsqueeze_multiple``).
 
     One ``unsqueeze`` per dim, in increasing order, so a gradient computed with
     create_graph=True records UnsqueezeBackward0 nodes as PyTorch's does.
+    ``F``: the formula namespace (numpy arrays or Tensors, see autograd/formulas.py).
     """
     for d in sorted(dims):
-        grad = grad.unsqueeze(d)
+        grad = F.unsqueeze(grad, d)
     return grad
 
 
@@ -86,8 +88,8 @@ class Sum(Function):
         return _make(np.asarray(a._data.sum(dtype=_sum_dtype(a._data, dtype))))
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad.expand(ctx.self_sym_sizes), None
+    def formula(F, ctx, grad):
+        return F.expand(grad, ctx.self_sym_sizes), None
 
 
 class SumDim(Function):
@@ -105,10 +107,10 @@ class SumDim(Function):
         return _make(np.asarray(out))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         if not ctx.keepdim and ctx.dim:  # dim=() reduced all: expand a 0-d grad as is
-            grad = _unsqueeze_dims(grad, ctx._dims)
-        return grad.expand(ctx.self_sym_sizes), None, None, None
+            grad = _unsqueeze_dims(grad, ctx._dims, F)
+        return F.expand(grad, ctx.self_sym_sizes), None, None, None
 
 
 def _mean_check(a, name="mean"):
@@ -134,10 +136,9 @@ class Mean(Function):
         return _make(np.asarray(a._data.mean(dtype=a._data.dtype)))
 
     @staticmethod
-    def backward(ctx, grad):
-        from .elementwise import DivScalar  # PyTorch's mean_backward divides by a number
-
-        return DivScalar.apply(grad.expand(ctx.self_sym_sizes), ctx.self_sym_numel)
+    def formula(F, ctx, grad):
+        # PyTorch's mean_backward divides by a number (DivBackward1)
+        return F.div_scalar(F.expand(grad, ctx.self_sym_sizes), ctx.self_sym_numel)
 
 
 class MeanDim(Function):
@@ -162,12 +163,11 @@ class MeanDim(Function):
         return _make(np.asarray(out, dtype=a._data.dtype))
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         if not ctx.keepdim and ctx.dim:  # dim=() reduced all: expand a 0-d grad as is
-            grad = _unsqueeze_dims(grad, ctx._dims)
-        from .elementwise import DivScalar  # PyTorch's mean_backward divides by a number
-
-        return DivScalar.apply(grad.expand(ctx.self_sym_sizes), ctx.count), None, None
+            grad = _unsqueeze_dims(grad, ctx._dims, F)
+        # PyTorch's mean_backward divides by a number (DivBackward1)
+        return F.div_scalar(F.expand(grad, ctx.self_sym_sizes), ctx.count), None, None
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -560,9 +560,8 @@ class LogSoftmax(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (y,) = ctx.saved_tensors
-        return grad - y.exp() * grad.sum(ctx._d, keepdim=True), None
+    def formula(F, ctx, grad, y):
+        return grad - F.exp(y) * F.sum(grad, ctx._d, keepdim=True), None
 
 
 def _named_pair(name):
@@ -735,3 +734,10 @@ def prod(input, dim=None, keepdim=False):
     if dim is None:
         return Prod.apply(input)
     return ProdDim.apply(input, dim, keepdim)
+
+
+# These forwards compute with numpy alone: Function.apply need not switch
+# recording off around them.
+for _cls in (Sum, SumDim, Mean, MeanDim, LogSoftmax,):
+    _cls._numpy_forward = True
+del _cls

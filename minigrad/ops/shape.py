@@ -119,8 +119,8 @@ class View(Function):
         return _make(out, vc=a._shared_vc() if shares else None, base=a if shares else None)
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad.reshape(ctx.self_sym_sizes), None, None
+    def formula(F, ctx, grad):
+        return F.reshape(grad, ctx.self_sym_sizes), None, None
 
 
 class Transpose(Function):
@@ -143,10 +143,10 @@ class Transpose(Function):
         return _make(np.swapaxes(a._data, d0, d1), vc=a._shared_vc(), base=a)
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         if grad.ndim == 0:
             return grad, None, None
-        return grad.transpose(ctx._d0, ctx._d1), None, None
+        return F.transpose(grad, ctx._d0, ctx._d1), None, None
 
 
 class Permute(Function):
@@ -175,9 +175,9 @@ class Permute(Function):
         return _make(np.transpose(a._data, dd), vc=a._shared_vc(), base=a)
 
     @staticmethod
-    def backward(ctx, grad):
+    def formula(F, ctx, grad):
         inverse = tuple(int(i) for i in np.argsort(ctx._perm))
-        return grad.permute(inverse), None
+        return F.permute(grad, inverse), None
 
 
 class T(Function):
@@ -195,8 +195,8 @@ class T(Function):
         return _make(a._data.T, vc=a._shared_vc(), base=a)
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad.t()
+    def formula(F, ctx, grad):
+        return F.t(grad)
 
 
 class Expand(Function):
@@ -243,8 +243,8 @@ class Expand(Function):
         return _make(out, vc=a._shared_vc(), base=a)
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad.sum_to_size(ctx.self_sym_sizes), None
+    def formula(F, ctx, grad):
+        return F.sum_to(grad, ctx.self_sym_sizes), None
 
 
 def _type_str(a):
@@ -411,8 +411,8 @@ class UnsafeView(Function):
         return _make(a._data.reshape(shape), vc=a._shared_vc(), base=a)
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad.reshape(ctx.self_sym_sizes), None
+    def formula(F, ctx, grad):
+        return F.reshape(grad, ctx.self_sym_sizes), None
 
 
 class Unsqueeze(Function):
@@ -431,8 +431,8 @@ class Unsqueeze(Function):
         return _make(np.expand_dims(a._data, d), vc=a._shared_vc(), base=a)
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad.squeeze(ctx._d), None
+    def formula(F, ctx, grad):
+        return F.squeeze(grad, ctx._d), None
 
 
 class SqueezeAll(Function):
@@ -450,8 +450,8 @@ class SqueezeAll(Function):
         return _make(np.squeeze(a._data), vc=a._shared_vc(), base=a)
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad.reshape(ctx.self_sym_sizes)
+    def formula(F, ctx, grad):
+        return F.reshape(grad, ctx.self_sym_sizes)
 
 
 class SqueezeDim(Function):
@@ -903,3 +903,10 @@ def chunk(input, chunks, dim=0):
     n = input._data.shape[canonical_dim(dim, input._data.ndim)]
     step = -(-n // chunks) if n else 1
     return split(input, step, dim)
+
+
+# These forwards compute with numpy alone: Function.apply need not switch
+# recording off around them.
+for _cls in (T, View, Transpose, Permute, Expand, UnsafeView, Unsqueeze, SqueezeAll):
+    _cls._numpy_forward = True
+del _cls

@@ -1,161 +1,482 @@
 """Speed and memory of minigrad, as ratios to baselines measured in the same run.
 
-Usage: python tests/bench/run.py   (what `make bench` runs)
+Usage: ``make bench`` (or ``python tests/bench/run.py [--quick] [--only NAME]``).
 
-Timings on a shared machine drift by tens of percent between runs, so every
-number is printed next to a baseline measured seconds earlier in the same
-process, and the ratio is what to read:
+Timings on a shared machine drift by tens of percent between runs, so each
+workload runs every program in turn, round after round (numpy, minigrad,
+PyTorch, micrograd, numpy, minigrad, ...), and what is printed is the median
+of the per-round ratios with their spread (lowest–highest), all from this one
+process.  The workloads:
 
-* tiny ops: a chain of scalar multiplies, forward and backward, per op,
-  against the same arithmetic written by hand in numpy (the floor: no
-  recording at all) and, if PyTorch happens to be importable, against PyTorch
-  eager (not a dependency; skipped with a note when absent);
-* a small MLP step: forward and backward of two tanh layers, against the
-  hand-written numpy forward and backward;
-* memory: peak bytes (tracemalloc) of recording a 50-layer tanh chain and of
-  its backward, against the bytes of the activations it must save, and after
-  backward / after ``del``, what is still held.
+* a chain of 0-d ops (``y * a``, ``y + b``, ``tanh``), forward + backward,
+  per op: the cost of recording and walking one node;
+* the same chain 100,000 ops long: the walk stays flat (no recursion) and
+  the collector's work grows with the objects each node keeps;
+* micrograd's demo: a 2-16-16-1 ReLU MLP, batch 100, SVM loss with L2, one
+  SGD step;
+* a 784-256-256-10 ReLU MLP, batch 128, cross-entropy, forward + backward;
+* one 1024 x 1024 float32 matrix product, forward + backward;
+* memory: 50 layers of ``tanh(0.5 * y)`` over a (256, 256) float32 tensor:
+  the bytes the saved values hold after forward, and the share backward
+  releases (read through ``grad_fn``'s ``_saved_*`` attributes, as PyTorch
+  exposes them, so both libraries are measured the same way).
+
+Baselines: the same arithmetic written by hand in numpy (what the program
+costs with no recording at all) and, when importable, PyTorch eager and
+micrograd (``pip install micrograd``).  Neither is a dependency of minigrad.
+To compare against PyTorch, run the bench with a Python that has it:
+``make torch-setup`` makes ``.venv-torch`` (PyTorch 2.13 CPU), which ``make
+bench`` then uses; or ``make bench BENCH_PYTHON=/path/to/python`` (this file
+puts the repository on ``sys.path``, so that Python needs only numpy and torch).
+
+As the figures in the README were taken, ``gc.freeze()`` runs after the
+imports: the objects of the libraries themselves are not the collector's
+concern, the objects each graph creates are.
 """
 
+import argparse
 import gc
 import importlib.util
+import os
+import platform
 import statistics
 import sys
 import time
 import tracemalloc
 
-import numpy as np
+# One BLAS thread unless asked otherwise (BENCH_THREADS): on a shared machine
+# a second thread waiting for a busy core makes every matrix product erratic.
+# Set before numpy and torch load their BLAS.
+_THREADS = os.environ.get("BENCH_THREADS", "1")
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, _THREADS)
+
+import numpy as np  # noqa: E402 (after the BLAS thread setting)
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
-import minigrad
+import minigrad  # noqa: E402
+import minigrad.nn.functional as mF  # noqa: E402
 
-
-def best_of(fn, repeat=5):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), statistics.median(times)
-
-
-def tiny_chain_minigrad(n):
-    x = minigrad.tensor(1.0, requires_grad=True)
-    y = x
-    for _ in range(n):
-        y = y * 1.0001
-    y.backward()
-
-
-def tiny_chain_numpy(n):
-    x = np.float32(1.0)
-    ys = []
-    y = x
-    for _ in range(n):
-        ys.append(y)
-        y = np.multiply(y, np.float32(1.0001))
-    g = np.float32(1.0)
-    for _ in reversed(ys):
-        g = np.multiply(g, np.float32(1.0001))
-
-
-def tiny_chain_torch(n):
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+HAVE_MICROGRAD = importlib.util.find_spec("micrograd") is not None
+if HAVE_TORCH:
     import torch
+    import torch.nn.functional as tF
 
-    x = torch.tensor(1.0, requires_grad=True)
+    torch.set_num_threads(int(_THREADS))
+if HAVE_MICROGRAD:
+    from micrograd import nn as mg_nn
+    from micrograd.engine import Value
+
+
+# ----------------------------------------------------------------- timing
+
+def rounds(programs, repeat, inner=1):
+    """Time each program ``repeat`` times, interleaved; seconds per call for each round."""
+    times = {name: [] for name in programs}
+    for fn in programs.values():  # warm up (caches, lazy imports)
+        fn()
+    for _ in range(repeat):
+        for name, fn in programs.items():
+            gc.collect()
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            times[name].append((time.perf_counter() - t0) / inner)
+    return times
+
+
+def report(title, times, unit, scale, per=1, against=("numpy", "PyTorch")):
+    """Print the median time of each program, and minigrad's per-round ratios to the baselines."""
+    print(f"\n== {title}")
+    mine = times["minigrad"]
+    for name, ts in times.items():
+        med = statistics.median(ts) / per * scale
+        line = f"  {name:<10} {med:10.3f} {unit}"
+        if name != "minigrad":
+            ratios = sorted(m / t for m, t in zip(mine, ts))
+            line += (f"    minigrad / {name} = {statistics.median(ratios):6.3g}"
+                     f"  (spread {ratios[0]:.3g}-{ratios[-1]:.3g})")
+        print(line)
+    for name in against:
+        if name not in times:
+            print(f"  {name:<10} {'-':>10}        {_absent(name)}")
+
+
+def _absent(name):
+    if name == "PyTorch":
+        return ("not importable here; for this comparison: make torch-setup (then make"
+                " bench uses .venv-torch), or make bench BENCH_PYTHON=<a python with torch>")
+    return "not importable here (pip install micrograd)"
+
+
+# ------------------------------------------------------- the 0-d chain
+
+def chain_lib(lib, n):
+    x = lib.tensor(0.5, requires_grad=True)
+    a = lib.tensor(0.9, requires_grad=True)
+    b = lib.tensor(0.1, requires_grad=True)
     y = x
-    for _ in range(n):
-        y = y * 1.0001
+    for _ in range(n // 3):
+        y = y * a
+        y = y + b
+        y = y.tanh()
     y.backward()
+    return x.grad, a.grad, b.grad
 
 
-def mlp_minigrad(X, W1, W2, T):
-    w1 = minigrad.tensor(W1, requires_grad=True)
-    w2 = minigrad.tensor(W2, requires_grad=True)
-    h = (minigrad.tensor(X) @ w1).tanh()
-    out = (h @ w2).tanh()
-    loss = ((out - minigrad.tensor(T)) ** 2).mean()
+def chain_numpy(n):
+    """The same forward and reverse sweep by hand, on numpy float32 scalars."""
+    x, a, b = np.float32(0.5), np.float32(0.9), np.float32(0.1)
+    saved = []
+    y = x
+    for _ in range(n // 3):
+        saved.append(y)            # y*a needs y (for a's gradient)
+        y = y * a
+        y = y + b
+        y = np.tanh(y)
+        saved.append(y)            # tanh needs its result
+    g = np.float32(1.0)
+    ga = gb = np.float32(0.0)
+    one = np.float32(1.0)
+    while saved:
+        t = saved.pop()
+        g = g * (one - t * t)
+        gb = gb + g
+        ga = ga + g * saved.pop()
+        g = g * a
+    return g, ga, gb
+
+
+def bench_chain(n, repeat):
+    programs = {"numpy": lambda: chain_numpy(n), "minigrad": lambda: chain_lib(minigrad, n)}
+    if HAVE_TORCH:
+        programs["PyTorch"] = lambda: chain_lib(torch, n)
+    g_np = chain_numpy(300)
+    g_mg = [float(g) for g in chain_lib(minigrad, 300)]
+    assert np.allclose(g_np, g_mg, rtol=1e-4), (g_np, g_mg)
+    return rounds(programs, repeat)
+
+
+# -------------------------------------------- micrograd's demo: 2-16-16-1
+
+def moons(n, seed=0):
+    """Two interleaving half circles with labels -1/+1, as micrograd's demo uses (make_moons)."""
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, np.pi, n)
+    upper = np.arange(n) % 2 == 0
+    X = np.where(upper[:, None], np.stack([np.cos(t), np.sin(t)], 1),
+                 np.stack([1 - np.cos(t), 0.5 - np.sin(t)], 1))
+    X += rng.normal(0, 0.1, X.shape)
+    return X.astype(np.float32), np.where(upper, 1.0, -1.0).astype(np.float32)
+
+
+class SmallMLP:
+    """2-16-16-1, ReLU, SVM max-margin loss + 1e-4 L2, SGD: micrograd's demo for a tensor library."""
+
+    def __init__(self, lib, Ws, X, y):
+        self.lib = lib
+        self.params = [lib.tensor(w, requires_grad=True) for w in Ws]
+        self.X, self.y = lib.tensor(X), lib.tensor(y[:, None])
+        self.opt = lib.optim.SGD(self.params, lr=0.05)
+
+    def step(self):
+        W1, b1, W2, b2, W3, b3 = self.params
+        h = (self.X @ W1 + b1).relu()
+        h = (h @ W2 + b2).relu()
+        scores = h @ W3 + b3
+        loss = (1 - self.y * scores).relu().mean()
+        loss = loss + 1e-4 * sum((p * p).sum() for p in self.params)
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        return loss
+
+
+def small_mlp_numpy(P, X, y, lr=0.05):
+    W1, b1, W2, b2, W3, b3 = P
+    a1 = X @ W1 + b1
+    h1 = np.maximum(a1, 0)
+    a2 = h1 @ W2 + b2
+    h2 = np.maximum(a2, 0)
+    s = h2 @ W3 + b3
+    m = 1 - y[:, None] * s
+    loss = np.maximum(m, 0).mean() + 1e-4 * sum((p * p).sum() for p in P)
+    gm = (m > 0).astype(np.float32) / m.size
+    gs = -y[:, None] * gm
+    gW3, gb3 = h2.T @ gs, gs.sum(0)
+    ga2 = (gs @ W3.T) * (a2 > 0)
+    gW2, gb2 = h1.T @ ga2, ga2.sum(0)
+    ga1 = (ga2 @ W2.T) * (a1 > 0)
+    gW1, gb1 = X.T @ ga1, ga1.sum(0)
+    for p, g in zip(P, (gW1, gb1, gW2, gb2, gW3, gb3)):
+        p -= lr * (g + 2e-4 * p)
+    return loss
+
+
+def small_mlp_micrograd(model, X, y):
+    scores = [model([Value(float(a)), Value(float(b))]) for a, b in X]
+    losses = [(1 + -yi * si).relu() for yi, si in zip(y.tolist(), scores)]
+    loss = sum(losses) * (1.0 / len(losses))
+    loss = loss + 1e-4 * sum(p * p for p in model.parameters())
+    model.zero_grad()
     loss.backward()
-    return w1.grad, w2.grad
+    for p in model.parameters():
+        p.data -= 0.05 * p.grad
+    return loss
 
 
-def mlp_numpy(X, W1, W2, T):
-    a1 = X @ W1
-    h = np.tanh(a1)
-    a2 = h @ W2
-    out = np.tanh(a2)
-    diff = out - T
-    g_out = 2 * diff / diff.size
-    g_a2 = g_out * (1 - out * out)
-    g_w2 = h.T @ g_a2
-    g_h = g_a2 @ W2.T
-    g_a1 = g_h * (1 - h * h)
-    g_w1 = X.T @ g_a1
-    return g_w1, g_w2
+def bench_small_mlp(repeat):
+    rng = np.random.default_rng(0)
+    X, y = moons(100)
+    Ws = [rng.uniform(-1, 1, s).astype(np.float32) for s in ((2, 16), (16,), (16, 16), (16,), (16, 1), (1,))]
+    P = [w.copy() for w in Ws]
+    ref = small_mlp_numpy([w.copy() for w in Ws], X, y)
+    assert np.isclose(ref, float(SmallMLP(minigrad, Ws, X, y).step()), rtol=1e-5)
+    programs = {"numpy": lambda: small_mlp_numpy(P, X, y),
+                "minigrad": SmallMLP(minigrad, Ws, X, y).step}
+    if HAVE_TORCH:
+        programs["PyTorch"] = SmallMLP(torch, Ws, X, y).step
+    times = rounds(programs, repeat, inner=20)
+    if HAVE_MICROGRAD:
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), 100_000))
+        model = mg_nn.MLP(2, [16, 16, 1])
+        mg = rounds({"micrograd": lambda: small_mlp_micrograd(model, X, y)}, max(3, repeat // 4))
+        times["micrograd"] = (mg["micrograd"] * len(times["minigrad"]))[: len(times["minigrad"])]
+    return times
 
 
-def memory():
-    """Peak and residual bytes of a 50-layer chain of tanh over a (256, 256) float32 array."""
-    n, layers = 256, 50
-    act_bytes = n * n * 4
-    gc.collect()
+# ------------------------------------------------ 784-256-256-10, batch 128
+
+class MnistMLP:
+    def __init__(self, lib, F, Ws, X, t):
+        self.lib, self.F = lib, F
+        self.params = [lib.tensor(w, requires_grad=True) for w in Ws]
+        self.X, self.t = lib.tensor(X), lib.tensor(t)
+
+    def step(self):
+        W1, b1, W2, b2, W3, b3 = self.params
+        F = self.F
+        h = F.relu(F.linear(self.X, W1, b1))
+        h = F.relu(F.linear(h, W2, b2))
+        loss = F.cross_entropy(F.linear(h, W3, b3), self.t)
+        for p in self.params:
+            p.grad = None
+        loss.backward()
+        return loss
+
+
+def mnist_numpy(P, X, t):
+    W1, b1, W2, b2, W3, b3 = P  # W as nn.Linear keeps them: (out, in)
+    a1 = X @ W1.T + b1
+    h1 = np.maximum(a1, 0)
+    a2 = h1 @ W2.T + b2
+    h2 = np.maximum(a2, 0)
+    z = h2 @ W3.T + b3
+    z = z - z.max(1, keepdims=True)
+    e = np.exp(z)
+    p = e / e.sum(1, keepdims=True)
+    n = len(t)
+    loss = -np.log(p[np.arange(n), t]).mean()
+    gz = p
+    gz[np.arange(n), t] -= 1
+    gz /= n
+    gW3, gb3 = gz.T @ h2, gz.sum(0)
+    ga2 = (gz @ W3) * (a2 > 0)
+    gW2, gb2 = ga2.T @ h1, ga2.sum(0)
+    ga1 = (ga2 @ W2) * (a1 > 0)
+    gW1, gb1 = ga1.T @ X, ga1.sum(0)
+    return loss, (gW1, gb1, gW2, gb2, gW3, gb3)
+
+
+def bench_mnist(repeat):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((128, 784)).astype(np.float32)
+    t = rng.integers(0, 10, 128)
+    Ws = []
+    for fan_in, fan_out in ((784, 256), (256, 256), (256, 10)):
+        bound = 1 / np.sqrt(fan_in)
+        Ws += [rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32),
+               rng.uniform(-bound, bound, fan_out).astype(np.float32)]
+    mine = MnistMLP(minigrad, mF, Ws, X, t)
+    loss, grads = mnist_numpy(Ws, X, t)
+    assert np.isclose(float(mine.step()), loss, rtol=1e-4)
+    for p, g in zip(mine.params, grads):
+        assert np.allclose(p.grad.numpy(), g, rtol=1e-3, atol=1e-6)
+    programs = {"numpy": lambda: mnist_numpy(Ws, X, t), "minigrad": mine.step}
+    if HAVE_TORCH:
+        programs["PyTorch"] = MnistMLP(torch, tF, Ws, X, t).step
+    return rounds(programs, repeat, inner=5)
+
+
+# ------------------------------------------------------ 1024² matmul
+
+def bench_matmul(repeat):
+    rng = np.random.default_rng(0)
+    A, B, G = (rng.standard_normal((1024, 1024)).astype(np.float32) for _ in range(3))
+
+    def numpy_prog():
+        return A @ B, G @ B.T, A.T @ G
+
+    def lib_prog(lib):
+        a = lib.tensor(A, requires_grad=True)
+        b = lib.tensor(B, requires_grad=True)
+        g = lib.tensor(G)
+
+        def run():
+            a.grad = b.grad = None
+            (a @ b).backward(g)
+        return run
+
+    programs = {"numpy": numpy_prog, "minigrad": lib_prog(minigrad)}
+    if HAVE_TORCH:
+        programs["PyTorch"] = lib_prog(torch)
+    return rounds(programs, repeat)
+
+
+# ------------------------------------------------------------- memory
+
+def _saved_storages(lib, root):
+    """Bytes of the distinct storages that ``_saved_*`` attributes of the graph behind ``root`` hold."""
+    seen, stack, storages = set(), [root.grad_fn], {}
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        stack.extend(n for n, _ in node.next_functions)
+        for name in dir(node):
+            if not name.startswith("_saved_"):
+                continue
+            try:
+                v = getattr(node, name)
+            except RuntimeError:  # freed
+                continue
+            if lib is minigrad and isinstance(v, minigrad.Tensor):
+                arr = v._data
+                while isinstance(arr.base, np.ndarray):
+                    arr = arr.base
+                storages[id(arr)] = arr.nbytes
+            elif lib is not minigrad and isinstance(v, torch.Tensor):
+                s = v.untyped_storage()
+                storages[s.data_ptr()] = s.nbytes()
+    return sum(storages.values())
+
+
+def memory_lib(lib, x0, layers):
+    x = lib.tensor(x0, requires_grad=True)
+    y = x
+    for _ in range(layers):
+        y = (y * 0.5).tanh()
+    loss = y.sum()
+    after_forward = _saved_storages(lib, loss)
+    loss.backward()
+    return after_forward, _saved_storages(lib, loss)
+
+
+def memory_numpy(x0, layers):
+    """The hand-written program's own bookkeeping: the activations it keeps, then drops."""
     tracemalloc.start()
-    x = minigrad.randn(n, n, requires_grad=True)
     base = tracemalloc.get_traced_memory()[0]
-    tracemalloc.reset_peak()
+    y, saved = x0, []
+    for _ in range(layers):
+        y = np.tanh(y * np.float32(0.5))
+        saved.append(y)
+    after_forward = tracemalloc.get_traced_memory()[0] - base
+    g = np.ones_like(y)
+    while saved:
+        t = saved.pop()
+        g = g * (1 - t * t) * np.float32(0.5)
+        del t
+    after_backward = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    return after_forward, after_backward
+
+
+def memory_minigrad_traced(x0, layers):
+    """Everything the recording allocates (tracemalloc), not only the saved arrays."""
+    x = minigrad.tensor(x0, requires_grad=True)
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
     y = x
     for _ in range(layers):
         y = (y * 0.5).tanh()
     loss = y.sum()
     recorded = tracemalloc.get_traced_memory()[0] - base
     loss.backward()
-    after_backward = tracemalloc.get_traced_memory()[0] - base
-    peak = tracemalloc.get_traced_memory()[1] - base
-    del y, loss
-    after_del = tracemalloc.get_traced_memory()[0] - base
+    after = tracemalloc.get_traced_memory()[0] - base
     tracemalloc.stop()
-    return act_bytes, layers, recorded, after_backward, peak, after_del
+    return recorded, after
+
+
+def bench_memory():
+    layers = 50
+    x0 = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
+    mib = 2.0 ** -20
+    print(f"\n== memory: {layers} layers of tanh(0.5 * y) on a (256, 256) float32 tensor"
+          f" (one activation = {x0.nbytes * mib:.2f} MiB)")
+    print("  saved bytes after forward / share released by backward")
+    rows = [("numpy", memory_numpy(x0, layers)), ("minigrad", memory_lib(minigrad, x0, layers))]
+    if HAVE_TORCH:
+        rows.append(("PyTorch", memory_lib(torch, x0, layers)))
+    for name, (fwd, bwd) in rows:
+        print(f"  {name:<10} {fwd * mib:7.2f} MiB  released {1 - bwd / fwd:6.1%}")
+    rec, after = memory_minigrad_traced(x0, layers)
+    print(f"  minigrad, all it allocates (tracemalloc): {rec * mib:.2f} MiB after forward, "
+          f"{after * mib:.2f} MiB after backward")
+
+
+# ---------------------------------------------------------------- main
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    libs = [f"numpy {np.__version__}"]
+    if HAVE_TORCH:
+        libs.append(f"PyTorch {torch.__version__} ({torch.get_num_threads()} threads)")
+    if HAVE_MICROGRAD:
+        libs.append("micrograd")
+    return (f"{cpu}, {os.cpu_count()} cores, {_THREADS} BLAS thread(s) (BENCH_THREADS);"
+            f" Python {platform.python_version()}; "
+            + ", ".join(libs))
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
+    parser.add_argument("--only", choices=["chain", "chain100k", "small", "mnist", "matmul", "memory"],
+                        action="append", help="run only these workloads")
+    args = parser.parse_args()
+    only = set(args.only or ["chain", "chain100k", "small", "mnist", "matmul", "memory"])
+    r = 3 if args.quick else 1
     minigrad.manual_seed(0)
-    n = 20000
-    print("== tiny ops: a chain of scalar multiplies, forward + backward, per op")
-    base, _ = best_of(lambda: tiny_chain_numpy(n))
-    mine, _ = best_of(lambda: tiny_chain_minigrad(n))
-    print(f"numpy by hand (baseline): {base / n * 1e6:7.2f} us/op")
-    print(f"minigrad:                 {mine / n * 1e6:7.2f} us/op   ratio {mine / base:5.1f}x numpy")
-    if importlib.util.find_spec("torch") is not None:
-        tt, _ = best_of(lambda: tiny_chain_torch(n))
-        print(f"PyTorch eager:            {tt / n * 1e6:7.2f} us/op   ratio {tt / base:5.1f}x numpy;"
-              f" minigrad/PyTorch = {mine / tt:4.2f}")
-    else:
-        print("PyTorch eager:            not installed here (optional; minigrad never needs it)")
-
-    print("\n== a small MLP step: (64, 128) @ (128, 256) tanh @ (256, 10) tanh, MSE, backward")
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((64, 128)).astype(np.float32)
-    W1 = (rng.standard_normal((128, 256)) * 0.1).astype(np.float32)
-    W2 = (rng.standard_normal((256, 10)) * 0.1).astype(np.float32)
-    T = rng.standard_normal((64, 10)).astype(np.float32)
-    g_np = mlp_numpy(X, W1, W2, T)
-    g_mg = mlp_minigrad(X, W1, W2, T)
-    assert all(np.allclose(a, b.numpy(), rtol=1e-4, atol=1e-6) for a, b in zip(g_np, g_mg))
-    reps = 50
-    base, _ = best_of(lambda: [mlp_numpy(X, W1, W2, T) for _ in range(reps)])
-    mine, _ = best_of(lambda: [mlp_minigrad(X, W1, W2, T) for _ in range(reps)])
-    print(f"numpy by hand (baseline): {base / reps * 1e3:7.3f} ms/step")
-    print(f"minigrad:                 {mine / reps * 1e3:7.3f} ms/step   ratio {mine / base:5.2f}x")
-
-    print("\n== memory: 50 layers of tanh(0.5 x) on a (256, 256) float32 tensor")
-    act, layers, recorded, after_bw, peak, after_del = memory()
-    mib = 1 / 2**20
-    print(f"one activation:                    {act * mib:7.2f} MiB")
-    print(f"held by the recording (forward):   {recorded * mib:7.2f} MiB  = {recorded / act:5.1f} activations"
-          f" (ratio to the {layers} saved results: {recorded / (layers * act):4.2f})")
-    print(f"held after backward (saved freed): {after_bw * mib:7.2f} MiB  = {after_bw / act:5.1f} activations")
-    print(f"peak during forward + backward:    {peak * mib:7.2f} MiB  = {peak / act:5.1f} activations")
-    print(f"held after del of the output:      {after_del * mib:7.2f} MiB  = {after_del / act:5.1f} activations")
+    gc.freeze()
+    print("minigrad bench:", machine())
+    print("times are medians over interleaved rounds; ratios are per-round, median (spread)")
+    if "chain" in only:
+        n = 10_002
+        report(f"chain of {n} 0-d ops (y*a, y+b, tanh), forward + backward, per op",
+               bench_chain(n, repeat=max(5, 21 // r)), "us/op", 1e6, per=n)
+    if "chain100k" in only:
+        n = 100_002
+        report(f"chain of {n} 0-d ops, forward + backward", bench_chain(n, repeat=max(3, 7 // r)),
+               "s", 1)
+    if "small" in only:
+        report("micrograd's demo: 2-16-16-1 ReLU MLP, batch 100, SVM loss + L2, one SGD step",
+               bench_small_mlp(repeat=max(5, 15 // r)), "ms/step", 1e3,
+               against=("numpy", "PyTorch", "micrograd"))
+    if "mnist" in only:
+        report("784-256-256-10 ReLU MLP, batch 128, cross-entropy, forward + backward",
+               bench_mnist(repeat=max(5, 15 // r)), "ms", 1e3)
+    if "matmul" in only:
+        report("1024 x 1024 float32 matmul, forward + backward",
+               bench_matmul(repeat=max(5, 11 // r)), "ms", 1e3)
+    if "memory" in only:
+        bench_memory()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,328 @@
+"""The operations a gradient formula may use, twice: on numpy arrays and on Tensors.
+
+Each primitive states its vector-Jacobian product once, as
+``formula(F, ctx, *grads, *saved)``.  Arithmetic is written with operators
+(``grad * b``, ``1 - r * r``), which numpy arrays and Tensors both have; every
+other operation is called through ``F``:
+
+* ``ARRAY_OPS`` when the backward walk records nothing (``create_graph=False``,
+  the usual case): ``grads`` and ``saved`` are numpy arrays (a Python number
+  saved as a wrapped number stays a Python number), ``F.mm`` is ``a @ b``;
+  nothing is recorded, so nothing but numpy runs;
+* ``TENSOR_OPS`` under ``create_graph=True``: they are Tensors, ``F.mm`` is
+  ``minigrad.mm``, and every step of the formula is itself recorded, so the
+  gradient can be differentiated again.
+
+So ``Tanh``'s ``grad * (1 - r * r)`` is one line that is plain numpy in one
+walk and a recorded graph (MulBackward0, RsubBackward1, MulBackward0) in the
+other.  The two namespaces below have the same names and the same meaning;
+numpy and PyTorch agree on type promotion when every value has one dtype, and
+the node runs the formula on Tensors when they do not (see
+``BackwardNode._formula_arrays``).
+
+Source: the idea of one derivative definition serving both the eager and the
+traced backward is PyTorch's derivatives.yaml, whose formulas are compiled
+for both (tools/autograd); JAX's ``jax.numpy`` plays the same part for its
+transformations.
+"""
+
+import numpy as np
+
+__all__ = ["ARRAY_OPS", "TENSOR_OPS", "select_array"]
+
+
+class _ArrayOps:
+    """The formula operations on numpy arrays (nothing recorded)."""
+
+    __slots__ = ()
+    records = False
+
+    @staticmethod
+    def const(array):
+        """A value the formula treats as a constant (a mask, a sign): the array itself."""
+        return array
+
+    @staticmethod
+    def data(x):
+        """The numpy values of ``x`` (to compute a mask or a sign from)."""
+        return x
+
+    @staticmethod
+    def where(cond, a, b):
+        """``a`` where ``cond`` (a bool array) holds, else ``b``: a select, never a multiply."""
+        return np.where(cond, a, b)
+
+    @staticmethod
+    def select(mask, grad):
+        """``grad`` where ``mask`` (a bool array) holds, else 0: a select, so an inf outside
+        the mask gives 0, not nan (PyTorch's masked backward formulas)."""
+        return select_array(mask, grad)
+
+    @staticmethod
+    def threshold_backward(grad, result):
+        """0 where ``result <= 0``, else ``grad`` (relu's backward, PyTorch's
+        threshold_backward: a nan result passes the gradient)."""
+        return select_array(result <= 0, grad, zero_where=True)
+
+    @staticmethod
+    def tanh_backward(grad, result):
+        """``grad * (1 - y*y)`` for ``y = tanh(x)``, in PyTorch's order of operations."""
+        return grad * (1 - result * result)
+
+    @staticmethod
+    def sigmoid_backward(grad, result):
+        """``grad * (1 - y) * y`` for ``y = sigmoid(x)``, in PyTorch's order of operations."""
+        return grad * (1 - result) * result
+
+    @staticmethod
+    def nll_loss_backward(grad, x, onehot, picked, batched_none):
+        """nll_loss's gradient: ``grad * onehot`` at the targets (``picked``), exact zeros elsewhere."""
+        from ..nn.functional import nll_loss_backward_array
+
+        return nll_loss_backward_array(grad, onehot, picked, batched_none)
+
+    @staticmethod
+    def sgn(a):
+        """The sign of each element, 0 for nan (PyTorch's sgn)."""
+        from ..ops.elementwise import sign_data
+
+        return sign_data(a)
+
+    @staticmethod
+    def mm(a, b):
+        """Matrix product of two 2-d values."""
+        return np.matmul(a, b)
+
+    @staticmethod
+    def expand(a, shape):
+        """``a`` broadcast to ``shape`` (a read-only view: no copy)."""
+        return np.broadcast_to(a, shape)
+
+    @staticmethod
+    def reshape(a, shape):
+        return np.reshape(a, shape)
+
+    @staticmethod
+    def unsqueeze(a, dim):
+        return np.expand_dims(a, dim)
+
+    @staticmethod
+    def squeeze(a, dim):
+        return np.squeeze(a, axis=dim)
+
+    @staticmethod
+    def transpose(a, dim0, dim1):
+        return np.swapaxes(a, dim0, dim1)
+
+    @staticmethod
+    def permute(a, dims):
+        return np.transpose(a, dims)
+
+    @staticmethod
+    def sum(a, dim, keepdim=False):
+        """Sum over ``dim`` (an int or a tuple of ints); a 0-d value is its own sum."""
+        if np.ndim(a) == 0:
+            return a
+        return np.sum(a, axis=dim, keepdims=keepdim)
+
+    @staticmethod
+    def t(a):
+        """Transpose of a 2-d value."""
+        return a.T
+
+    @staticmethod
+    def exp(a):
+        return np.exp(a)
+
+    @staticmethod
+    def log(a):
+        return np.log(a)
+
+    @staticmethod
+    def sin(a):
+        return np.sin(a)
+
+    @staticmethod
+    def cos(a):
+        return np.cos(a)
+
+    @staticmethod
+    def mul_scalar(a, s):
+        """``a * s`` for a Python number ``s``, in ``a``'s dtype (PyTorch's MulBackward1)."""
+        return np.multiply(a, s)
+
+    @staticmethod
+    def div_scalar(a, s):
+        """``a / s`` for a Python number ``s``, in ``a``'s dtype (PyTorch's DivBackward1)."""
+        return np.true_divide(a, s).astype(np.result_type(a), copy=False)
+
+    @staticmethod
+    def zeros(shape, like):
+        """Zeros of ``shape`` with ``like``'s dtype."""
+        return np.zeros(shape, dtype=np.result_type(like))
+
+    @staticmethod
+    def sum_to(a, shape):
+        """``a`` summed down to ``shape`` (undoing broadcasting)."""
+        from .engine import _sum_to_array
+
+        return _sum_to_array(a, shape, None, 0) if np.shape(a) != tuple(shape) else a
+
+
+class _TensorOps:
+    """The formula operations on Tensors (recorded under ``create_graph=True``)."""
+
+    __slots__ = ()
+    records = True
+
+    @staticmethod
+    def const(array):
+        return _Tensor._make(np.asarray(array))
+
+    @staticmethod
+    def data(x):
+        return x._data
+
+    @staticmethod
+    def where(cond, a, b):
+        from ..ops.elementwise import where
+
+        return where(cond if isinstance(cond, _Tensor) else _Tensor._make(np.asarray(cond)), a, b)
+
+    @staticmethod
+    def select(mask, grad):
+        from ..ops.elementwise import where
+
+        zero = _Tensor._make(np.zeros((), dtype=grad._data.dtype))
+        return where(_Tensor._make(np.asarray(mask)), grad, zero)
+
+    @staticmethod
+    def threshold_backward(grad, result):
+        from ..ops.elementwise import ThresholdBackward
+
+        return ThresholdBackward.apply(grad, result)
+
+    @staticmethod
+    def tanh_backward(grad, result):
+        from ..ops.activation_backward import TanhBackward
+
+        return TanhBackward.apply(grad, result)
+
+    @staticmethod
+    def sigmoid_backward(grad, result):
+        from ..ops.activation_backward import SigmoidBackward
+
+        return SigmoidBackward.apply(grad, result)
+
+    @staticmethod
+    def nll_loss_backward(grad, x, onehot, picked, batched_none):
+        from ..nn.functional import NllLossGrad
+
+        return NllLossGrad.apply(grad, x, onehot, picked, batched_none)
+
+    @staticmethod
+    def sgn(a):
+        from ..ops.elementwise import Sgn
+
+        return Sgn.apply(a)
+
+    @staticmethod
+    def mm(a, b):
+        return a.mm(b)
+
+    @staticmethod
+    def expand(a, shape):
+        return a.expand(shape)
+
+    @staticmethod
+    def reshape(a, shape):
+        return a.reshape(shape)
+
+    @staticmethod
+    def unsqueeze(a, dim):
+        return a.unsqueeze(dim)
+
+    @staticmethod
+    def squeeze(a, dim):
+        return a.squeeze(dim)
+
+    @staticmethod
+    def transpose(a, dim0, dim1):
+        return a.transpose(dim0, dim1)
+
+    @staticmethod
+    def permute(a, dims):
+        return a.permute(dims)
+
+    @staticmethod
+    def sum(a, dim, keepdim=False):
+        return a.sum(dim, keepdim=keepdim)
+
+    @staticmethod
+    def t(a):
+        return a.t()
+
+    @staticmethod
+    def exp(a):
+        return a.exp()
+
+    @staticmethod
+    def log(a):
+        return a.log()
+
+    @staticmethod
+    def sin(a):
+        return a.sin()
+
+    @staticmethod
+    def cos(a):
+        return a.cos()
+
+    @staticmethod
+    def mul_scalar(a, s):
+        from ..ops.elementwise import MulScalar
+
+        return MulScalar.apply(a, s)
+
+    @staticmethod
+    def div_scalar(a, s):
+        from ..ops.elementwise import DivScalar
+
+        return DivScalar.apply(a, s)
+
+    @staticmethod
+    def zeros(shape, like):
+        from ..tensor import zeros
+
+        return zeros(shape, dtype=like.dtype)
+
+    @staticmethod
+    def sum_to(a, shape):
+        return a.sum_to_size(shape)
+
+
+# float dtype -> the unsigned integer of its width, for branch-free selects
+_BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+
+def select_array(mask, x, zero_where=False):
+    """``x`` where ``mask`` holds, else +0.0, branch-free and bit-exact (-0.0 and nan kept).
+
+    With ``zero_where=True`` the other way round: +0.0 where ``mask`` holds.
+    ``np.where`` with a data-dependent mask mispredicts a branch per element;
+    clearing the bits of the elements not kept is the same select without one.
+    """
+    bits = _BITS.get(x.dtype)
+    if bits is None or type(x) is not np.ndarray or x.shape != np.shape(mask):
+        zero = np.zeros((), dtype=x.dtype)
+        return np.where(mask, zero, x) if zero_where else np.where(mask, x, zero)
+    m = np.asarray(mask).view(np.uint8)
+    # all ones where the element is kept: -1 or 1 - 1 in unsigned arithmetic
+    keep = np.subtract(m, 1, dtype=bits) if zero_where else np.negative(m, dtype=bits)
+    return np.bitwise_and(x.view(bits), keep).view(x.dtype)
+
+
+ARRAY_OPS = _ArrayOps()
+TENSOR_OPS = _TensorOps()
+
+_Tensor = None  # minigrad.tensor sets this once it is imported
