@@ -16,6 +16,7 @@ import pytest
 
 import minigrad
 from minigrad.autograd import grad, gradcheck, gradgradcheck
+from minigrad.ops.cumulative import cumprod, cumsum
 
 
 def f64(data, requires_grad=True):
@@ -319,3 +320,22 @@ def test_autograd_backward_several_outputs_with_none_seed_for_scalar():
     x = f64([1.0, -2.0, 3.0])
     minigrad.autograd.backward([x * x, x.sum()], [f64([1.0, 0.0, 2.0], False), None])
     np.testing.assert_allclose(x.grad._data, [2 * 1 + 1, 0 + 1, 2 * 2 * 3 + 1])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.prod(),
+    lambda x: x.prod(1),
+    lambda x: x.prod(0, keepdim=True),
+    lambda x: cumprod(x, 1),
+    lambda x: cumprod(x, 0) * cumsum(x, 1),
+], ids=["prod", "prod_dim", "prod_keepdim", "cumprod", "cumprod_cumsum"])
+@pytest.mark.parametrize("values", [
+    [[0.5, 0.0, 1.5], [2.0, -1.0, 0.7]],   # one zero: prod_safe_zeros_backward
+    [[0.0, 1.2, 0.0], [0.0, 0.8, -0.3]],   # several zeros (and one row of zeros)
+    [[0.5, 1.2, -0.4], [2.0, -1.0, 0.7]],  # none: result / input
+], ids=["one_zero", "zeros", "no_zero"])
+def test_prod_and_cumprod_second_derivatives_with_zeros(fn, values):
+    """Second derivatives through PyTorch's cumprod-based prod backward, against finite differences."""
+    x = f64(values)
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))

@@ -7,13 +7,16 @@ The backward of a reduction spreads the incoming gradient back over the
 elements that were reduced: ``expand`` for ``sum``, ``expand / n`` for ``mean``.
 
 Source: PyTorch's derivatives.yaml (``sum``, ``sum.dim_IntList``, ``mean``,
-``mean.dim``) and ``at::sum_to``.
+``mean.dim``) and ``at::sum_to``; ``prod``'s backward follows FunctionsManual.cpp's
+``prod_backward`` and ``prod_safe_zeros_backward`` (running products from
+``cumulative.py``).
 """
 
 import numpy as np
 
 from ..autograd.formulas import TENSOR_OPS
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim, canonical_dims, reduction_dims
 
@@ -659,21 +662,29 @@ def log_softmax(input, dim=_NO_DIM, dtype=None):
     return LogSoftmax.apply(input, dim)
 
 
-def _exclusive_products(x, d):
-    """For each element, the product of the others along dim ``d`` (works with zeros).
+def _prod_safe_zeros_backward(grad, inp, d):
+    """PyTorch's ``prod_safe_zeros_backward``: grad times the product of the others along ``d``.
 
-    Written with recorded ops (each element's copy of the row with itself
-    replaced by 1, then a product), so that, as PyTorch's cumprod-based
-    ``prod_backward``, a second derivative through a product with zeros works.
+    The product of the others is the exclusive running product from the left
+    times the one from the right (for [a, b, c]: [1, a, ab] ⊙ [bc, c, 1]),
+    exact with zeros; every step recorded, so that a second derivative takes
+    the same path through ``cumprod``'s gradient as PyTorch's.
     """
-    from .elementwise import where
+    from .cumulative import cumprod
+    from .indexing import narrow
+    from .shape import cat, flip
 
-    shape = x._data.shape
+    shape = inp._data.shape
+    if inp._data.size == 0:
+        return grad.expand_as(inp)
     n = shape[d]
-    rows = x.unsqueeze(d).expand(*(shape[:d] + (n,) + shape[d:]))  # rows[.., i, j, ..] = x_j
-    eye = np.eye(n, dtype=bool).reshape((1,) * d + (n, n) + (1,) * (len(shape) - d - 1))
-    one = _make(np.ones((), dtype=x._data.dtype))
-    return ProdDim.apply(where(_make(eye), one, rows), d + 1, False)
+    if n == 1:
+        return grad
+    ones = _make(np.ones(shape[:d] + (1,) + shape[d + 1:], dtype=grad._data.dtype))
+    exclusive_normal = cumprod(cat([ones, narrow(inp, d, 0, n - 1)], d), d)
+    narrow_reverse = flip(narrow(inp, d, 1, n - 1), (d,))
+    exclusive_reverse = flip(cumprod(cat([ones, narrow_reverse], d), d), (d,))
+    return grad * (exclusive_normal * exclusive_reverse)
 
 
 class Prod(Function):
@@ -694,9 +705,17 @@ class Prod(Function):
         data = a._data
         if data.ndim == 0:
             return grad * 1  # PyTorch's prod_backward returns grad: no dependence on the input
-        if np.all(data != 0):
+        zeros = np.count_nonzero(data == 0)
+        if not zeros:
             return grad * (r / a)  # PyTorch's grad * (result / input); recorded
-        return grad * _exclusive_products(a.reshape(-1), 0).reshape(data.shape)
+        if zeros > 1 and not is_grad_enabled():
+            # PyTorch's shortcut when nothing is recorded: two zeros make every
+            # partial product 0, whatever the incoming gradient (even inf or nan)
+            return _make(np.zeros_like(data))
+        from .shape import contiguous, view
+
+        flat = view(contiguous(a), -1)
+        return view(_prod_safe_zeros_backward(grad, flat, 0), *data.shape)
 
 
 class ProdDim(Function):
@@ -724,9 +743,7 @@ class ProdDim(Function):
         g = _unsqueeze_to(grad, data.shape, (ctx._d,), ctx.keepdim)
         if np.all(data != 0):
             return g * (_unsqueeze_to(r, data.shape, (ctx._d,), ctx.keepdim) / a), None, None
-        if data.shape[ctx._d] == 1:
-            return g, None, None  # PyTorch's prod_safe_zeros_backward: one value, with zeros
-        return g * _exclusive_products(a, ctx._d), None, None
+        return _prod_safe_zeros_backward(g, a, ctx._d), None, None
 
 
 def prod(input, dim=None, keepdim=False):

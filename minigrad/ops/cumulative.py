@@ -1,0 +1,173 @@
+"""Cumulative sums and products: ``cumsum``, ``cumprod`` (CumsumBackward0, CumprodBackward0).
+
+They exist here for ``prod``'s backward: PyTorch's ``prod_safe_zeros_backward``
+builds "the product of all the others" from two exclusive cumulative products
+(one from each side), and a second derivative through a product with zeros
+goes through their gradients.  So that such a second derivative gives the
+values PyTorch gives (nan and inf included), these follow PyTorch's formulas
+op for op.
+
+Source: PyTorch's derivatives.yaml (``cumsum``, ``cumprod``) and
+FunctionsManual.cpp (``cumsum_backward``, ``reversed_cumsum``,
+``cumprod_backward``).
+"""
+
+import builtins
+
+import numpy as np
+
+from .. import autograd
+from ..autograd.function import Function
+from ..tensor import Tensor
+from ._util import as_saved_int, canonical_dim
+
+__all__ = ["Cumprod", "Cumsum", "cumprod", "cumsum"]
+
+_make = Tensor._make
+
+
+def _running(ctx, a, dim, np_fn):
+    """The running ``np_fn`` (``np.cumsum`` / ``np.cumprod``) along ``dim``, noted on ``ctx``.
+
+    Integers and bools are promoted to int64, as by ``torch.cumsum``; a 0-d
+    tensor (dim 0 or -1) gives a copy of itself.
+    """
+    data = a._data
+    d = canonical_dim(dim, builtins.max(data.ndim, 1))
+    ctx.dim, ctx._d = as_saved_int(dim), d
+    dtype = np.dtype(np.int64) if data.dtype.kind in "biu" else data.dtype
+    if not data.ndim:
+        return np.asarray(data, dtype=dtype).copy()
+    return np_fn(data, axis=d, dtype=dtype)
+
+
+def _reversed_cumsum(w, d):
+    """Σ_{j ≥ i} w_j along ``d``: PyTorch's ``reversed_cumsum`` (flip, cumsum, flip), recorded."""
+    from .shape import flip
+
+    return flip(cumsum(flip(w, (d,)), d), (d,))
+
+
+class Cumsum(Function):
+    """Running sum along ``dim`` (CumsumBackward0); the gradient is a reversed running sum."""
+
+    node_name = "CumsumBackward0"
+    saved_attrs = ("dim",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        # + 0: PyTorch's running sum starts from +0, so a run of -0s sums to +0 (numpy's to -0)
+        return _make(_running(ctx, a, dim, np.cumsum) + 0)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # PyTorch's cumsum_backward: the trivial case returns grad itself
+        if grad._data.size <= 1 or grad._data.shape[ctx._d] == 1:
+            return grad, None
+        return _reversed_cumsum(grad, ctx._d), None
+
+
+def _cumprod_backward_arrays(grad, x, out, d):
+    """PyTorch's O(n) ``cumprod_backward`` for inputs with zeros (grad mode off), in numpy.
+
+    Before the first zero of a row: the reversed running sum of out ⊙ grad,
+    divided by the input; at the first zero: Σ_j grad_j Π_{z1<i≤j} x_i times
+    the product before it; after it: 0.  (Its derivative is not cumprod's
+    second derivative: PyTorch takes the O(n²) path under create_graph.)
+    """
+    with np.errstate(all="ignore"):  # PyTorch never warns about inf or nan
+        return _cumprod_o_n(grad, x, out, d)
+
+
+def _cumprod_o_n(grad, x, out, d):
+    w = out * grad
+    is_zero = x == 0
+    csum = np.cumsum(is_zero, axis=d)
+    mask = csum == 0
+    wm = np.where(mask, w, 0)
+    before = (np.flip(np.cumsum(np.flip(wm, d), axis=d), d) + 0) / x  # + 0: as Cumsum
+    grad_input = np.where(mask, before, np.zeros_like(grad))
+    mask = csum == 1
+    first = np.argmax(mask, axis=d)[(slice(None),) * d + (None,)]  # max().indices: the first True
+    first_mask = np.zeros_like(mask)
+    np.put_along_axis(first_mask, first, True, axis=d)
+    first_mask &= mask
+    mask &= ~first_mask
+    at_first = (np.cumprod(np.where(mask, x, 1), axis=d) * np.where(csum != 1, 0, grad)).sum(
+        axis=d, keepdims=True) + 0
+    before_first = np.take_along_axis(out, np.maximum(first - 1, 0), axis=d)
+    at_first = at_first * np.where(first == 0, 1, before_first)
+    return np.where(first_mask, at_first, grad_input)
+
+
+def _cumprod_backward_recorded(grad, x, d):
+    """PyTorch's O(n²) ``cumprod_backward`` (grad mode on, zeros in the input), recorded.
+
+    For each k, the products with x_k left out (Π_{i<k} x_i · cumprod of
+    x_{k+1..}), dotted with grad_{k..}: every step a recorded op, so the
+    result can be differentiated again.
+    """
+    from .indexing import narrow
+    from .reductions import prod, sum
+    from .shape import cat
+
+    n = x._data.shape[d]
+    ones_size = list(x._data.shape)
+    ones_size[d] = 1
+    ones = _make(np.ones(ones_size, dtype=grad._data.dtype))
+    grad_input = None
+    for k in range(n):
+        if k == 0:
+            omitted = cat([ones, cumprod(narrow(x, d, 1, n - 1), d)], d)
+        else:
+            until_k = prod(narrow(x, d, 0, k), d, True)
+            if k == n - 1:
+                omitted = until_k
+            else:
+                from_k1 = cumprod(narrow(x, d, k + 1, n - k - 1), d)
+                omitted = cat([until_k, until_k.expand_as(from_k1) * from_k1], d)
+        grad_slice = sum(narrow(grad, d, k, n - k) * omitted, d).unsqueeze(d)
+        grad_input = grad_slice if k == 0 else cat([grad_input, grad_slice], d)
+    return grad_input
+
+
+class Cumprod(Function):
+    """Running product along ``dim`` (CumprodBackward0); saves its input and result.
+
+    The gradient follows PyTorch's ``cumprod_backward``: without zeros,
+    reversed_cumsum(result ⊙ grad) / input; with zeros, an O(n) masked
+    formula when nothing is recorded and the O(n²) sum of left-out products
+    under ``create_graph``.
+    """
+
+    node_name = "CumprodBackward0"
+    saved_names = ("self", "result")
+    saved_attrs = ("dim",)
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        out = _make(_running(ctx, a, dim, np.cumprod))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        d = ctx._d
+        if x._data.size <= 1 or x._data.shape[d] == 1:
+            return grad, None
+        if not np.any(x._data == 0):
+            return _reversed_cumsum(out * grad, d) / x, None
+        if not autograd.is_grad_enabled():
+            return _make(_cumprod_backward_arrays(grad._data, x._data, out._data, d)), None
+        return _cumprod_backward_recorded(grad, x, d), None
+
+
+def cumsum(input, dim):
+    """Running sum along ``dim`` (``torch.cumsum``); same shape, integers and bools to int64."""
+    return Cumsum.apply(input, dim)
+
+
+def cumprod(input, dim):
+    """Running product along ``dim`` (``torch.cumprod``); same shape, integers and bools to int64."""
+    return Cumprod.apply(input, dim)
