@@ -365,7 +365,13 @@ class _Gen:
             return
         ta = self.t(a)
         choice = r.random()
-        if choice < 0.4 and ta.grad_fn is not None:
+        try:
+            has_grad_fn = ta.grad_fn is not None
+        except RuntimeError:
+            # a no_grad view whose base was written in place: reading its grad_fn raises
+            # (PyTorch's "A view was created in no_grad mode ..."); retain_grad is no step for it
+            has_grad_fn = False
+        if choice < 0.4 and has_grad_fn:
             if self.run("exec", f"{a}.retain_grad()"):
                 self.retained.append(a)
         elif choice < 0.6 and ta.requires_grad and ta._base is None:
