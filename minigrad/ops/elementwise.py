@@ -25,6 +25,7 @@ __all__ = [
     "Cos",
     "Div",
     "DivFloor",
+    "FloorDivide",
     "Exp",
     "Log",
     "Maximum",
@@ -35,6 +36,10 @@ __all__ = [
     "PowTensorScalar",
     "PowTensorTensor",
     "Reciprocal",
+    "Relu",
+    "Remainder",
+    "RemainderScalarTensor",
+    "RemainderTensor",
     "Relu",
     "Rsub",
     "Sigmoid",
@@ -742,149 +747,15 @@ class Minimum(Maximum):
     _wins = staticmethod(np.less)
 
 
-def _remainder(A, B):
-    """PyTorch's remainder kernel: fmod, then moved into the divisor's sign (a 0 stays +0)."""
-    if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
-        raise NotImplementedError('"remainder_cpu" not implemented for \'Bool\'')
-    _no_integer_zero_division(A, B)
-    if np.asarray(A).dtype.kind != "f" and np.asarray(B).dtype.kind != "f":
-        return _make(np.asarray(np.remainder(A, B)))
-    mod = np.fmod(A, B)
-    return _make(np.asarray(np.where((mod != 0) & ((B < 0) != (mod < 0)), mod + B, mod)))
-
-
-class Remainder(Function):
-    """``self % number``, the sign of the number (RemainderBackward0): d/dself = 1."""
-
-    node_name = "RemainderBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        # `b` is a Python number (remainder.Scalar): it gets no edge
-        return _remainder(a._data, b)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
-
-
-class RemainderTensor(Function):
-    """``self % other`` for two tensors (RemainderBackward1).
-
-    d/dself = 1; d/dother = -floor(self / other).
-    """
-
-    node_name = "RemainderBackward1"
-    saved_names = ("other", "self")  # saved when other needs a gradient; PyTorch's order
-
-    @staticmethod
-    def forward(ctx, a, b):
-        A, B = operands(a, b)
-        if ctx.needs_input_grad[1]:
-            ctx.save_for_backward(b, a)
-        return _remainder(A, B)
-
-    @staticmethod
-    def backward(ctx, grad):
-        need = ctx.needs_input_grad
-        gb = None
-        if need[1]:
-            b, a = ctx.saved_tensors
-            # PyTorch: -grad * self.div(other, rounding_mode="floor"), recorded (DivBackward2)
-            gb = -grad * DivFloor.apply(a, b)
-        return (grad if need[0] else None), gb
-
-
-class DivFloor(Function):
-    """``div(self, other, rounding_mode="floor")`` (DivBackward2): its derivative is 0 everywhere."""
-
-    node_name = "DivBackward2"
-    saved_names = ("self", "other")
-    saved_attrs = ("rounding_mode",)
-
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.rounding_mode = "floor"
-        A, B = operands(a, b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.floor_divide(A, B) if np.asarray(A).dtype.kind in "iub" else np.floor(A / B)
-        return _make(np.asarray(out))
-
-    @staticmethod
-    def backward(ctx, grad):
-        zero = _const(np.zeros(grad._data.shape, dtype=grad._data.dtype))
-        return zero, zero
-
-
-def _unsequenced(node):
-    """Give a NotImplemented node PyTorch's sequence number for it: UINT64_MAX.
-
-    PyTorch makes these nodes without a sequence number, so the walk runs
-    them as soon as they are ready, before any other node (its error is
-    raised before a leaf elsewhere got a gradient).
-    """
-    from ..autograd.graph import ACCUMULATE_PRIORITY, UINT64_MAX
-
-    node._seq = UINT64_MAX
-    # the walk's priority of AccumulateGrad's (also UINT64_MAX in PyTorch): on a
-    # tie, the node that became ready first runs first, as in PyTorch's queue
-    node._priority = lambda: ACCUMULATE_PRIORITY
-    node._formula_only = False  # it runs (and raises) even with no edge that needs it
-
-
-class RemainderScalarTensor(Function):
-    """``number % tensor``: no derivative in PyTorch (its NotImplemented node; backward raises)."""
-
-    node_name = "NotImplemented"
-
-    @staticmethod
-    def _name():
-        return "torch::autograd::NotImplemented"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        _unsequenced(ctx)
-        (a,) = a  # the number, in a tuple: no edge for it
-        A, B = operands(a, b)
-        return _remainder(A, B)
-
-    @staticmethod
-    def backward(ctx, grad):
-        raise RuntimeError("derivative for aten::remainder is not implemented")
-
-
-def _no_integer_zero_division(A, B):
-    """PyTorch raises for an integer divided by an integer zero (floats give inf or nan)."""
-    A, B = np.asarray(A), np.asarray(B)
-    if A.dtype.kind in "biu" and B.dtype.kind in "biu" and (B == 0).any():
-        raise RuntimeError("ZeroDivisionError")
-
-
-class FloorDivide(Function):
-    """``self // other`` (no derivative in PyTorch either: backward raises its message)."""
-
-    node_name = "NotImplemented"  # what PyTorch records for a non-differentiable op
-
-    @staticmethod
-    def _name():
-        return "torch::autograd::NotImplemented"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        _unsequenced(ctx)
-        # an input that needs no gradient comes in a 1-tuple (no edge for it)
-        a = a[0] if type(a) is tuple else a
-        b = b[0] if type(b) is tuple else b
-        A, B = operands(a, b)
-        if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
-            raise NotImplementedError('"div_floor_cpu" not implemented for \'Bool\'')
-        _no_integer_zero_division(A, B)
-        return _make(np.asarray(np.floor_divide(A, B)))
-
-    @staticmethod
-    def backward(ctx, grad):
-        raise RuntimeError("derivative for aten::floor_divide is not implemented")
-
+# floor division and remainder, in a file of their own (rounding_division.py); named here too,
+# where the rest of the library and its forward-mode rules look them up
+from .rounding_division import (  # noqa: E402  (they build on the helpers above)
+    DivFloor,
+    FloorDivide,
+    Remainder,
+    RemainderScalarTensor,
+    RemainderTensor,
+)
 
 # These forwards compute with numpy alone: Function.apply need not switch
 # recording off around them.
