@@ -296,6 +296,8 @@ def _build_rules():
     r[C.ClampMax] = clamp_max_number
     for cls in (C.ClampTensor, C.ClampMinTensor, C.ClampMaxTensor):
         r[cls] = clamp_tensors(cls)
+    # PyTorch's nan_to_num "result:": the tangent where self is finite, else 0
+    r[C.NanToNum] = lambda args, out, t: masked(np.isfinite(args[0]._data), t[0])
 
     def extremum(pick):
         # ties split evenly, as the backward does
@@ -399,7 +401,13 @@ def _build_rules():
         return _plus(t[0], -tb * q)
 
     r[E.Remainder] = r[E.RemainderTensor] = remainder
-    r[E.DivFloor] = lambda args, out, t: None  # piecewise constant: no tangent
+    def div_rounding(args, out, t):
+        if args[2] is None:
+            return div(args[:2], out, t[:2])  # rounding_mode=None: true division
+        like = t[0] if t[0] is not None else t[1]
+        return _const(np.zeros(out._data.shape), like)  # piecewise constant: zeros, as PyTorch
+
+    r[E.DivFloor] = div_rounding
 
     from ..ops import statistics as Q
 

@@ -431,7 +431,11 @@ class BinaryCrossEntropyGrad(Function):
         scale = 1.0 / p._data.size if ctx.reduction == 1 else 1.0
         inner = (p + _EPS) * (1 - p + _EPS)
         gg_out = gg * (p - t) / inner * scale if need[0] else None
-        gp = gg * grad * (p * p - 2 * p * t + t) / (inner * inner) * scale if need[1] else None
+        gp = None
+        if need[1]:  # PyTorch's binary_cross_entropy_double_backward, op for op (its nan/inf at p = 0 or 1)
+            gp = (p * p - 2 * p * t + t) / ((p + _EPS).pow(2) * (1 - p + _EPS).pow(2)) * (gg * grad)
+            if ctx.reduction == 1:
+                gp = gp / p._data.size
         gt = -gg * grad / inner * scale if need[2] else None
         return gg_out, gp, gt, None
 

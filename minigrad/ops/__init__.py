@@ -23,8 +23,8 @@ from ..tensor import Tensor
 from . import comparison as _cmp
 from . import elementwise as _ew
 from . import shape as _sh
-from ._util import as_operand, is_scalar, wrap_scalar
-from .clamping import clamp, clamp_max, clamp_min
+from ._util import UNSET, as_operand, is_scalar, wrap_scalar
+from .clamping import clamp, clamp_max, clamp_min, nan_to_num
 from .comparison import (
     all,
     any,
@@ -91,6 +91,7 @@ moveaxis = movedim
 __all__ = [
     "norm",
     "clamp_min",
+    "nan_to_num",
     "clamp_max",
     "clip",
     "all",
@@ -135,6 +136,8 @@ __all__ = [
     "memory_format",
     "preserve_format",
     "div",
+    "divide",
+    "true_divide",
     "dot",
     "eq",
     "exp",
@@ -211,9 +214,43 @@ def mul(input, other):
     return _ew.Mul.apply(as_operand(input, "mul"), as_operand(other, "mul"))
 
 
-def div(input, other):
-    """``input / other``, true division (``torch.div``); node DivBackward0; ints divide to float32."""
-    return _ew.Div.apply(as_operand(input, "div"), as_operand(other, "div"))
+_UNSET = UNSET  # rounding_mode not given: the div.Tensor overload, not div.Tensor_mode
+
+
+def div(input, other, *, rounding_mode=_UNSET):
+    """``input / other`` (``torch.div``, also ``torch.divide``), broadcasting.
+
+    Without ``rounding_mode``: true division, node DivBackward0; integers
+    divide to float32.  With ``rounding_mode="trunc"`` (toward zero) or
+    ``"floor"`` (toward minus infinity): the rounded quotient, integers stay
+    integers, node DivBackward2, whose gradient is zero.  ``rounding_mode=None``
+    given by name is true division recorded as DivBackward2, as in PyTorch
+    (its ``div.Tensor_mode`` overload).  See ``minigrad.ops.rounding_division``.
+
+    Raises:
+        RuntimeError: a rounding mode other than None, "trunc" and "floor"
+            (PyTorch's message); an integer divided by an integer zero with
+            a rounding mode ("ZeroDivisionError").
+        NotImplementedError: a rounding mode on two bool tensors.
+    """
+    if rounding_mode is _UNSET:
+        return _ew.Div.apply(as_operand(input, "div"), as_operand(other, "div"))
+    from .rounding_division import ROUNDING_MODES, DivRounding
+
+    if rounding_mode not in ROUNDING_MODES:
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                           f"found '{rounding_mode}'")
+    return DivRounding.apply(as_operand(input, "div"), as_operand(other, "div"), rounding_mode)
+
+
+def divide(input, other, *, rounding_mode=_UNSET):
+    """``torch.divide``: another name of ``div`` (the same nodes)."""
+    return div(input, other, rounding_mode=rounding_mode)
+
+
+def true_divide(input, other):
+    """``torch.true_divide``: ``div`` without a rounding mode (DivBackward0)."""
+    return div(input, other)
 
 
 def neg(input):
@@ -627,7 +664,7 @@ _install()
 # argument; the functions PyTorch lets take a number first (torch.add(2, x))
 # and those whose first argument is not one tensor are left as they are.  The
 # Tensor methods (x.exp()) were bound above to the functions themselves.
-_NUMBER_FIRST_OK = {"add", "sub", "mul", "div", "remainder", "floor_divide", "pow", "eq", "ne",
+_NUMBER_FIRST_OK = {"add", "sub", "mul", "div", "divide", "true_divide", "remainder", "floor_divide", "pow", "eq", "ne",
                     "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
 _NOT_ONE_TENSOR = {"cat", "stack", "where", "allclose", "equal", "all", "any"}  # (all, any: own message)
 _NOT_ONE_TENSOR |= {"memory_format", "preserve_format", "contiguous_format"}  # not functions

@@ -212,3 +212,8 @@ def check_dtype_float_for_grad(t, opname):
     """Raise PyTorch's error if an op that needs floats gets ints while recording."""
     if t._requires_grad and t._data.dtype.kind != "f":
         raise RuntimeError(f"{opname}: expected a floating point tensor")
+
+
+# An argument not given at all, where PyTorch tells it from one given as None
+# (``div(a, b, rounding_mode=None)`` is another overload than ``div(a, b)``).
+UNSET = object()

@@ -1,4 +1,5 @@
-"""Clamping: ``clamp``, ``clamp_min``, ``clamp_max``, with numbers or tensors as bounds.
+"""Clamping: ``clamp``, ``clamp_min``, ``clamp_max``, with numbers or tensors as bounds;
+``nan_to_num``, which replaces the values no bound can hold (nan, ±inf).
 
 PyTorch records a different node for each form, and so does minigrad:
 
@@ -27,7 +28,7 @@ from ..tensor import Tensor
 from ._util import broadcast_shape, wrap_scalar
 
 __all__ = ["Clamp", "ClampMax", "ClampMaxTensor", "ClampMin", "ClampMinTensor", "ClampTensor",
-           "clamp", "clamp_max", "clamp_min"]
+           "NanToNum", "clamp", "clamp_max", "clamp_min", "nan_to_num"]
 
 _make = Tensor._make
 _LONG_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
@@ -305,3 +306,42 @@ def check_inplace_cast(t, *bounds):
         kind = {"f": "Float", "i": "Long", "u": "Long"}[dt.kind]
         raise RuntimeError(f"result type {kind} can't be cast to the desired output type "
                            f"{_LONG_NAMES[str(own)]}")
+
+
+class NanToNum(Function):
+    """nan, +inf and -inf replaced by numbers (NanToNumBackward0); saves self.
+
+    The gradient passes where ``self`` is finite and is an exact 0 where it
+    was replaced (a select, so an inf there never makes a nan).
+    Source: ``nan_to_num`` in PyTorch's derivatives.yaml.
+    """
+
+    node_name = "NanToNumBackward0"
+    saved_names = ("self",)
+
+    @staticmethod
+    def forward(ctx, a, nan, posinf, neginf):
+        ctx.save_for_backward(a)
+        A = a._data
+        if A.dtype.kind != "f":
+            return _make(A.copy())  # integers and bools are finite: a copy, as PyTorch
+        return _make(np.nan_to_num(A, nan=nan, posinf=posinf, neginf=neginf))
+
+    @staticmethod
+    def formula(F, ctx, grad, a):
+        return F.select(np.isfinite(F.data(a)), grad), None, None, None
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """``input`` with nan as ``nan``, +inf as ``posinf``, -inf as ``neginf`` (``torch.nan_to_num``).
+
+    ``posinf`` / ``neginf`` default to the largest / lowest finite value of
+    the dtype (3.4028e+38 for float32).  Shape and dtype are ``input``'s.
+
+    Raises:
+        TypeError: a replacement that is not a number (PyTorch's message).
+    """
+    for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise TypeError(f"nan_to_num(): argument '{name}' must be float, not {type(v).__name__}")
+    return NanToNum.apply(input, nan, posinf, neginf)

@@ -266,7 +266,7 @@ class Div(Function):
     def formula(F, ctx, grad, b, a):
         need = ctx.needs_input_grad
         ga = grad / b if need[0] else None
-        gb = -grad * a / (b * b) if need[1] else None
+        gb = -grad * ((a / b) / b) if need[1] else None  # PyTorch's div_tensor_other_backward order
         return ga, gb
 
 

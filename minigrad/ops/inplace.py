@@ -31,6 +31,7 @@ from ..autograd import forward_ad, grad_mode
 from ..autograd.function import Function
 from ..autograd.graph import Node
 from ..tensor import Tensor
+from ._util import UNSET as _UNSET
 from ._util import is_scalar, wrap_scalar
 
 _state = grad_mode._state
@@ -675,9 +676,13 @@ def install():
 
         return inplace(self, _pow, exponent)
 
-    def div_(self, other):
-        """In-place ``self /= other`` (``Tensor.div_``)."""
-        return inplace(self, Div.apply, as_operand(other, "div_"))
+    def div_(self, other, *, rounding_mode=_UNSET):
+        """In-place ``self /= other`` (``Tensor.div_``); with ``rounding_mode`` as ``div``'s."""
+        if rounding_mode is _UNSET:
+            return inplace(self, Div.apply, as_operand(other, "div_"))
+        from . import div
+
+        return inplace(self, lambda a, b: div(a, b, rounding_mode=rounding_mode), as_operand(other, "div_"))
 
     def zero_(self):
         """Fill with zeros in place (``Tensor.zero_``); records ZeroBackward0."""
@@ -709,6 +714,12 @@ def install():
         """ReLU in place (``Tensor.relu_``)."""
         return inplace(self, relu)
 
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        """``nan_to_num`` in place (``Tensor.nan_to_num_``); records NanToNumBackward0."""
+        from .clamping import nan_to_num
+
+        return inplace(self, lambda a: nan_to_num(a, nan, posinf, neginf))
+
     def index_add_(self, dim, index, source, *, alpha=1):
         """In-place ``index_add`` (``Tensor.index_add_``): IndexAddBackward0; see ``index_add``."""
         from .indexing import IndexAdd
@@ -726,7 +737,7 @@ def install():
 
         return op
 
-    for fn in (add_, sub_, mul_, div_, pow_, zero_, fill_, copy_, clamp_, relu_, index_add_):
+    for fn in (add_, sub_, mul_, div_, pow_, zero_, fill_, copy_, clamp_, relu_, nan_to_num_, index_add_):
         setattr(Tensor, fn.__name__, fn)
     _install_unary()
     Tensor.__iadd__ = _iop(add_)

@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from ._util import operands
 from .elementwise import _const
 
-__all__ = ["DivFloor", "FloorDivide", "Remainder", "RemainderScalarTensor", "RemainderTensor"]
+__all__ = ["DivFloor", "DivRounding", "ROUNDING_MODES", "FloorDivide", "Remainder", "RemainderScalarTensor", "RemainderTensor"]
 
 _make = Tensor._make
 
@@ -69,29 +69,77 @@ class RemainderTensor(Function):
         if need[1]:
             b, a = ctx.saved_tensors
             # PyTorch: -grad * self.div(other, rounding_mode="floor"), recorded (DivBackward2)
-            gb = -grad * DivFloor.apply(a, b)
+            gb = -grad * DivRounding.apply(a, b, "floor")
         return (grad if need[0] else None), gb
 
 
-class DivFloor(Function):
-    """``div(self, other, rounding_mode="floor")`` (DivBackward2): its derivative is 0 everywhere."""
+ROUNDING_MODES = (None, "trunc", "floor")
+
+
+class DivRounding(Function):
+    """``div(self, other, rounding_mode=...)`` given a rounding mode (DivBackward2).
+
+    ``"trunc"`` rounds the quotient toward zero, ``"floor"`` toward minus
+    infinity (numpy's ``floor_divide``, PyTorch's kernel: fmod first, so
+    ``floor(0.3 / 0.1)`` is 2 and ``inf // 2`` is nan), integers stay
+    integers; ``None`` (passed by name) is true division, as ``/``, but
+    recorded as this node.  Its derivative is 0 everywhere for a rounding
+    mode (the quotient is piecewise constant), ``/``'s otherwise.
+
+    Raises:
+        RuntimeError: an integer divided by an integer zero ("ZeroDivisionError").
+        NotImplementedError: two bool tensors (``"div_floor_cpu" not implemented for 'Bool'``).
+
+    Source: ``div.Tensor_mode`` in PyTorch's derivatives.yaml; ``div_floor_floating``
+    and ``div_trunc`` in aten/src/ATen/native/cpu/BinaryOpsKernel.cpp.
+    """
 
     node_name = "DivBackward2"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")
     saved_attrs = ("rounding_mode",)
 
     @staticmethod
-    def forward(ctx, a, b):
-        ctx.rounding_mode = "floor"
+    def forward(ctx, a, b, rounding_mode):
+        ctx.rounding_mode = rounding_mode
+        if rounding_mode is None:
+            from .elementwise import Div
+
+            need = ctx.needs_input_grad
+            if need[0] or need[1]:
+                ctx.save_for_backward(b, a if need[1] else None)
+            return Div.forward(_NoSave, a, b)
+        ctx.save_for_backward(b, a)
         A, B = operands(a, b)
+        if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
+            raise NotImplementedError(f'"div_{rounding_mode}_cpu" not implemented for \'Bool\'')
+        _no_integer_zero_division(A, B)
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.floor_divide(A, B) if np.asarray(A).dtype.kind in "iub" else np.floor(A / B)
+            if rounding_mode == "floor":
+                out = np.floor_divide(A, B)
+            elif np.result_type(A, B).kind == "f":
+                out = np.trunc(np.true_divide(A, B)).astype(np.result_type(A, B), copy=False)
+            else:  # integers: C's division, toward zero
+                q = np.floor_divide(A, B)
+                out = q + ((q < 0) & (q * B != A))
         return _make(np.asarray(out))
 
     @staticmethod
     def backward(ctx, grad):
+        b, a = ctx.saved_tensors
+        if ctx.rounding_mode is None:
+            need = ctx.needs_input_grad
+            return (grad / b if need[0] else None), (-grad * ((a / b) / b) if need[1] else None), None
         zero = _const(np.zeros(grad._data.shape, dtype=grad._data.dtype))
-        return zero, zero
+        return zero, zero, None
+
+
+class _NoSave:
+    """A ctx for running ``Div.forward`` as a plain computation: it needs no gradient, saves nothing."""
+
+    needs_input_grad = (False, False)
+
+
+DivFloor = DivRounding  # the name remainder's backward used (PyTorch: self.div(other, rounding_mode="floor"))
 
 
 def _unsequenced(node):

@@ -186,7 +186,9 @@ class _Gen:
                        "torch.where({a} > {b}, {a}, {b})", "{a} % {b}", "{a} // {b}",
                        "{a} ** {b}", "{a}.abs() ** {b}", "torch.clamp({a}, min={b})",
                        "{a}.clamp({b}, {b} + 1)", "{a}.clamp_max({b})", "{a} * {b} + {a}",
-                       "torch.mul({a}, {b})", "torch.div({a}, {b})", "{a} < {b}"))
+                       "torch.mul({a}, {b})", "torch.div({a}, {b})", "{a} < {b}",
+                       "torch.div({a}, {b}, rounding_mode='floor')",
+                       "{a}.div({b}, rounding_mode='trunc')", "torch.divide({a}, {b}, rounding_mode=None)"))
         self.assign(op.format(a=a, b=b))
 
     def reduction(self):
