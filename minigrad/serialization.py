@@ -37,7 +37,13 @@ _WEIGHTS_ONLY_HINT = (
     "default.")
 
 
-_to_cuda = [False]  # set by load(map_location="cuda"): a tensor met then cannot be placed
+_CUDA_MESSAGE = (
+    "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+    "False. If you are running on a CPU-only machine, please use torch.load with "
+    "map_location=torch.device('cpu') to map your storages to the CPU.")
+# set by load(map_location=...) for a place no tensor can go: the error raised
+# when a tensor is met (a file without tensors loads, as in PyTorch)
+_placing_error = [None]
 
 
 def _rebuild_tensor(data, dtype_name, shape, requires_grad):
@@ -46,13 +52,10 @@ def _rebuild_tensor(data, dtype_name, shape, requires_grad):
     Raises:
         RuntimeError: PyTorch's "Attempting to deserialize object on a CUDA
             device but torch.cuda.is_available() is False. ..." inside
-            ``load(..., map_location="cuda")``.
+            ``load(..., map_location="cuda")``; its messages for "cpu:0" and "mps".
     """
-    if _to_cuda[0]:
-        raise RuntimeError(
-            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
-            "False. If you are running on a CPU-only machine, please use torch.load with "
-            "map_location=torch.device('cpu') to map your storages to the CPU.")
+    if _placing_error[0] is not None:
+        raise RuntimeError(_placing_error[0])
     from . import _dtype
     from .tensor import Tensor
 
@@ -156,7 +159,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         FileNotFoundError: for a path that does not exist.
         RuntimeError: PyTorch's "Attempting to deserialize object on a CUDA
             device ..." when ``map_location`` is CUDA and the file holds a tensor;
-            for another device, ``device``'s errors.
+            PyTorch's "don't know how to restore data location ..." for
+            ``"cpu:0"`` and "Storage device not recognized: mps" for MPS; for
+            another device, ``device``'s errors.
         pickle.UnpicklingError: PyTorch's "Weights only load failed. ..." for
             an object other than tensors and plain data when ``weights_only``.
     """
@@ -165,10 +170,18 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     target = map_location
     if isinstance(target, dict):  # {"cpu": where}: the CPU is where every tensor was saved
         target = target.get("cpu", target.get(device("cpu"), None))
-    cuda = False
+    error = None
     if target is not None and not callable(target):
-        cuda = device(target).type == "cuda"
-        if not cuda:
+        where = device(target)
+        if where.type == "cpu" and where.index is not None:
+            # PyTorch's restore_location knows "cpu", not "cpu:0"
+            error = ("don't know how to restore data location of "
+                     f"torch.storage.UntypedStorage (tagged with {where})")
+        elif where.type == "mps":
+            error = "torch.UntypedStorage(): Storage device not recognized: mps"
+        elif where.type == "cuda":
+            error = _CUDA_MESSAGE
+        else:
             check(target)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as fh:
@@ -176,11 +189,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     else:
         data = f.read()
     buf = io.BytesIO(data)
-    _to_cuda[0] = cuda
+    _placing_error[0] = error
     try:
         if weights_only is False:
             return (pickle_module or pickle).load(buf, **pickle_load_args)
         return _WeightsUnpickler(buf, **pickle_load_args).load()
     finally:
-        _to_cuda[0] = False
+        _placing_error[0] = None
 

@@ -223,7 +223,7 @@ class NllLoss(Function):
             raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
                              f"batch_size ({t.shape[0] if t.ndim else 0}).")
         if t.ndim > 1:
-            raise RuntimeError("1D target tensor expected, multi-target not supported")
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         batched = x.ndim == 2
         xb = x if batched else x[None]
         tb = t.reshape(-1) if batched else t.reshape(1)
@@ -335,9 +335,18 @@ def nll_loss(input, target, reduction="mean", ignore_index=-100):
             for a float (or bool) target, as PyTorch 2.13 words it.
         IndexError: "Target 5 is out of bounds." for a class index out of range.
     """
-    if target._data.dtype != np.int64:
+    x, t = input._data, target._data
+    # PyTorch's order of checks (nll_loss_nd, then the kernel's): dims, batch size, target dims, dtype
+    if x.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
+    if x.ndim != 1 and (t.shape[0] if t.ndim else 0) != x.shape[0]:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
+                         f"batch_size ({t.shape[0] if t.ndim else 0}).")
+    if t.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if t.dtype != np.int64:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
-    return NllLoss.apply(input, target._data, _reduction(reduction), ignore_index)
+    return NllLoss.apply(input, t, _reduction(reduction), ignore_index)
 
 
 def cross_entropy(input, target, reduction="mean", ignore_index=-100):
@@ -358,10 +367,6 @@ def cross_entropy(input, target, reduction="mean", ignore_index=-100):
         total = per_sample.sum()
         n = input.shape[0] if input.ndim >= 2 else 1
         return total / n if code == 1 else total
-    if target._data.dtype != np.int64:
-        raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {_type_name(target)}"
-        )
     return nll_loss(log_softmax(input, dim), target, reduction=reduction, ignore_index=ignore_index)
 
 

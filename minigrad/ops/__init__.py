@@ -20,11 +20,16 @@ functions attached to ``Tensor``.  The primitives themselves live by theme:
 """
 
 from ..tensor import Tensor
+from . import clamping as _clamping
 from . import comparison as _cmp
 from . import elementwise as _ew
 from . import shape as _sh
 from ._util import UNSET, as_operand, is_scalar, wrap_scalar
-from .clamping import clamp, clamp_max, clamp_min, nan_to_num
+from .clamping import nan_to_num
+
+clamp = _clamping.entry("clamp", _clamping.clamp)
+clamp_min = _clamping.entry("clamp_min", _clamping.clamp_min)
+clamp_max = _clamping.entry("clamp_max", _clamping.clamp_max)
 from .comparison import (
     all,
     any,
@@ -84,7 +89,7 @@ from .shape import (
 from .sorting import argsort, msort, sort, topk
 from .statistics import norm, std, var
 
-clip = clamp
+clip = _clamping.entry("clip", _clamping.clamp)
 
 moveaxis = movedim
 
@@ -646,6 +651,8 @@ def _install():
     from .sorting import _argsort_method, _sort_method, _topk_method
 
     T.topk = _topk_method
+    for name in ("clamp", "clip", "clamp_min", "clamp_max"):  # as methods: the arguments without self
+        setattr(T, name, _clamping.entry(name, getattr(_clamping, "clamp" if name == "clip" else name), True))
     T.sort = _sort_method
     T.argsort = _argsort_method
 

@@ -28,7 +28,7 @@ from ..tensor import Tensor
 from ._util import broadcast_shape, wrap_scalar
 
 __all__ = ["Clamp", "ClampMax", "ClampMaxTensor", "ClampMin", "ClampMinTensor", "ClampTensor",
-           "NanToNum", "clamp", "clamp_max", "clamp_min", "nan_to_num"]
+           "NanToNum", "bound_arguments", "clamp", "entry", "clamp_max", "clamp_min", "nan_to_num"]
 
 _make = Tensor._make
 _LONG_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
@@ -238,6 +238,79 @@ def _bound(v):
     return v
 
 
+def _is_number(v):
+    return isinstance(v, (int, float, np.number, np.bool_))
+
+
+def _type(v):
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def _signature_text(name, method, pos, kw):
+    """PyTorch's "received an invalid combination of arguments" message for these arguments.
+
+    Its argument parser lists the arguments as passed (keywords sorted by
+    name; a method's without ``self``) and the two overloads, Tensor bounds
+    and Number bounds; a method call whose arguments fit an overload in
+    number also says why they did not match.
+    """
+    one = name.rstrip("_") in ("clamp_min", "clamp_max")
+    bound = name.rstrip("_")[-3:] if one else None
+    parts = [_type(v) for v in pos] + [f"{k}={_type(kw[k])}" for k in sorted(kw)]
+    got = ", ".join(parts) + (", " if method and kw and not pos else "")
+    msg = f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+    details = None
+    if method:
+        fits = len(pos) + len(kw) == 2 and set(kw) <= {"min", "max"}
+        if one or (fits and not kw):
+            marks = ", ".join(f"!{p}!" for p in parts) + (", " if kw and not pos else "")
+            details = f"some of the arguments have invalid types: ({marks})"
+        elif fits:
+            details = "some of the keywords were incorrect: " + ", ".join(sorted(kw))
+    for kind in ("Tensor", "Number"):
+        args = f"{kind} {bound}" if one else f"{kind} min = None, {kind} max = None"
+        msg += f" * (Tensor input, {args}, *, Tensor out = None)\n" if not method else f" * ({args})\n"
+        if details:
+            msg += f"      didn't match because {details}\n"
+    return msg
+
+
+def bound_arguments(name, method, input, args, kwargs):
+    """The bounds of a call to ``clamp``/``clip``/``clamp_min``/``clamp_max`` (or their ``_`` forms).
+
+    Returns ``(min, max)`` (``clamp``, ``clip``) or the one bound, as
+    PyTorch's argument parser reads them: a bound is None, a number or a
+    tensor, both bounds of one kind (a 0-d tensor that needs no gradient next
+    to a number is read as a number).
+
+    Raises:
+        TypeError: PyTorch's "clamp() received an invalid combination of
+            arguments - got (...)" for anything else, the arguments listed as passed.
+    """
+    one = name.rstrip("_") in ("clamp_min", "clamp_max")
+    names = (name.rstrip("_")[-3:],) if one else ("min", "max")
+    values = dict(zip(names, args))
+    ok = len(args) <= len(names) and set(kwargs) <= set(names) and not set(kwargs) & set(values)
+    values.update(kwargs)
+    bounds = [_bound(values.get(n)) for n in names]
+    if ok:
+        for v in bounds:
+            if not (v is None and not one or isinstance(v, Tensor) or _is_number(v)):
+                ok = False
+    if ok and not one and bounds[0] is not None and bounds[1] is not None:
+        lo, hi = bounds
+        if isinstance(lo, Tensor) != isinstance(hi, Tensor):
+            t = lo if isinstance(lo, Tensor) else hi
+            if t._data.ndim == 0 and not t._requires_grad:
+                bounds = [v.item() if v is t else v for v in bounds]  # read as a Number
+            else:
+                ok = False
+    if not ok:
+        pos = tuple(args) if method else (input,) + tuple(args)
+        raise TypeError(_signature_text(name, method, pos, kwargs))
+    return bounds[0] if one else tuple(bounds)
+
+
 def clamp(input, min=None, max=None):
     """Limit values to ``[min, max]`` (``torch.clamp``, ``Tensor.clamp``).
 
@@ -258,19 +331,7 @@ def clamp(input, min=None, max=None):
             arguments" for one tensor bound and one number bound (unless the
             tensor is 0-d and needs no gradient: then it is read as a number).
     """
-    lo, hi = _bound(min), _bound(max)
-    if isinstance(lo, Tensor) != isinstance(hi, Tensor) and lo is not None and hi is not None:
-        # PyTorch has a Tensor-bounds and a Number-bounds overload, no mixed one:
-        # a 0-d tensor that needs no gradient is read as a Number, else its
-        # message (which lists the arguments as passed; here positionally)
-        t = lo if isinstance(lo, Tensor) else hi
-        if t._data.ndim == 0 and not t._requires_grad:
-            return clamp(input, lo.item() if t is lo else lo, hi.item() if t is hi else hi)
-        got = ", ".join(type(v).__name__ for v in (input, lo, hi))
-        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), "
-                        "but expected one of:\n"
-                        " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
-                        " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+    lo, hi = bound_arguments("clamp", False, input, (min, max), {})
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
         lo = _NO_BOUND if lo is None else lo if isinstance(lo, Tensor) else wrap_scalar(lo)
         hi = _NO_BOUND if hi is None else hi if isinstance(hi, Tensor) else wrap_scalar(hi)
@@ -280,7 +341,7 @@ def clamp(input, min=None, max=None):
 
 def clamp_min(input, min):
     """``max(input, min)`` elementwise (``torch.clamp_min``): ClampMinBackward0 / 1 (tensor bound)."""
-    lo = _bound(min)
+    lo = bound_arguments("clamp_min", False, input, (min,), {})
     if isinstance(lo, Tensor):
         return ClampMinTensor.apply(input, lo)
     return ClampMin.apply(input, lo)
@@ -288,7 +349,7 @@ def clamp_min(input, min):
 
 def clamp_max(input, max):
     """``min(input, max)`` elementwise (``torch.clamp_max``): ClampMaxBackward0 / 1 (tensor bound)."""
-    hi = _bound(max)
+    hi = bound_arguments("clamp_max", False, input, (max,), {})
     if isinstance(hi, Tensor):
         return ClampMaxTensor.apply(input, hi)
     return ClampMax.apply(input, hi)
@@ -345,3 +406,20 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
             raise TypeError(f"nan_to_num(): argument '{name}' must be float, not {type(v).__name__}")
     return NanToNum.apply(input, nan, posinf, neginf)
+
+
+def entry(name, impl, method=False):
+    """``impl`` as PyTorch's ``torch.<name>`` (``method=False``) or ``Tensor.<name>``.
+
+    The bounds are read as PyTorch's argument parser reads them
+    (``bound_arguments``), so a bad call names its arguments as they were
+    passed; ``impl(input, *bounds)`` does the work.
+    """
+
+    def call(input, *args, **kwargs):
+        bounds = bound_arguments(name, method, input, args, kwargs)
+        return impl(input, *bounds) if type(bounds) is tuple else impl(input, bounds)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = impl.__doc__
+    return call

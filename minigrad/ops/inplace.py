@@ -655,7 +655,7 @@ def install():
     """Attach the in-place methods to Tensor."""
     from . import relu
     from ._util import as_operand
-    from .clamping import check_inplace_cast, clamp
+    from .clamping import bound_arguments, check_inplace_cast, clamp
     from .elementwise import Add, Div, Mul, Sub
 
     def add_(self, other, *, alpha=1):
@@ -700,15 +700,17 @@ def install():
             raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
         return inplace(self, _Copy.apply, src)
 
-    def clamp_(self, min=None, max=None):
-        """Clamp in place (``Tensor.clamp_``); records what ``clamp`` records.
+    def clamp_(self, *args, **kwargs):
+        """Clamp in place (``Tensor.clamp_(min=None, max=None)``); records what ``clamp`` records.
 
         Raises:
             RuntimeError: "result type Float can't be cast to the desired output
                 type long int" for a float bound on an integer tensor.
+            TypeError: ``clamp``'s, for bounds of mixed or other kinds.
         """
+        min, max = bound_arguments("clamp_", True, self, args, kwargs)
         check_inplace_cast(self, min, max)
-        return inplace(self, lambda a: clamp(a, min, max))
+        return inplace(self, clamp, min, max)  # tensor bounds as arguments: they may require grad
 
     def relu_(self):
         """ReLU in place (``Tensor.relu_``)."""
@@ -770,17 +772,19 @@ def _install_unary():
     for name in _UNARY:
         setattr(Tensor, name + "_", _unary_inplace(name))
 
-    from .clamping import check_inplace_cast, clamp_max, clamp_min
+    from .clamping import bound_arguments, check_inplace_cast, clamp_max, clamp_min
 
-    def clamp_min_(self, min):
-        """``clamp_min`` in place (``Tensor.clamp_min_``): ClampMinBackward0."""
+    def clamp_min_(self, *args, **kwargs):
+        """``clamp_min`` in place (``Tensor.clamp_min_(min)``): ClampMinBackward0."""
+        min = bound_arguments("clamp_min_", True, self, args, kwargs)
         check_inplace_cast(self, min)
-        return inplace(self, lambda a: clamp_min(a, min))
+        return inplace(self, clamp_min, min)
 
-    def clamp_max_(self, max):
-        """``clamp_max`` in place (``Tensor.clamp_max_``): ClampMaxBackward0."""
+    def clamp_max_(self, *args, **kwargs):
+        """``clamp_max`` in place (``Tensor.clamp_max_(max)``): ClampMaxBackward0."""
+        max = bound_arguments("clamp_max_", True, self, args, kwargs)
         check_inplace_cast(self, max)
-        return inplace(self, lambda a: clamp_max(a, max))
+        return inplace(self, clamp_max, max)
 
     Tensor.clamp_min_, Tensor.clamp_max_ = clamp_min_, clamp_max_
     Tensor.clip_ = Tensor.clamp_

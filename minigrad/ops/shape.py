@@ -895,14 +895,21 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """``chunks`` pieces of equal size along ``dim`` (the last may be smaller) (``torch.chunk``).
 
+    A dim of size 0 gives ``chunks`` empty pieces (SplitWithSizesBackward0), as
+    PyTorch's ``chunk``, which splits with sizes then.
+
     Raises:
-        RuntimeError: "chunk expects at least a 1-dimensional tensor".
+        RuntimeError: "chunk expects at least a 1-dimensional tensor"; "chunk
+            expects `chunks` to be greater than 0, got: 0".
     """
     if not input._data.ndim:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input._data.shape[canonical_dim(dim, input._data.ndim)]
-    step = -(-n // chunks) if n else 1
-    return split(input, step, dim)
+    if n == 0:
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-n // chunks), dim)
 
 
 # These forwards compute with numpy alone: Function.apply need not switch

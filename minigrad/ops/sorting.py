@@ -103,12 +103,12 @@ class Topk(_Selecting):
     @staticmethod
     def forward(ctx, a, k, dim, largest, sorted_=True):
         data = a._data
-        if data.dtype == np.bool_:
-            raise RuntimeError("topk does not support bool dtypes on CPU")
-        d = canonical_dim(dim, data.ndim)
+        d = canonical_dim(dim, data.ndim)  # PyTorch checks dim, then k, then the dtype
         n = data.shape[d] if data.ndim else 1
         if not 0 <= k <= n:
             raise RuntimeError("selected index k out of range")
+        if data.dtype == np.bool_:
+            raise RuntimeError("topk does not support bool dtypes on CPU")
         idx = None
         if data.ndim:
             idx = np.take(_order(data, d, largest), np.arange(k), axis=d)
