@@ -158,6 +158,9 @@ def _close(a, b, dtype, scale=None):
     return abs(a - b) <= max(atol + rtol * max(abs(a), abs(b)), scale or 0.0)
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def _float32_exact(v):
     """True if every value is a float32 number: a float64 tensor whose values all are was
     computed in float32 and cast up (PyTorch casts a gradient to its input's dtype), so
@@ -168,7 +171,7 @@ def _float32_exact(v):
         return True
     if v == 0.0 or v == int(v) and abs(v) < 2 ** 24:
         return True
-    return float(np.float32(v)) == v
+    return abs(v) <= _FLOAT32_MAX and float(np.float32(v)) == v
 
 
 def compare(expected, actual):
