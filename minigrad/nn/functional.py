@@ -167,12 +167,14 @@ def mse_loss(input, target, reduction="mean"):
     """Mean (or sum, or none) of squared differences (``F.mse_loss``).
 
     Args:
-        input, target (Tensor): same shape (broadcasting warns in PyTorch; here it must match).
+        input, target (Tensor): same shape; shapes that differ broadcast, with
+            PyTorch's warning (``broadcast_tensors``: ExpandBackward0 for the
+            one whose shape grows).
         reduction: "mean" (default), "sum" or "none".
 
     Raises:
         ValueError: for an unknown reduction.
-        RuntimeError: if the shapes differ.
+        RuntimeError: if the shapes do not broadcast.
         NotImplementedError: '"mse_cpu" not implemented for 'Long'' when
             neither tensor is floating, as PyTorch.
     """
@@ -194,7 +196,11 @@ def mse_loss(input, target, reduction="mean"):
         from ..ops._util import broadcast_shape
 
         shape = broadcast_shape(input, target)  # PyTorch's error if they cannot broadcast
-        input, target = input.expand(*shape), target.expand(*shape)
+        # broadcast_tensors: a tensor already of the broadcast shape is not expanded
+        if tuple(input.shape) != tuple(shape):
+            input = input.expand(*shape)
+        if tuple(target.shape) != tuple(shape):
+            target = target.expand(*shape)
     return MseLoss.apply(input, target, code)
 
 
