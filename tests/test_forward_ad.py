@@ -28,6 +28,7 @@ from minigrad.autograd import function as _function
 from minigrad.autograd.functional import hessian, jacobian
 from minigrad.nn import functional as NF
 from minigrad.ops import elementwise as E
+from minigrad.ops import exp_log as XL
 from minigrad.ops import inplace as IP
 
 F64 = minigrad.float64
@@ -573,6 +574,17 @@ CASES = {
     "copy": (_fixed(lambda a, b: IP._Copy.apply(a, b), (2, 3), (3,)), {"_Copy"}),
     "copy_slices": (_fixed(lambda a, b: IP._CopySlices.apply(a, (slice(0, 1),), b), (3, 2), (1, 2)),
                     {"_CopySlices"}),
+    # rounding, logarithms, running sums and products (ops/rounding.py, exp_log.py, cumulative.py)
+    "rounding": (_unary(lambda a: a.floor() + a.ceil() * a + a.trunc() + a.round() + a.sign() * a
+                        + a.round(decimals=1) + a),
+                 {"Floor", "Ceil", "Trunc", "Round", "RoundDecimals", "Sign"}),
+    "frac": (_unary(lambda a: a.frac() * a), {"Frac"}),
+    "log1p_expm1": (_unary(lambda a: a.log1p() + a.expm1(), POSITIVE), {"Log1p", "Expm1"}),
+    "log2_log10": (_unary(lambda a: a.log2() * a.log10(), POSITIVE), {"Log2", "Log10"}),
+    "add_scalar": (_unary(lambda a: XL.AddScalar.apply(a, 2.5) * a), {"AddScalar"}),
+    "cumsum": (_with_dim(lambda d, k: lambda a: a.cumsum(d) * a), {"Cumsum"}),
+    "cumprod": (_with_dim(lambda d, k: lambda a: a.cumprod(d)), {"Cumprod"}),
+    "cumprod_zeros": (_with_ties(lambda a: a.cumprod(-1)), {"Cumprod"}),
     # losses
     "mse_loss": (_fixed(lambda a, b: NF.mse_loss(a, b), (2, 3), (2, 3)), {"MseLoss"}),
     "mse_loss_none": (_fixed(lambda a, b: NF.mse_loss(a, b, reduction="none")

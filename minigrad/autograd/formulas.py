@@ -157,6 +157,11 @@ class _ArrayOps:
         return np.true_divide(a, s).astype(np.result_type(a), copy=False)
 
     @staticmethod
+    def add_scalar(a, s):
+        """``a + s`` for a Python number ``s``, in ``a``'s dtype (PyTorch's AddBackward1)."""
+        return np.add(a, s).astype(np.result_type(a), copy=False)
+
+    @staticmethod
     def zeros(shape, like):
         """Zeros of ``shape`` with ``like``'s dtype."""
         return np.zeros(shape, dtype=np.result_type(like))
@@ -289,6 +294,12 @@ class _TensorOps:
         from ..ops.elementwise import DivScalar
 
         return DivScalar.apply(a, s)
+
+    @staticmethod
+    def add_scalar(a, s):
+        from ..ops.exp_log import AddScalar
+
+        return AddScalar.apply(a, s)
 
     @staticmethod
     def zeros(shape, like):

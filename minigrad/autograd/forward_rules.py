@@ -460,7 +460,48 @@ def _build_rules():
 
     _build_loss_rules(r)
     _build_inplace_rules(r)
+    _build_more_op_rules(r)
     r["_built"] = True
+
+
+def _build_more_op_rules(r):
+    """JVPs of the rounding, logarithm, cumulative, triangular and pointwise ops added for parity."""
+    from ..ops import cumulative as C
+    from ..ops import exp_log as X
+    from ..ops import rounding as R
+    from ..tensor import zeros_like
+
+    # piecewise constant: PyTorch's zeros_like(self_t) (a 0, even where the tangent is inf)
+    for cls in (R.Floor, R.Ceil, R.Trunc, R.Round, R.RoundDecimals, R.Sign):
+        r[cls] = _unary(lambda a, out, ta: zeros_like(ta))
+    r[R.Frac] = _unary(lambda a, out, ta: ta * 1)
+    r[X.AddScalar] = _unary(lambda a, out, ta: ta * 1)
+    r[X.Log1p] = _unary(lambda a, out, ta: ta / (a + 1))
+    r[X.Expm1] = _unary(lambda a, out, ta: ta * (out + 1))
+    r[X.Log2] = _unary(lambda a, out, ta: ta / (a * 0.6931471805599453))
+    r[X.Log10] = _unary(lambda a, out, ta: ta / (a * 2.302585092994046))
+    r[C.Cumsum] = _linear(C.Cumsum)
+
+    def cumprod(args, out, t):
+        # ẏ_i = Σ_{j<=i} ẋ_j Π_{k<=i, k!=j} x_k, the Jacobian built as a constant (exact with zeros)
+        a, dim = args[0], args[1]
+        ta = t[0]
+        if a._data.ndim == 0:
+            return ta * 1
+        d = dim % a._data.ndim
+        x = np.moveaxis(a._data, d, -1)
+        n = x.shape[-1]
+        jac = np.zeros(x.shape + (n,), dtype=x.dtype)
+        for j in range(n):
+            others = x.copy()
+            others[..., j] = 1
+            run = np.cumprod(others, axis=-1)
+            run[..., :j] = 0
+            jac[..., j] = run
+        tm = ta.movedim(d, -1).unsqueeze(-2)  # (..., 1, n) against jac's (..., i, j)
+        return (tm * _const(jac, ta)).sum(-1).movedim(-1, d)
+
+    r[C.Cumprod] = cumprod
 
 
 def _build_inplace_rules(r):

@@ -30,6 +30,9 @@ from .clamping import nan_to_num
 clamp = _clamping.entry("clamp", _clamping.clamp)
 clamp_min = _clamping.entry("clamp_min", _clamping.clamp_min)
 clamp_max = _clamping.entry("clamp_max", _clamping.clamp_max)
+from .cumulative import cumprod, cumsum
+from .exp_log import expm1, log1p, log2, log10
+from .rounding import ceil, fix, floor, frac, round, sign, trunc
 from .comparison import (
     all,
     any,
@@ -94,6 +97,19 @@ clip = _clamping.entry("clip", _clamping.clamp)
 moveaxis = movedim
 
 __all__ = [
+    "ceil",
+    "cumprod",
+    "cumsum",
+    "expm1",
+    "fix",
+    "floor",
+    "frac",
+    "log10",
+    "log1p",
+    "log2",
+    "round",
+    "sign",
+    "trunc",
     "norm",
     "clamp_min",
     "nan_to_num",
@@ -706,3 +722,18 @@ for _name in __all__:
 from . import inplace as _inplace
 
 _inplace.install()
+
+
+def _round_(self, *, decimals=None):
+    """``round`` in place (``Tensor.round_(decimals=None)``); records what ``round`` records."""
+    return _inplace.inplace(self, lambda a: round(a, decimals=decimals))
+
+
+def _install_more_inplace():
+    from .cumulative import cumprod_, cumsum_
+
+    Tensor.round_ = _round_
+    Tensor.cumsum_, Tensor.cumprod_ = cumsum_, cumprod_
+
+
+_install_more_inplace()
