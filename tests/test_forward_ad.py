@@ -585,6 +585,8 @@ CASES = {
     "cumsum": (_with_dim(lambda d, k: lambda a: a.cumsum(d) * a), {"Cumsum"}),
     "cumprod": (_with_dim(lambda d, k: lambda a: a.cumprod(d)), {"Cumprod"}),
     "cumprod_zeros": (_with_ties(lambda a: a.cumprod(-1)), {"Cumprod"}),
+    "tril_triu": (_fixed(lambda a: a.tril(-1) * a + minigrad.triu(a, 1), (2, 3, 4)), {"Tril", "Triu"}),
+    "roll": (_fixed(lambda a: a.roll((1, -2), (0, 1)) * a + a.roll(3), (2, 3)), {"Roll"}),
     # losses
     "mse_loss": (_fixed(lambda a, b: NF.mse_loss(a, b), (2, 3), (2, 3)), {"MseLoss"}),
     "mse_loss_none": (_fixed(lambda a, b: NF.mse_loss(a, b, reduction="none")

@@ -54,3 +54,21 @@ def test_cumsum_and_cumprod(shape, seed, data):
     with_zeros = smooth(rng, shape)
     with_zeros.flat[data.draw(st.integers(0, with_zeros.size - 1))] = 0.0
     check(lambda t: t.cumprod(dim), leaf(with_zeros))
+
+
+@SETTINGS
+@given(shape=NONSCALAR, seed=SEEDS, k=st.integers(-3, 3), data=st.data())
+def test_triangles_outer_and_roll(shape, seed, k, data):
+    rng = np.random.default_rng(seed)
+    if len(shape) >= 2:
+        m = leaf(smooth(rng, shape))
+        check(lambda t: t.tril(k) * t + minigrad.triu(t, k), m)
+        check(lambda t: (t * 1).tril_(k) + (t * 1).triu_(-k) * t, m)
+    v, w = leaf(smooth(rng, shape[:1])), leaf(smooth(rng, shape[-1:]))
+    check(lambda p, q: minigrad.outer(p, q) * minigrad.outer(p, q), v, w)
+    n = len(shape)
+    dims = data.draw(st.lists(st.integers(-n, n - 1), max_size=n, unique=True))
+    shifts = data.draw(st.lists(st.integers(-4, 4), min_size=len(dims), max_size=len(dims)))
+    flat = data.draw(st.integers(-5, 5))
+    x = leaf(smooth(rng, shape))
+    check(lambda t: t.roll(shifts, dims) * t if dims else t.roll(flat) * t, x)

@@ -162,6 +162,21 @@ class _ArrayOps:
         return np.add(a, s).astype(np.result_type(a), copy=False)
 
     @staticmethod
+    def tril(a, k):
+        """The lower triangle of the last two dims, up to the ``k``-th diagonal."""
+        return np.tril(a, k)
+
+    @staticmethod
+    def triu(a, k):
+        """The upper triangle of the last two dims, from the ``k``-th diagonal."""
+        return np.triu(a, k)
+
+    @staticmethod
+    def roll(a, shifts, dims):
+        """``a`` rolled by ``shifts`` along ``dims`` (flattened when ``dims`` is empty)."""
+        return np.roll(a, shifts, dims if dims else None) if np.ndim(a) else a
+
+    @staticmethod
     def zeros(shape, like):
         """Zeros of ``shape`` with ``like``'s dtype."""
         return np.zeros(shape, dtype=np.result_type(like))
@@ -300,6 +315,24 @@ class _TensorOps:
         from ..ops.exp_log import AddScalar
 
         return AddScalar.apply(a, s)
+
+    @staticmethod
+    def tril(a, k):
+        from ..ops.linalg import Tril
+
+        return Tril.apply(a, k)
+
+    @staticmethod
+    def triu(a, k):
+        from ..ops.linalg import Triu
+
+        return Triu.apply(a, k)
+
+    @staticmethod
+    def roll(a, shifts, dims):
+        from ..ops.indexing import Roll
+
+        return Roll.apply(a, shifts, dims)
 
     @staticmethod
     def zeros(shape, like):

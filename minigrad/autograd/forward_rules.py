@@ -481,6 +481,11 @@ def _build_more_op_rules(r):
     r[X.Log2] = _unary(lambda a, out, ta: ta / (a * 0.6931471805599453))
     r[X.Log10] = _unary(lambda a, out, ta: ta / (a * 2.302585092994046))
     r[C.Cumsum] = _linear(C.Cumsum)
+    from ..ops import indexing as I
+    from ..ops import linalg as L
+
+    for cls in (L.Tril, L.Triu, I.Roll):
+        r[cls] = _linear(cls)
 
     def cumprod(args, out, t):
         # ẏ_i = Σ_{j<=i} ẋ_j Π_{k<=i, k!=j} x_k, the Jacobian built as a constant (exact with zeros)

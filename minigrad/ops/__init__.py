@@ -36,6 +36,8 @@ from .rounding import ceil, fix, floor, frac, round, sign, trunc
 from .comparison import (
     all,
     any,
+    argwhere,
+    count_nonzero,
     eq,
     ge,
     gt,
@@ -49,10 +51,11 @@ from .comparison import (
     logical_xor,
     lt,
     ne,
+    nonzero,
 )
 from .elementwise import where
-from .indexing import gather, getitem, index_add, index_select, narrow, select
-from .linalg import addmm, bmm, diag, diagonal, dot, matmul, mm, mv
+from .indexing import gather, getitem, index_add, index_select, narrow, roll, select
+from .linalg import addmm, bmm, diag, diagonal, dot, ger, matmul, mm, mv, outer, tril, triu
 from .reductions import (
     amax,
     amin,
@@ -110,6 +113,14 @@ __all__ = [
     "round",
     "sign",
     "trunc",
+    "tril",
+    "triu",
+    "outer",
+    "ger",
+    "roll",
+    "nonzero",
+    "argwhere",
+    "count_nonzero",
     "norm",
     "clamp_min",
     "nan_to_num",
@@ -731,8 +742,15 @@ def _round_(self, *, decimals=None):
 
 def _install_more_inplace():
     from .cumulative import cumprod_, cumsum_
+    from .indexing import roll_method
+    from .linalg import tril_method, triu_method
 
+    Tensor.tril, Tensor.triu, Tensor.roll = tril_method, triu_method, roll_method
     Tensor.round_ = _round_
+    Tensor.tril_ = lambda self, diagonal=0: _inplace.inplace(self, tril, diagonal, reads_self=True)
+    Tensor.triu_ = lambda self, diagonal=0: _inplace.inplace(self, triu, diagonal, reads_self=True)
+    Tensor.tril_.__doc__ = "``tril`` in place (``Tensor.tril_(diagonal=0)``); records TrilBackward0."
+    Tensor.triu_.__doc__ = "``triu`` in place (``Tensor.triu_(diagonal=0)``); records TriuBackward0."
     Tensor.cumsum_, Tensor.cumprod_ = cumsum_, cumprod_
 
 
