@@ -436,6 +436,10 @@ def _gather(a):  # a: (3, 4); repeated indices on purpose
     return minigrad.gather(a, 0, minigrad.tensor([[2, 1, 0, 0], [0, 0, 1, 2]]))
 
 
+def _with_nans(a):  # (2, 3) values, two of them nan (a constant added: the gradient there is 0)
+    return a + t64([[float("nan"), 0.0, 0.0], [0.0, 0.0, float("nan")]])
+
+
 CASES = {
     # elementwise arithmetic
     "add": (_binary(lambda a, b: a + b), {"Add"}),
@@ -587,6 +591,10 @@ CASES = {
     "cumprod_zeros": (_with_ties(lambda a: a.cumprod(-1)), {"Cumprod"}),
     "tril_triu": (_fixed(lambda a: a.tril(-1) * a + minigrad.triu(a, 1), (2, 3, 4)), {"Tril", "Triu"}),
     "roll": (_fixed(lambda a: a.roll((1, -2), (0, 1)) * a + a.roll(3), (2, 3)), {"Roll"}),
+    "nansum": (_fixed(lambda a: _with_nans(a).nansum(1) + minigrad.nansum(_with_nans(a * a), dim=(0, 1), keepdim=True)
+                      + _with_nans(a).nanmean(), (2, 3)), {"Nansum"}),
+    "median": (_with_dim(lambda d, k: lambda a: a.median(d, keepdim=k).values * a.median()), {"MedianAll", "MedianDim"}),
+    "median_ties": (_with_ties(lambda a: a.median() + a.median(0).values.sum()), {"MedianAll", "MedianDim"}),
     # losses
     "mse_loss": (_fixed(lambda a, b: NF.mse_loss(a, b), (2, 3), (2, 3)), {"MseLoss"}),
     "mse_loss_none": (_fixed(lambda a, b: NF.mse_loss(a, b, reduction="none")

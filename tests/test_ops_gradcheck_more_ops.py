@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minigrad
-from tests.test_ops_gradcheck import NONSCALAR, SEEDS, SETTINGS, SHAPES, leaf, positive, smooth
+from tests.test_ops_gradcheck import NONSCALAR, SEEDS, SETTINGS, SHAPES, distinct, leaf, positive, smooth
 from tests.test_ops_gradcheck_more import check
 
 
@@ -72,3 +72,18 @@ def test_triangles_outer_and_roll(shape, seed, k, data):
     flat = data.draw(st.integers(-5, 5))
     x = leaf(smooth(rng, shape))
     check(lambda t: t.roll(shifts, dims) * t if dims else t.roll(flat) * t, x)
+
+
+@SETTINGS
+@given(shape=NONSCALAR, seed=SEEDS, keepdim=st.booleans(), data=st.data())
+def test_nansum_nanmean_and_median(shape, seed, keepdim, data):
+    rng = np.random.default_rng(seed)
+    dim = data.draw(st.integers(-len(shape), len(shape) - 1))
+    nans = np.where(rng.random(shape) < 0.3, np.nan, 0.0)
+    holes = minigrad.tensor(nans, dtype=minigrad.float64)  # a constant: no gradient reaches a nan
+    x = leaf(smooth(rng, shape))
+    check(lambda t: (t * t + holes).nansum(dim, keepdim=keepdim) + minigrad.nansum(t + holes), x)
+    if not np.isnan(nans).all():
+        check(lambda t: (t * t + holes).nanmean(), x)
+    d = leaf(distinct(rng, shape))
+    check(lambda t: t.median(dim, keepdim=keepdim).values * t.median(), d)

@@ -469,7 +469,7 @@ def _build_more_op_rules(r):
     from ..ops import cumulative as C
     from ..ops import exp_log as X
     from ..ops import rounding as R
-    from ..tensor import zeros_like
+    from ..tensor import Tensor, zeros_like
 
     # piecewise constant: PyTorch's zeros_like(self_t) (a 0, even where the tangent is inf)
     for cls in (R.Floor, R.Ceil, R.Trunc, R.Round, R.RoundDecimals, R.Sign):
@@ -486,6 +486,27 @@ def _build_more_op_rules(r):
 
     for cls in (L.Tril, L.Triu, I.Roll):
         r[cls] = _linear(cls)
+    from ..ops import elementwise as E
+    from ..ops import nan_reductions as N
+    from ..ops import reductions as Red
+    from ..ops import sorting as O
+    from ..ops._util import reduction_dims
+
+    def nansum(args, out, t):
+        # PyTorch's where(self.isnan(), 0, self_t).sum(dim, keepdim, dtype)
+        a, dim, keepdim, dtype = args
+        ta = E.where(Tensor._make(np.isnan(a._data)), _const(0, t[0]), t[0])
+        return Red.SumDim.apply(ta, reduction_dims(dim, a._data.ndim), keepdim, dtype)
+
+    def median_all(args, out, t):
+        # PyTorch's evenly_read_jvp: the mean of the tangents where the median's value is
+        a = args[0]
+        mask = np.isnan(a._data) if np.isnan(out._data) else a._data == out._data
+        return (t[0] * _const(mask / max(mask.sum(), 1), t[0])).sum()
+
+    r[N.Nansum] = nansum
+    r[O.MedianAll] = median_all
+    r[O.MedianDim] = r[Red.MaxDim]  # the tangent of the element picked
 
     def cumprod(args, out, t):
         # ẏ_i = Σ_{j<=i} ẋ_j Π_{k<=i, k!=j} x_k, the Jacobian built as a constant (exact with zeros)

@@ -92,7 +92,8 @@ from .shape import (
     unsqueeze,
     view,
 )
-from .sorting import argsort, msort, sort, topk
+from .nan_reductions import nanmean, nansum
+from .sorting import argsort, median, msort, sort, topk
 from .statistics import norm, std, var
 
 clip = _clamping.entry("clip", _clamping.clamp)
@@ -121,6 +122,9 @@ __all__ = [
     "nonzero",
     "argwhere",
     "count_nonzero",
+    "nansum",
+    "nanmean",
+    "median",
     "norm",
     "clamp_min",
     "nan_to_num",
