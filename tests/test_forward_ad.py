@@ -440,6 +440,10 @@ def _with_nans(a):  # (2, 3) values, two of them nan (a constant added: the grad
     return a + t64([[float("nan"), 0.0, 0.0], [0.0, 0.0, float("nan")]])
 
 
+def _with_nan(a):  # a nan in its first element (a constant added)
+    return a + t64(np.where(np.arange(a.numel()).reshape(a.shape) == 0, np.nan, 0.0))
+
+
 CASES = {
     # elementwise arithmetic
     "add": (_binary(lambda a, b: a + b), {"Add"}),
@@ -595,6 +599,14 @@ CASES = {
                       + _with_nans(a).nanmean(), (2, 3)), {"Nansum"}),
     "median": (_with_dim(lambda d, k: lambda a: a.median(d, keepdim=k).values * a.median()), {"MedianAll", "MedianDim"}),
     "median_ties": (_with_ties(lambda a: a.median() + a.median(0).values.sum()), {"MedianAll", "MedianDim"}),
+    "fmax_fmin": (_binary(lambda a, b: minigrad.fmax(a, b) * minigrad.fmin(a, b)), {"Fmax", "Fmin"}),
+    "fmax_ties_and_nan": (_with_ties(lambda a: minigrad.fmax(a, a.abs()) + minigrad.fmin(_with_nan(a), a)),
+                          {"Fmax", "Fmin"}),
+    "atan2": (_binary(lambda a, b: minigrad.atan2(a, b), db=POSITIVE), {"Atan2"}),
+    "lerp": (_fixed(lambda a, b, w: a.lerp(b, w) + minigrad.lerp(a, b, 0.75) * a.lerp(b, -0.25), (2, 3), (3,), (2, 1)),
+             {"LerpTensor", "LerpScalar"}),
+    "addcmul_addcdiv": (_fixed(lambda a, b, c: a.addcmul(b, c, value=-1.5) + minigrad.addcdiv(a, b, c * c + 1, value=2),
+                               (2, 3), (3,), (2, 1)), {"Addcmul", "Addcdiv"}),
     # losses
     "mse_loss": (_fixed(lambda a, b: NF.mse_loss(a, b), (2, 3), (2, 3)), {"MseLoss"}),
     "mse_loss_none": (_fixed(lambda a, b: NF.mse_loss(a, b, reduction="none")

@@ -14,7 +14,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minigrad
-from tests.test_ops_gradcheck import NONSCALAR, SEEDS, SETTINGS, SHAPES, distinct, leaf, positive, smooth
+from tests.test_ops_gradcheck import (
+    NONSCALAR,
+    SEEDS,
+    SETTINGS,
+    SHAPES,
+    TRIPLES,
+    away_from,
+    distinct,
+    leaf,
+    on_grid,
+    positive,
+    smooth,
+)
 from tests.test_ops_gradcheck_more import check
 
 
@@ -87,3 +99,17 @@ def test_nansum_nanmean_and_median(shape, seed, keepdim, data):
         check(lambda t: (t * t + holes).nanmean(), x)
     d = leaf(distinct(rng, shape))
     check(lambda t: t.median(dim, keepdim=keepdim).values * t.median(), d)
+
+
+@SETTINGS
+@given(shapes=TRIPLES, seed=SEEDS)
+def test_pointwise_of_two_and_three_tensors(shapes, seed):
+    rng = np.random.default_rng(seed)
+    sa, sb, sc = shapes.input_shapes
+    a, b = leaf(on_grid(rng, sa, 0.0)), leaf(on_grid(rng, sb, 0.15))  # never within eps of a tie
+    check(lambda p, q: minigrad.fmax(p, q) * minigrad.fmin(p, q) + p.fmax(q), a, b)
+    x, y, z = leaf(smooth(rng, sa)), leaf(away_from(rng, sb)), leaf(smooth(rng, sc))
+    check(lambda p, q: minigrad.atan2(p, q) * p, x, y)
+    check(lambda p, q, w: p.lerp(q, w) * w + minigrad.lerp(p, q, 0.75) * p.lerp(q, -0.25), x, y, z)
+    check(lambda p, q, w: minigrad.addcmul(p, q, w, value=-1.5) * q, x, y, z)
+    check(lambda p, q, w: p.addcdiv(w, q, value=2.5) * w, x, y, z)

@@ -162,6 +162,11 @@ class _ArrayOps:
         return np.add(a, s).astype(np.result_type(a), copy=False)
 
     @staticmethod
+    def reciprocal(a):
+        """``1 / a`` elementwise (PyTorch's ReciprocalBackward0 under create_graph)."""
+        return np.reciprocal(a)
+
+    @staticmethod
     def tril(a, k):
         """The lower triangle of the last two dims, up to the ``k``-th diagonal."""
         return np.tril(a, k)
@@ -315,6 +320,10 @@ class _TensorOps:
         from ..ops.exp_log import AddScalar
 
         return AddScalar.apply(a, s)
+
+    @staticmethod
+    def reciprocal(a):
+        return a.reciprocal()
 
     @staticmethod
     def tril(a, k):

@@ -528,6 +528,56 @@ def _build_more_op_rules(r):
         return (tm * _const(jac, ta)).sum(-1).movedim(-1, d)
 
     r[C.Cumprod] = cumprod
+    _build_pointwise_rules(r)
+
+
+def _build_pointwise_rules(r):
+    """JVPs of fmax/fmin, atan2, lerp, addcmul, addcdiv (ops/pointwise.py): the backward's partials."""
+    from ..ops import elementwise as E
+    from ..ops import pointwise as P
+    from ..tensor import Tensor
+
+    def picked(cls):
+        def rule(args, out, t):
+            a, b = args
+            to_self = cls._self_wins(a._data, b._data) | np.isnan(b._data)
+            to_self = Tensor._make(np.broadcast_to(to_self, out._data.shape))
+            like = t[0] if t[0] is not None else t[1]
+            zero = _const(0, like)
+            return _plus(None if t[0] is None else E.where(to_self, t[0], zero),
+                         None if t[1] is None else E.where(to_self, zero, t[1]))
+
+        return rule
+
+    def atan2(args, out, t):
+        # d atan2(a, b) = (b ȧ - a ḃ) / (a² + b²), 0 where a² + b² is 0
+        a, b = args
+        denom = a * a + b * b
+        recip = E.where(Tensor._make(np.asarray(denom._data == 0)), _const(0, denom), denom.reciprocal())
+        return _plus(None if t[0] is None else t[0] * b * recip, None if t[1] is None else -t[1] * a * recip)
+
+    def lerp_scalar(args, out, t):
+        a, end, w = args
+        return _plus(None if t[0] is None else t[0] * (1 - float(w)), None if t[1] is None else t[1] * w)
+
+    def lerp_tensor(args, out, t):
+        a, end, w = args
+        return _plus(_plus(None if t[0] is None else t[0] * (1 - w), None if t[1] is None else t[1] * w),
+                     None if t[2] is None else t[2] * (end - a))
+
+    def addcmul(args, out, t):
+        a, t1, t2, v = args
+        return _plus(_plus(t[0], None if t[1] is None else t[1] * t2 * v),
+                     None if t[2] is None else t[2] * t1 * v)
+
+    def addcdiv(args, out, t):
+        a, t1, t2, v = args
+        return _plus(_plus(t[0], None if t[1] is None else t[1] * v / t2),
+                     None if t[2] is None else -t[2] * (t1 * v) / (t2 * t2))
+
+    r[P.Fmax], r[P.Fmin], r[P.Atan2] = picked(P.Fmax), picked(P.Fmin), atan2
+    r[P.LerpScalar], r[P.LerpTensor], r[P.Addcmul], r[P.Addcdiv] = lerp_scalar, lerp_tensor, addcmul, addcdiv
+
 
 
 def _build_inplace_rules(r):

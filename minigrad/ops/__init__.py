@@ -93,6 +93,7 @@ from .shape import (
     view,
 )
 from .nan_reductions import nanmean, nansum
+from .pointwise import addcdiv, addcmul, arctan2, atan2, fmax, fmin, lerp
 from .sorting import argsort, median, msort, sort, topk
 from .statistics import norm, std, var
 
@@ -125,6 +126,13 @@ __all__ = [
     "nansum",
     "nanmean",
     "median",
+    "fmax",
+    "fmin",
+    "atan2",
+    "arctan2",
+    "lerp",
+    "addcmul",
+    "addcdiv",
     "norm",
     "clamp_min",
     "nan_to_num",
@@ -748,7 +756,9 @@ def _install_more_inplace():
     from .cumulative import cumprod_, cumsum_
     from .indexing import roll_method
     from .linalg import tril_method, triu_method
+    from .pointwise import install_methods
 
+    install_methods()
     Tensor.tril, Tensor.triu, Tensor.roll = tril_method, triu_method, roll_method
     Tensor.round_ = _round_
     Tensor.tril_ = lambda self, diagonal=0: _inplace.inplace(self, tril, diagonal, reads_self=True)
