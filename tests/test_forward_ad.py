@@ -589,7 +589,7 @@ CASES = {
     "frac": (_unary(lambda a: a.frac() * a), {"Frac"}),
     "log1p_expm1": (_unary(lambda a: a.log1p() + a.expm1(), POSITIVE), {"Log1p", "Expm1"}),
     "log2_log10": (_unary(lambda a: a.log2() * a.log10(), POSITIVE), {"Log2", "Log10"}),
-    "add_scalar": (_unary(lambda a: XL.AddScalar.apply(a, 2.5) * a), {"AddScalar"}),
+    "add_scalar_op": (_unary(lambda a: XL.AddScalar.apply(a, 2.5) * a), {"AddScalar"}),
     "cumsum": (_with_dim(lambda d, k: lambda a: a.cumsum(d) * a), {"Cumsum"}),
     "cumprod": (_with_dim(lambda d, k: lambda a: a.cumprod(d)), {"Cumprod"}),
     "cumprod_zeros": (_with_ties(lambda a: a.cumprod(-1)), {"Cumprod"}),

@@ -30,9 +30,6 @@ from .clamping import nan_to_num
 clamp = _clamping.entry("clamp", _clamping.clamp)
 clamp_min = _clamping.entry("clamp_min", _clamping.clamp_min)
 clamp_max = _clamping.entry("clamp_max", _clamping.clamp_max)
-from .cumulative import cumprod, cumsum
-from .exp_log import expm1, log1p, log2, log10
-from .rounding import ceil, fix, floor, frac, round, sign, trunc
 from .comparison import (
     all,
     any,
@@ -53,9 +50,13 @@ from .comparison import (
     ne,
     nonzero,
 )
+from .cumulative import cumprod, cumsum
 from .elementwise import where
+from .exp_log import expm1, log1p, log2, log10
 from .indexing import gather, getitem, index_add, index_select, narrow, roll, select
 from .linalg import addmm, bmm, diag, diagonal, dot, ger, matmul, mm, mv, outer, tril, triu
+from .nan_reductions import nanmean, nansum
+from .pointwise import addcdiv, addcmul, arctan2, atan2, fmax, fmin, lerp
 from .reductions import (
     amax,
     amin,
@@ -69,6 +70,7 @@ from .reductions import (
     sum,
     sum_to_size,
 )
+from .rounding import ceil, fix, floor, frac, round, sign, trunc
 from .shape import (
     cat,
     chunk,
@@ -92,8 +94,6 @@ from .shape import (
     unsqueeze,
     view,
 )
-from .nan_reductions import nanmean, nansum
-from .pointwise import addcdiv, addcmul, arctan2, atan2, fmax, fmin, lerp
 from .sorting import argsort, median, msort, sort, topk
 from .statistics import norm, std, var
 

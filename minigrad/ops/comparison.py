@@ -186,9 +186,9 @@ def count_nonzero(input, dim=None):
         TypeError: PyTorch's "invalid combination of arguments" for a ``dim``
             that is neither.
     """
-    from ._util import reduction_dims
-
     import builtins
+
+    from ._util import reduction_dims
 
     ok = dim is None or isinstance(dim, (int, np.integer)) or isinstance(dim, (tuple, list)) and builtins.all(
         isinstance(d, (int, np.integer)) for d in dim)
