@@ -44,7 +44,7 @@ def _running(ctx, a, dim, np_fn, dtype=None):
         dtype = data.dtype
     if not data.ndim:
         return np.asarray(data, dtype=dtype).copy()
-    return np_fn(data, axis=d, dtype=dtype)
+    return np.ascontiguousarray(np_fn(data, axis=d, dtype=dtype))  # PyTorch's result is contiguous
 
 
 def _reversed_cumsum(w, d):
@@ -257,6 +257,8 @@ def _running_inplace(name, fn, self, dim, dtype):
 
     if dim is _NO_DIM:
         raise TypeError(f'{name}_() missing 1 required positional arguments: "dim"')
+    if self._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
     if dtype is not None:
         from .._dtype import as_dtype
 

@@ -650,12 +650,14 @@ class Roll(Function):
     @staticmethod
     def forward(ctx, a, shifts, dims):
         data = a._data
+        if not data.ndim and dims:
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
         axes = tuple(canonical_dim(d, data.ndim) for d in dims)
         ctx.shifts, ctx.dims = tuple(as_saved_int(s) for s in shifts), tuple(as_saved_int(d) for d in dims)
         ctx._shifts, ctx._dims = shifts, dims
         if not data.ndim or not data.size:
             return _make(data.copy())
-        return _make(np.roll(data, shifts, axes if axes else None))
+        return _make(np.ascontiguousarray(np.roll(data, shifts, axes if axes else None)))  # as PyTorch's
 
     @staticmethod
     def formula(F, ctx, grad):

@@ -37,6 +37,17 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool"
 _KIND = {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}
 
 
+def _like_first(out, first):
+    """``out`` laid out in memory as ``first`` (PyTorch's TensorIterator follows its first input's
+    strides where they decide the order, as for a transposed input); numpy's choice otherwise."""
+    d = first._data
+    if d.shape != out.shape or d.flags.c_contiguous or out.ndim < 2:
+        return out
+    laid = np.empty_like(d, dtype=out.dtype)
+    laid[...] = out
+    return laid
+
+
 def _promoted(*tensors):
     """The arrays of ``tensors`` in their promoted dtype (PyTorch's rules), shapes checked."""
     from .._dtype import result_type
@@ -62,7 +73,7 @@ class Fmax(Function):
     def forward(cls, ctx, a, b):
         A, B = _promoted(a, b)
         ctx.save_for_backward(a, b)
-        return _make(np.asarray(cls._pick(A, B)))
+        return _make(_like_first(np.asarray(cls._pick(A, B)), a))
 
     @classmethod
     def formula(cls, F, ctx, grad, a, b):
@@ -101,7 +112,7 @@ class Atan2(Function):
     def forward(ctx, a, b):
         A, B = _float_result(*_promoted(a, b))
         ctx.save_for_backward(a, b)
-        return _make(np.asarray(np.arctan2(A, B)))
+        return _make(_like_first(np.asarray(np.arctan2(A, B)), a))
 
     @staticmethod
     def formula(F, ctx, grad, a, b):
@@ -133,7 +144,8 @@ def _fma(a, b, c):
     p, e = _two_product(a, b)
     s = p + c
     v = s - p
-    return s + (((p - (s - v)) + (c - v)) + e)
+    fused = s + (((p - (s - v)) + (c - v)) + e)
+    return np.where(np.isfinite(p), fused, p + c)  # an inf or nan product: the split makes nan
 
 
 def _lerp_values(s, e, w):
@@ -147,13 +159,19 @@ def _lerp_values(s, e, w):
     return _fma(coeff, d, base)
 
 
-def _lerp_check(start, end, weight, kernel):
+def _lerp_dtype(start, end, weight, kernel):
+    """The dtype ``lerp`` computes in, after PyTorch's checks: ``end`` (and a ``weight`` with
+    dims) of ``start``'s dtype; a 0-d weight is not checked and takes part in the promotion."""
+    from .._dtype import result_type
+
     for name, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t._data.dtype != start._data.dtype:
+        if isinstance(t, Tensor) and t._data.dtype != start._data.dtype and (name == "end" or t._data.ndim):
             raise RuntimeError(f"expected dtype {_C_NAMES[str(start._data.dtype)]} for `{name}` but got dtype "
                                f"{_C_NAMES[str(t._data.dtype)]}")
-    if start._data.dtype.kind != "f":
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_KIND[str(start._data.dtype)]}\'')
+    dt = start._data.dtype if weight is None else result_type(start, end, weight).np
+    if dt.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_KIND[str(dt)]}\'')
+    return dt
 
 
 class LerpScalar(Function):
@@ -168,11 +186,11 @@ class LerpScalar(Function):
 
     @staticmethod
     def forward(ctx, a, end, weight):
-        _lerp_check(a, end, None, "lerp_kernel_scalar")
+        _lerp_dtype(a, end, None, "lerp_kernel_scalar")
         broadcast_shape(a, end)
         ctx.weight = weight
         s = a._data
-        return _make(np.asarray(_lerp_values(s, end._data, np.asarray(weight, dtype=s.dtype))))
+        return _make(_like_first(np.asarray(_lerp_values(s, end._data, np.asarray(weight, dtype=s.dtype))), a))
 
     @staticmethod
     def formula(F, ctx, grad):
@@ -193,12 +211,13 @@ class LerpTensor(Function):
 
     @staticmethod
     def forward(ctx, a, end, weight):
-        _lerp_check(a, end, weight, "lerp_kernel_tensor")
+        dt = _lerp_dtype(a, end, weight, "lerp_kernel_tensor")
         broadcast_shape(Tensor._make(np.empty(broadcast_shape(a, end), dtype=np.bool_)), weight)
         need = ctx.needs_input_grad
         ctx.save_for_backward(end if need[2] else None, a if need[2] else None,
                               weight if need[0] or need[1] else None)
-        return _make(np.asarray(_lerp_values(a._data, end._data, weight._data)))
+        s, e, w = (t._data.astype(dt, copy=False) for t in (a, end, weight))
+        return _make(_like_first(np.asarray(_lerp_values(s, e, w)), a))
 
     @staticmethod
     def formula(F, ctx, grad, end, a, w):
@@ -237,7 +256,7 @@ class Addcmul(Function):
         ctx.value = value
         ctx.save_for_backward(t1 if need[2] else None, t2 if need[1] else None)
         v = np.asarray(_value_for(A.dtype, value, "addcmul"), dtype=A.dtype)
-        return _make(np.asarray(A + v * T1 * T2))
+        return _make(_like_first(np.asarray(A + v * T1 * T2), a))
 
     @staticmethod
     def formula(F, ctx, grad, t1, t2):
@@ -271,7 +290,7 @@ class Addcdiv(Function):
         ctx.value = value
         ctx.save_for_backward(t1 if need[2] else None, t2 if need[1] or need[2] else None)
         v = np.asarray(_value_for(A.dtype, value, "addcdiv"), dtype=A.dtype)
-        return _make(np.asarray(A + v * T1 / T2))
+        return _make(_like_first(np.asarray(A + v * T1 / T2), a))
 
     @staticmethod
     def formula(F, ctx, grad, t1, t2):
@@ -279,7 +298,10 @@ class Addcdiv(Function):
         need = ctx.needs_input_grad
         g1 = g2 = None
         if need[1]:  # grad * (value / tensor2): DivBackward0, the number as a constant
-            g1 = grad * (F.const(np.asarray(v, dtype=F.data(t2).dtype)) / t2)
+            kind = F.data(t2).dtype
+            if kind.kind != "f":  # PyTorch's C++ writes value / tensor2 into a tensor like tensor2
+                raise RuntimeError(f"result type Float can't be cast to the desired output type {_KIND[str(kind)]}")
+            g1 = grad * (F.const(np.asarray(v, dtype=kind)) / t2)
         if need[2]:  # -grad * (value * tensor1 / (tensor2 * tensor2))
             g2 = -grad * (F.mul_scalar(t1, v) / (t2 * t2))
         return (grad if need[0] else None), g1, g2, None

@@ -266,6 +266,8 @@ class MedianAll(Function):
     @staticmethod
     def forward(ctx, a):
         data = a._data
+        if data.dtype == np.bool_:
+            raise NotImplementedError('"median_cpu" not implemented for \'Bool\'')
         if data.size == 0:
             # PyTorch's median of nothing: nan, cast to the dtype (INT64_MIN for integers, True for bool)
             kind = data.dtype.kind
@@ -302,6 +304,8 @@ class MedianDim(Function):
     def forward(ctx, a, dim, keepdim=False):
         data = a._data
         d = canonical_dim(dim, data.ndim)
+        if data.dtype == np.bool_:
+            raise NotImplementedError('"median_out" not implemented for \'Bool\'')
         if data.ndim and data.shape[d] == 0:
             raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
         if data.ndim == 0:
