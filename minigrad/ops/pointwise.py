@@ -116,10 +116,14 @@ class Atan2(Function):
 
     @staticmethod
     def formula(F, ctx, grad, a, b):
+        need = ctx.needs_input_grad
+        if need[1] and F.data(a).dtype == np.bool_:  # PyTorch's -self, in its words (numpy's differ)
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                "invert a mask, use the `~` or `logical_not()` operator instead.")
         denom = a * a + b * b
         zero = F.const(np.zeros((), F.data(grad).dtype))
         recip = F.where(F.data(denom) == 0, zero, F.reciprocal(denom))  # PyTorch's masked_fill
-        need = ctx.needs_input_grad
         return (grad * b * recip if need[0] else None), (grad * -a * recip if need[1] else None)
 
 
