@@ -6,17 +6,24 @@ functions attached to ``Tensor``.  The primitives themselves live by theme:
 
 * ``elementwise.py``: ``+ - * / **``, ``neg``, ``abs``, ``exp``, ``log``, ``sqrt``, ``sin``,
   ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``maximum``, ``minimum``, ``where``, ``%``, ``//``;
+* ``rounding.py``: ``floor``, ``ceil``, ``trunc``/``fix``, ``round`` (``decimals=``), ``frac``, ``sign``;
+* ``exp_log.py``: ``log1p``, ``expm1``, ``log2``, ``log10``;
+* ``pointwise.py``: ``fmax``, ``fmin``, ``atan2``, ``lerp``, ``addcmul``, ``addcdiv``;
 * ``clamping.py``: ``clamp``, ``clamp_min``, ``clamp_max`` (number or tensor bounds);
 * ``reductions.py``: ``sum``, ``mean``, ``max``, ``min``, ``amax``, ``amin``, ``logsumexp``,
   ``softmax``, ``log_softmax``, ``var``, ``std``, ``prod``, ``sum_to_size``;
-* ``sorting.py``: ``sort``, ``argsort``, ``topk``, ``msort``;
+* ``nan_reductions.py``: ``nansum``, ``nanmean``; ``cumulative.py``: ``cumsum``, ``cumprod``;
+* ``sorting.py``: ``sort``, ``argsort``, ``topk``, ``msort``, ``median``;
 * ``shape.py``: ``reshape``/``view``, ``transpose``, ``permute``, ``movedim``, ``t``,
   ``unsqueeze``, ``squeeze``, ``expand``, ``flatten``, ``cat``, ``stack``, ``clone``, ...;
-* ``indexing.py``: ``x[...]``, ``select``, ``narrow``, ``gather``, ``index_select``, ``index_add``;
-* ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``, ``addmm``, ``diag``, ``diagonal``;
+* ``indexing.py``: ``x[...]``, ``select``, ``narrow``, ``gather``, ``index_select``, ``index_add``,
+  ``roll``;
+* ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``, ``addmm``, ``diag``, ``diagonal``,
+  ``tril``, ``triu``, ``outer``;
 * ``inplace.py``: ``add_``, ``mul_``, ``x[i] = v``, ``exp_``, ... and the version counter;
 * ``conversion.py``: ``to(dtype / device)``, ``float()``, ``type()``, ``cpu()``, ``cuda()``;
-* ``comparison.py``: ``== != < <= > >=``, ``all``, ``any`` and logic (never recorded).
+* ``comparison.py``: ``== != < <= > >=``, ``all``, ``any``, logic, ``nonzero``, ``argwhere``,
+  ``count_nonzero`` (never recorded).
 """
 
 from ..tensor import Tensor
@@ -749,7 +756,9 @@ _inplace.install()
 
 def _round_(self, *, decimals=None):
     """``round`` in place (``Tensor.round_(decimals=None)``); records what ``round`` records."""
-    return _inplace.inplace(self, lambda a: round(a, decimals=decimals))
+    from .rounding import round_method
+
+    return _inplace.inplace(self, lambda a: round_method(a, decimals=decimals, _name="round_"))
 
 
 def _install_more_inplace():
@@ -760,7 +769,9 @@ def _install_more_inplace():
 
     install_methods()
     Tensor.tril, Tensor.triu, Tensor.roll = tril_method, triu_method, roll_method
-    Tensor.round_ = _round_
+    from .rounding import round_method
+
+    Tensor.round, Tensor.round_ = round_method, _round_
     Tensor.tril_ = lambda self, diagonal=0: _inplace.inplace(self, tril, diagonal, reads_self=True)
     Tensor.triu_ = lambda self, diagonal=0: _inplace.inplace(self, triu, diagonal, reads_self=True)
     Tensor.tril_.__doc__ = "``tril`` in place (``Tensor.tril_(diagonal=0)``); records TrilBackward0."

@@ -182,9 +182,23 @@ def round(input, *, decimals=None):
     """
     if decimals is None:
         return Round.apply(input)
-    if not isinstance(decimals, (int, np.integer)) or isinstance(decimals, bool):
-        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
+    if not _is_int(decimals):
+        raise TypeError(
+            f"round() received an invalid combination of arguments - got (Tensor, decimals="
+            f"{type(decimals).__name__}), but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
+            " * (Tensor input, *, int decimals, Tensor out = None)\n")
     return RoundDecimals.apply(input, int(decimals))
+
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def round_method(self, *, decimals=None, _name="round"):
+    """``Tensor.round(decimals=None)`` (and ``round_``'s check): a bad ``decimals`` in the method's words."""
+    if decimals is not None and not _is_int(decimals):
+        raise TypeError(f"{_name}(): argument 'decimals' must be int, not {type(decimals).__name__}")
+    return round(self, decimals=decimals)
 
 
 def frac(input):
