@@ -64,7 +64,7 @@ class Fmax(Function):
     """The larger of two elements, ignoring a nan (FmaxBackward0); saves both operands."""
 
     node_name = "FmaxBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # PyTorch's order (what saved_tensors_hooks see)
     _numpy_forward = True
     _pick = staticmethod(np.fmax)
     _self_wins = staticmethod(np.greater_equal)
@@ -72,11 +72,11 @@ class Fmax(Function):
     @classmethod
     def forward(cls, ctx, a, b):
         A, B = _promoted(a, b)
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         return _make(_like_first(np.asarray(cls._pick(A, B)), a))
 
     @classmethod
-    def formula(cls, F, ctx, grad, a, b):
+    def formula(cls, F, ctx, grad, b, a):
         A, B = F.data(a), F.data(b)
         # PyTorch: grad.masked_fill((self >= other).logical_or_(other.isnan()).logical_not_(), 0)
         to_self = np.broadcast_to(cls._self_wins(A, B) | np.isnan(B), F.data(grad).shape)
@@ -88,7 +88,7 @@ class Fmin(Function):
     """The smaller of two elements, ignoring a nan (FminBackward0); saves both operands."""
 
     node_name = "FminBackward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # PyTorch's order (what saved_tensors_hooks see)
     _numpy_forward = True
     _pick = staticmethod(np.fmin)
     _self_wins = staticmethod(np.less_equal)
@@ -105,17 +105,17 @@ class Atan2(Function):
     """The angle of the point (other, self) in (-π, π] (Atan2Backward0); saves both operands."""
 
     node_name = "Atan2Backward0"
-    saved_names = ("self", "other")
+    saved_names = ("other", "self")  # PyTorch's order (what saved_tensors_hooks see)
     _numpy_forward = True
 
     @staticmethod
     def forward(ctx, a, b):
         A, B = _float_result(*_promoted(a, b))
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         return _make(_like_first(np.asarray(np.arctan2(A, B)), a))
 
     @staticmethod
-    def formula(F, ctx, grad, a, b):
+    def formula(F, ctx, grad, b, a):
         need = ctx.needs_input_grad
         if need[1] and F.data(a).dtype == np.bool_:  # PyTorch's -self, in its words (numpy's differ)
             raise RuntimeError(
