@@ -157,6 +157,31 @@ class _ArrayOps:
         return np.true_divide(a, s).astype(np.result_type(a), copy=False)
 
     @staticmethod
+    def add_scalar(a, s):
+        """``a + s`` for a Python number ``s``, in ``a``'s dtype (PyTorch's AddBackward1)."""
+        return np.add(a, s).astype(np.result_type(a), copy=False)
+
+    @staticmethod
+    def reciprocal(a):
+        """``1 / a`` elementwise (PyTorch's ReciprocalBackward0 under create_graph)."""
+        return np.reciprocal(a)
+
+    @staticmethod
+    def tril(a, k):
+        """The lower triangle of the last two dims, up to the ``k``-th diagonal."""
+        return np.tril(a, k)
+
+    @staticmethod
+    def triu(a, k):
+        """The upper triangle of the last two dims, from the ``k``-th diagonal."""
+        return np.triu(a, k)
+
+    @staticmethod
+    def roll(a, shifts, dims):
+        """``a`` rolled by ``shifts`` along ``dims`` (flattened when ``dims`` is empty)."""
+        return np.roll(a, shifts, dims if dims else None) if np.ndim(a) else a
+
+    @staticmethod
     def zeros(shape, like):
         """Zeros of ``shape`` with ``like``'s dtype."""
         return np.zeros(shape, dtype=np.result_type(like))
@@ -289,6 +314,34 @@ class _TensorOps:
         from ..ops.elementwise import DivScalar
 
         return DivScalar.apply(a, s)
+
+    @staticmethod
+    def add_scalar(a, s):
+        from ..ops.exp_log import AddScalar
+
+        return AddScalar.apply(a, s)
+
+    @staticmethod
+    def reciprocal(a):
+        return a.reciprocal()
+
+    @staticmethod
+    def tril(a, k):
+        from ..ops.linalg import Tril
+
+        return Tril.apply(a, k)
+
+    @staticmethod
+    def triu(a, k):
+        from ..ops.linalg import Triu
+
+        return Triu.apply(a, k)
+
+    @staticmethod
+    def roll(a, shifts, dims):
+        from ..ops.indexing import Roll
+
+        return Roll.apply(a, shifts, dims)
 
     @staticmethod
     def zeros(shape, like):

@@ -460,7 +460,124 @@ def _build_rules():
 
     _build_loss_rules(r)
     _build_inplace_rules(r)
+    _build_more_op_rules(r)
     r["_built"] = True
+
+
+def _build_more_op_rules(r):
+    """JVPs of the rounding, logarithm, cumulative, triangular and pointwise ops added for parity."""
+    from ..ops import cumulative as C
+    from ..ops import exp_log as X
+    from ..ops import rounding as R
+    from ..tensor import Tensor, zeros_like
+
+    # piecewise constant: PyTorch's zeros_like(self_t) (a 0, even where the tangent is inf)
+    for cls in (R.Floor, R.Ceil, R.Trunc, R.Round, R.RoundDecimals, R.Sign):
+        r[cls] = _unary(lambda a, out, ta: zeros_like(ta))
+    r[R.Frac] = _unary(lambda a, out, ta: ta * 1)
+    r[X.AddScalar] = _unary(lambda a, out, ta: ta * 1)
+    r[X.Log1p] = _unary(lambda a, out, ta: ta / (a + 1))
+    r[X.Expm1] = _unary(lambda a, out, ta: ta * (out + 1))
+    r[X.Log2] = _unary(lambda a, out, ta: ta / (a * 0.6931471805599453))
+    r[X.Log10] = _unary(lambda a, out, ta: ta / (a * 2.302585092994046))
+    r[C.Cumsum] = _linear(C.Cumsum)
+    from ..ops import indexing as I
+    from ..ops import linalg as L
+
+    for cls in (L.Tril, L.Triu, I.Roll):
+        r[cls] = _linear(cls)
+    from ..ops import elementwise as E
+    from ..ops import nan_reductions as N
+    from ..ops import reductions as Red
+    from ..ops import sorting as O
+    from ..ops._util import reduction_dims
+
+    def nansum(args, out, t):
+        # PyTorch's where(self.isnan(), 0, self_t).sum(dim, keepdim, dtype)
+        a, dim, keepdim, dtype = args
+        ta = E.where(Tensor._make(np.isnan(a._data)), _const(0, t[0]), t[0])
+        return Red.SumDim.apply(ta, reduction_dims(dim, a._data.ndim), keepdim, dtype)
+
+    def median_all(args, out, t):
+        # PyTorch's evenly_read_jvp: the mean of the tangents where the median's value is
+        a = args[0]
+        mask = np.isnan(a._data) if np.isnan(out._data) else a._data == out._data
+        return (t[0] * _const(mask / max(mask.sum(), 1), t[0])).sum()
+
+    r[N.Nansum] = nansum
+    r[O.MedianAll] = median_all
+    r[O.MedianDim] = r[Red.MaxDim]  # the tangent of the element picked
+
+    def cumprod(args, out, t):
+        # ẏ_i = Σ_{j<=i} ẋ_j Π_{k<=i, k!=j} x_k, the Jacobian built as a constant (exact with zeros)
+        a, dim = args[0], args[1]
+        ta = t[0]
+        if a._data.ndim == 0:
+            return ta * 1
+        d = dim % a._data.ndim
+        x = np.moveaxis(a._data, d, -1)
+        n = x.shape[-1]
+        jac = np.zeros(x.shape + (n,), dtype=x.dtype)
+        for j in range(n):
+            others = x.copy()
+            others[..., j] = 1
+            run = np.cumprod(others, axis=-1)
+            run[..., :j] = 0
+            jac[..., j] = run
+        tm = ta.movedim(d, -1).unsqueeze(-2)  # (..., 1, n) against jac's (..., i, j)
+        return (tm * _const(jac, ta)).sum(-1).movedim(-1, d)
+
+    r[C.Cumprod] = cumprod
+    _build_pointwise_rules(r)
+
+
+def _build_pointwise_rules(r):
+    """JVPs of fmax/fmin, atan2, lerp, addcmul, addcdiv (ops/pointwise.py): the backward's partials."""
+    from ..ops import elementwise as E
+    from ..ops import pointwise as P
+    from ..tensor import Tensor
+
+    def picked(cls):
+        def rule(args, out, t):
+            a, b = args
+            to_self = cls._self_wins(a._data, b._data) | np.isnan(b._data)
+            to_self = Tensor._make(np.broadcast_to(to_self, out._data.shape))
+            like = t[0] if t[0] is not None else t[1]
+            zero = _const(0, like)
+            return _plus(None if t[0] is None else E.where(to_self, t[0], zero),
+                         None if t[1] is None else E.where(to_self, zero, t[1]))
+
+        return rule
+
+    def atan2(args, out, t):
+        # d atan2(a, b) = (b ȧ - a ḃ) / (a² + b²), 0 where a² + b² is 0
+        a, b = args
+        denom = a * a + b * b
+        recip = E.where(Tensor._make(np.asarray(denom._data == 0)), _const(0, denom), denom.reciprocal())
+        return _plus(None if t[0] is None else t[0] * b * recip, None if t[1] is None else -t[1] * a * recip)
+
+    def lerp_scalar(args, out, t):
+        a, end, w = args
+        return _plus(None if t[0] is None else t[0] * (1 - float(w)), None if t[1] is None else t[1] * w)
+
+    def lerp_tensor(args, out, t):
+        a, end, w = args
+        return _plus(_plus(None if t[0] is None else t[0] * (1 - w), None if t[1] is None else t[1] * w),
+                     None if t[2] is None else t[2] * (end - a))
+
+    def addcmul(args, out, t):
+        a, t1, t2, v = args
+        return _plus(_plus(t[0], None if t[1] is None else t[1] * t2 * v),
+                     None if t[2] is None else t[2] * t1 * v)
+
+    def addcdiv(args, out, t):
+        a, t1, t2, v = args
+        return _plus(_plus(t[0], None if t[1] is None else t[1] * v / t2),
+                     None if t[2] is None else -t[2] * (t1 * v) / (t2 * t2))
+
+    r[P.Fmax], r[P.Fmin], r[P.Atan2] = picked(P.Fmax), picked(P.Fmin), atan2
+    r[P.LerpScalar], r[P.LerpTensor], r[P.Addcmul], r[P.Addcdiv] = lerp_scalar, lerp_tensor, addcmul, addcdiv
+
 
 
 def _build_inplace_rules(r):

@@ -6,17 +6,24 @@ functions attached to ``Tensor``.  The primitives themselves live by theme:
 
 * ``elementwise.py``: ``+ - * / **``, ``neg``, ``abs``, ``exp``, ``log``, ``sqrt``, ``sin``,
   ``cos``, ``tanh``, ``sigmoid``, ``relu``, ``maximum``, ``minimum``, ``where``, ``%``, ``//``;
+* ``rounding.py``: ``floor``, ``ceil``, ``trunc``/``fix``, ``round`` (``decimals=``), ``frac``, ``sign``;
+* ``exp_log.py``: ``log1p``, ``expm1``, ``log2``, ``log10``;
+* ``pointwise.py``: ``fmax``, ``fmin``, ``atan2``, ``lerp``, ``addcmul``, ``addcdiv``;
 * ``clamping.py``: ``clamp``, ``clamp_min``, ``clamp_max`` (number or tensor bounds);
 * ``reductions.py``: ``sum``, ``mean``, ``max``, ``min``, ``amax``, ``amin``, ``logsumexp``,
   ``softmax``, ``log_softmax``, ``var``, ``std``, ``prod``, ``sum_to_size``;
-* ``sorting.py``: ``sort``, ``argsort``, ``topk``, ``msort``;
+* ``nan_reductions.py``: ``nansum``, ``nanmean``; ``cumulative.py``: ``cumsum``, ``cumprod``;
+* ``sorting.py``: ``sort``, ``argsort``, ``topk``, ``msort``, ``median``;
 * ``shape.py``: ``reshape``/``view``, ``transpose``, ``permute``, ``movedim``, ``t``,
   ``unsqueeze``, ``squeeze``, ``expand``, ``flatten``, ``cat``, ``stack``, ``clone``, ...;
-* ``indexing.py``: ``x[...]``, ``select``, ``narrow``, ``gather``, ``index_select``, ``index_add``;
-* ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``, ``addmm``, ``diag``, ``diagonal``;
+* ``indexing.py``: ``x[...]``, ``select``, ``narrow``, ``gather``, ``index_select``, ``index_add``,
+  ``roll``;
+* ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``, ``addmm``, ``diag``, ``diagonal``,
+  ``tril``, ``triu``, ``outer``;
 * ``inplace.py``: ``add_``, ``mul_``, ``x[i] = v``, ``exp_``, ... and the version counter;
 * ``conversion.py``: ``to(dtype / device)``, ``float()``, ``type()``, ``cpu()``, ``cuda()``;
-* ``comparison.py``: ``== != < <= > >=``, ``all``, ``any`` and logic (never recorded).
+* ``comparison.py``: ``== != < <= > >=``, ``all``, ``any``, logic, ``nonzero``, ``argwhere``,
+  ``count_nonzero`` (never recorded).
 """
 
 from ..tensor import Tensor
@@ -33,6 +40,8 @@ clamp_max = _clamping.entry("clamp_max", _clamping.clamp_max)
 from .comparison import (
     all,
     any,
+    argwhere,
+    count_nonzero,
     eq,
     ge,
     gt,
@@ -46,10 +55,15 @@ from .comparison import (
     logical_xor,
     lt,
     ne,
+    nonzero,
 )
+from .cumulative import cumprod, cumsum
 from .elementwise import where
-from .indexing import gather, getitem, index_add, index_select, narrow, select
-from .linalg import addmm, bmm, diag, diagonal, dot, matmul, mm, mv
+from .exp_log import expm1, log1p, log2, log10
+from .indexing import gather, getitem, index_add, index_select, narrow, roll, select
+from .linalg import addmm, bmm, diag, diagonal, dot, ger, matmul, mm, mv, outer, tril, triu
+from .nan_reductions import nanmean, nansum
+from .pointwise import addcdiv, addcmul, arctan2, atan2, fmax, fmin, lerp
 from .reductions import (
     amax,
     amin,
@@ -63,6 +77,7 @@ from .reductions import (
     sum,
     sum_to_size,
 )
+from .rounding import ceil, fix, floor, frac, round, sign, trunc
 from .shape import (
     cat,
     chunk,
@@ -86,7 +101,7 @@ from .shape import (
     unsqueeze,
     view,
 )
-from .sorting import argsort, msort, sort, topk
+from .sorting import argsort, median, msort, sort, topk
 from .statistics import norm, std, var
 
 clip = _clamping.entry("clip", _clamping.clamp)
@@ -94,6 +109,37 @@ clip = _clamping.entry("clip", _clamping.clamp)
 moveaxis = movedim
 
 __all__ = [
+    "ceil",
+    "cumprod",
+    "cumsum",
+    "expm1",
+    "fix",
+    "floor",
+    "frac",
+    "log10",
+    "log1p",
+    "log2",
+    "round",
+    "sign",
+    "trunc",
+    "tril",
+    "triu",
+    "outer",
+    "ger",
+    "roll",
+    "nonzero",
+    "argwhere",
+    "count_nonzero",
+    "nansum",
+    "nanmean",
+    "median",
+    "fmax",
+    "fmin",
+    "atan2",
+    "arctan2",
+    "lerp",
+    "addcmul",
+    "addcdiv",
     "norm",
     "clamp_min",
     "nan_to_num",
@@ -706,3 +752,31 @@ for _name in __all__:
 from . import inplace as _inplace
 
 _inplace.install()
+
+
+def _round_(self, *, decimals=None):
+    """``round`` in place (``Tensor.round_(decimals=None)``); records what ``round`` records."""
+    from .rounding import round_method
+
+    return _inplace.inplace(self, lambda a: round_method(a, decimals=decimals, _name="round_"))
+
+
+def _install_more_inplace():
+    from .cumulative import cumprod_, cumsum_
+    from .indexing import roll_method
+    from .linalg import tril_method, triu_method
+    from .pointwise import install_methods
+
+    install_methods()
+    Tensor.tril, Tensor.triu, Tensor.roll = tril_method, triu_method, roll_method
+    from .rounding import round_method
+
+    Tensor.round, Tensor.round_ = round_method, _round_
+    Tensor.tril_ = lambda self, diagonal=0: _inplace.inplace(self, tril, diagonal, reads_self=True)
+    Tensor.triu_ = lambda self, diagonal=0: _inplace.inplace(self, triu, diagonal, reads_self=True)
+    Tensor.tril_.__doc__ = "``tril`` in place (``Tensor.tril_(diagonal=0)``); records TrilBackward0."
+    Tensor.triu_.__doc__ = "``triu`` in place (``Tensor.triu_(diagonal=0)``); records TriuBackward0."
+    Tensor.cumsum_, Tensor.cumprod_ = cumsum_, cumprod_
+
+
+_install_more_inplace()

@@ -1,4 +1,6 @@
-"""Comparisons and logic: ``== != < <= > >=``, ``& | ^ ~``, ``isnan``, ``isfinite``.
+"""Comparisons and logic: ``== != < <= > >=``, ``& | ^ ~``, ``isnan``, ``isfinite``, ``nonzero``.
+
+(With ``argwhere`` and ``count_nonzero``: which elements are nonzero, and how many.)
 
 Their results are bool tensors and are never recorded: a comparison has no
 useful derivative, so, as in PyTorch, the result has ``requires_grad=False``
@@ -15,6 +17,9 @@ from ._util import broadcast_shape, is_scalar
 __all__ = [
     "all",
     "any",
+    "argwhere",
+    "count_nonzero",
+    "nonzero",
     "eq",
     "ge",
     "gt",
@@ -148,3 +153,54 @@ A bool tensor, never recorded (``torch.any``, ``Tensor.any``).
 Raises:
     IndexError: "Dimension out of range ..." for a bad dim.
 """
+
+
+def nonzero(input, *, as_tuple=False):
+    """The indices of the nonzero elements (``torch.nonzero``); never recorded, int64.
+
+    Without ``as_tuple``: an (n, ndim) tensor, one row per nonzero element in
+    row-major order (a 0-d tensor gives (1, 0) or (0, 0)); laid out by column,
+    as PyTorch's (``is_contiguous()`` is False for n, ndim > 1).  With
+    ``as_tuple=True``: one 1-d tensor of indices per dim (a 0-d input counts
+    as 1-d), what ``x[x.nonzero(as_tuple=True)]`` indexes with.  nan is nonzero.
+    """
+    data = input._data
+    if as_tuple:
+        return tuple(_make(np.asarray(i, dtype=np.int64)) for i in np.nonzero(np.atleast_1d(data)))
+    return _make(np.asfortranarray(np.argwhere(data).astype(np.int64, copy=False)))
+
+
+def argwhere(input):
+    """``torch.argwhere``: ``nonzero(input)``, the (n, ndim) indices of the nonzero elements."""
+    return nonzero(input)
+
+
+def count_nonzero(input, dim=None):
+    """How many elements are nonzero, over all or over ``dim`` (``torch.count_nonzero``); int64.
+
+    ``dim``: an int, a tuple or list of ints (``()``: all).  nan counts as nonzero.
+
+    Raises:
+        IndexError: for a dim out of range.
+        RuntimeError: "dim 0 appears multiple times in the list of dims".
+        TypeError: PyTorch's "invalid combination of arguments" for a ``dim``
+            that is neither.
+    """
+    import builtins
+
+    from ._util import reduction_dims
+
+    ok = dim is None or isinstance(dim, (int, np.integer)) or isinstance(dim, (tuple, list)) and builtins.all(
+        isinstance(d, (int, np.integer)) for d in dim)
+    if not ok or isinstance(dim, bool):
+        got = type(dim).__name__
+        raise TypeError(
+            "count_nonzero() received an invalid combination of arguments - got (Tensor, "
+            f"{got}), but expected one of:\n * (Tensor input, int dim = None)\n      didn't match "
+            f"because some of the arguments have invalid types: (Tensor, !{got}!)\n * (Tensor input, "
+            "tuple of ints dim)\n      didn't match because some of the arguments have invalid types: "
+            f"(Tensor, !{got}!)\n")
+    data = input._data
+    dims = reduction_dims(dim, data.ndim)
+    return _make(np.asarray(np.count_nonzero(data, axis=dims) if data.ndim else np.count_nonzero(data),
+                            dtype=np.int64))

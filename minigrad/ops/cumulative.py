@@ -21,24 +21,30 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim
 
-__all__ = ["Cumprod", "Cumsum", "cumprod", "cumsum"]
+__all__ = ["Cumprod", "Cumsum", "cumprod", "cumprod_", "cumsum", "cumsum_"]
 
 _make = Tensor._make
 
 
-def _running(ctx, a, dim, np_fn):
+def _running(ctx, a, dim, np_fn, dtype=None):
     """The running ``np_fn`` (``np.cumsum`` / ``np.cumprod``) along ``dim``, noted on ``ctx``.
 
-    Integers and bools are promoted to int64, as by ``torch.cumsum``; a 0-d
-    tensor (dim 0 or -1) gives a copy of itself.
+    Integers and bools are promoted to int64, as by ``torch.cumsum``, unless
+    ``dtype`` (a minigrad dtype) says otherwise; a 0-d tensor (dim 0 or -1)
+    gives a copy of itself.
     """
     data = a._data
     d = canonical_dim(dim, builtins.max(data.ndim, 1))
     ctx.dim, ctx._d = as_saved_int(dim), d
-    dtype = np.dtype(np.int64) if data.dtype.kind in "biu" else data.dtype
+    if dtype is not None:
+        dtype = dtype.np
+    elif data.dtype.kind in "biu":
+        dtype = np.dtype(np.int64)
+    else:
+        dtype = data.dtype
     if not data.ndim:
         return np.asarray(data, dtype=dtype).copy()
-    return np_fn(data, axis=d, dtype=dtype)
+    return np.ascontiguousarray(np_fn(data, axis=d, dtype=dtype))  # PyTorch's result is contiguous
 
 
 def _reversed_cumsum(w, d):
@@ -55,16 +61,24 @@ class Cumsum(Function):
     saved_attrs = ("dim",)
 
     @staticmethod
-    def forward(ctx, a, dim):
+    def forward(ctx, a, dim, dtype=None):
+        ctx._in_dtype = a.dtype
         # + 0: PyTorch's running sum starts from +0, so a run of -0s sums to +0 (numpy's to -0)
-        return _make(_running(ctx, a, dim, np.cumsum) + 0)
+        return _make(_running(ctx, a, dim, np.cumsum, dtype) + 0)
 
     @staticmethod
     def backward(ctx, grad):
-        # PyTorch's cumsum_backward: the trivial case returns grad itself
+        # PyTorch's cumsum_backward(grad.to(self.scalar_type()), dim): the trivial case
+        # returns grad itself
+        grad = _to_input_dtype(grad, ctx)
         if grad._data.size <= 1 or grad._data.shape[ctx._d] == 1:
-            return grad, None
-        return _reversed_cumsum(grad, ctx._d), None
+            return grad, None, None
+        return _reversed_cumsum(grad, ctx._d), None, None
+
+
+def _to_input_dtype(grad, ctx):
+    """``grad.to(self.scalar_type())``: a ``dtype=`` run's gradient back in the input's dtype."""
+    return grad if grad.dtype is ctx._in_dtype else grad.to(ctx._in_dtype)
 
 
 def _cumprod_backward_arrays(grad, x, out, d):
@@ -145,29 +159,111 @@ class Cumprod(Function):
     saved_attrs = ("dim",)
 
     @staticmethod
-    def forward(ctx, a, dim):
-        out = _make(_running(ctx, a, dim, np.cumprod))
+    def forward(ctx, a, dim, dtype=None):
+        ctx._in_dtype = a.dtype
+        out = _make(_running(ctx, a, dim, np.cumprod, dtype))
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
+        # PyTorch's cumprod_backward(grad.to(self.scalar_type()), self, dim, result)
+        grad = _to_input_dtype(grad, ctx)
         x, out = ctx.saved_tensors
         d = ctx._d
         if x._data.size <= 1 or x._data.shape[d] == 1:
-            return grad, None
+            return grad, None, None
         if not np.any(x._data == 0):
-            return _reversed_cumsum(out * grad, d) / x, None
+            return _reversed_cumsum(out * grad, d) / x, None, None
         if not autograd.is_grad_enabled():
-            return _make(_cumprod_backward_arrays(grad._data, x._data, out._data, d)), None
-        return _cumprod_backward_recorded(grad, x, d), None
+            return _make(_cumprod_backward_arrays(grad._data, x._data, out._data, d)), None, None
+        return _cumprod_backward_recorded(grad, x, d), None, None
 
 
-def cumsum(input, dim):
-    """Running sum along ``dim`` (``torch.cumsum``); same shape, integers and bools to int64."""
-    return Cumsum.apply(input, dim)
+_NO_DIM = object()
 
 
-def cumprod(input, dim):
-    """Running product along ``dim`` (``torch.cumprod``); same shape, integers and bools to int64."""
-    return Cumprod.apply(input, dim)
+def _arguments(name, input, dim, dtype):
+    """Check ``cumsum``/``cumprod``'s arguments as PyTorch's binding does; ``dtype`` as a minigrad dtype."""
+    if dim is _NO_DIM:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if dtype is None:
+        return None
+    from .._dtype import as_dtype
+
+    dtype = as_dtype(dtype)
+    if input._requires_grad and autograd.is_grad_enabled() and not dtype.is_floating_point:
+        raise RuntimeError(f"Autograd not support dtype: {_TYPE_NAMES.get(str(dtype.np), dtype)}")
+    return dtype
+
+
+_TYPE_NAMES = {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}
+
+
+def cumsum(input, dim=_NO_DIM, *, dtype=None):
+    """Running sum along ``dim`` (``torch.cumsum``): ``out[i] = input[0] + ... + input[i]``.
+
+    Args:
+        input (Tensor): any shape (a 0-d tensor takes dim 0 or -1).
+        dim (int): the dim to run along; negative counts from the end.
+        dtype: compute and return in this dtype; by default floats keep
+            theirs, integers and bools give int64.
+
+    Node CumsumBackward0 (saves ``dim``); the gradient is the reversed
+    running sum of the incoming one, cast back to the input's dtype.
+
+    Raises:
+        TypeError: without ``dim`` (PyTorch's message).
+        IndexError: for a dim out of range.
+        RuntimeError: "Autograd not support dtype: Long" for an integer
+            ``dtype`` on an input that requires grad.
+    """
+    return Cumsum.apply(input, dim, _arguments("cumsum", input, dim, dtype))
+
+
+def cumprod(input, dim=_NO_DIM, *, dtype=None):
+    """Running product along ``dim`` (``torch.cumprod``): ``out[i] = input[0] * ... * input[i]``.
+
+    Arguments, dtypes and errors as ``cumsum``'s.  Node CumprodBackward0
+    (saves ``self``, ``result`` and ``dim``); the gradient follows PyTorch's
+    ``cumprod_backward``, exact with zeros in the input.
+    """
+    return Cumprod.apply(input, dim, _arguments("cumprod", input, dim, dtype))
+
+
+def cumsum_(self, dim=_NO_DIM, *, dtype=None):
+    """``cumsum`` in place (``Tensor.cumsum_``); records CumsumBackward0.
+
+    Raises:
+        RuntimeError: "Bad in-place call: input tensor dtype long int and
+            output tensor dtype float should match" for a ``dtype`` other than the tensor's.
+    """
+    return _running_inplace("cumsum", cumsum, self, dim, dtype)
+
+
+def cumprod_(self, dim=_NO_DIM, *, dtype=None):
+    """``cumprod`` in place (``Tensor.cumprod_``); records CumprodBackward0."""
+    return _running_inplace("cumprod", cumprod, self, dim, dtype)
+
+
+_C_NAMES = {"int64": "long int", "bool": "bool", "float32": "float", "float64": "double"}
+
+
+def _running_inplace(name, fn, self, dim, dtype):
+    from .inplace import inplace
+
+    if dim is _NO_DIM:
+        raise TypeError(f'{name}_() missing 1 required positional arguments: "dim"')
+    if self._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+    if dtype is not None:
+        from .._dtype import as_dtype
+
+        dtype = as_dtype(dtype)
+        if dtype is not self.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_C_NAMES[str(self._data.dtype)]} "
+                               f"and output tensor dtype {_C_NAMES[str(dtype.np)]} should match")
+    return inplace(self, lambda a: fn(a, dim, dtype=self.dtype))

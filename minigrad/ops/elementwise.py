@@ -193,8 +193,11 @@ class MulScalar(Function):
 
     @staticmethod
     def forward(ctx, a, other):
+        from ._util import wrap_scalar
+
         ctx.other = other
-        return _make(np.multiply(a._data, other).astype(a._data.dtype, copy=False))
+        # promoted as PyTorch's mul(Tensor, Scalar): an integer tensor times 0.5 is float32
+        return _make(np.multiply(a._data, other).astype(binary_dtype(a, wrap_scalar(other)), copy=False))
 
     @staticmethod
     def formula(F, ctx, grad):

@@ -19,8 +19,8 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim
 
-__all__ = ["Gather", "Index", "IndexAdd", "IndexSelect", "Select", "Slice", "gather", "getitem",
-           "index_add", "index_select", "narrow", "select"]
+__all__ = ["Gather", "Index", "IndexAdd", "IndexSelect", "Roll", "Select", "Slice", "gather", "getitem",
+           "index_add", "index_select", "narrow", "roll", "select"]
 
 _make = Tensor._make
 
@@ -631,3 +631,84 @@ def index_add(input, dim, index, source, *, alpha=1):
         raise TypeError(f"index_add(): argument 'source' (position 3) must be Tensor, not "
                         f"{type(source).__name__}")
     return IndexAdd.apply(input, dim, (index,), source, alpha)
+
+
+class Roll(Function):
+    """The elements shifted cyclically by ``shifts`` along ``dims`` (RollBackward0).
+
+    With ``dims`` empty the tensor is rolled as if flattened, then given its
+    shape back.  Saves ``shifts`` and ``dims`` (as given, a negative one read
+    as unsigned 64-bit, as PyTorch shows them); the gradient is the incoming
+    one rolled back: PyTorch's ``grad.roll(-reversed(shifts), reversed(dims))``.
+    """
+
+    node_name = "RollBackward0"
+    saved_attrs = ("dims", "shifts")
+    _numpy_forward = True
+    _quiet_numpy = False
+
+    @staticmethod
+    def forward(ctx, a, shifts, dims):
+        data = a._data
+        if not data.ndim and dims:
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+        axes = tuple(canonical_dim(d, data.ndim) for d in dims)
+        ctx.shifts, ctx.dims = tuple(as_saved_int(s) for s in shifts), tuple(as_saved_int(d) for d in dims)
+        ctx._shifts, ctx._dims = shifts, dims
+        if not data.ndim or not data.size:
+            return _make(data.copy())
+        return _make(np.ascontiguousarray(np.roll(data, shifts, axes if axes else None)))  # as PyTorch's
+
+    @staticmethod
+    def formula(F, ctx, grad):
+        back = tuple(-s for s in reversed(ctx._shifts))
+        return F.roll(grad, back, tuple(reversed(ctx._dims))), None, None
+
+
+def _int_tuple(name, arg, position, value):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (int(value),)
+    if isinstance(value, (tuple, list)) and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
+        return tuple(int(v) for v in value)
+    raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be tuple of ints, not "
+                    f"{type(value).__name__}")
+
+
+_NO_SHIFTS = object()
+
+
+def roll(input, shifts=_NO_SHIFTS, dims=()):
+    """Roll the elements cyclically along ``dims`` (``torch.roll``); node RollBackward0.
+
+    Args:
+        input (Tensor): any shape and dtype.
+        shifts (int | tuple[int]): how far each dim rolls (elements leaving at
+            the end come back at the start; negative rolls the other way).
+        dims (int | tuple[int]): the dims, one per shift; none (the default):
+            the tensor rolls as if flattened, by one shift.
+
+    Raises:
+        RuntimeError: "shifts and dimensions must align. shifts: 2, dims:1";
+            "`shifts` required" for an empty ``shifts``.
+        IndexError: for a dim out of range.
+        TypeError: without ``shifts``, or for a shift or dim that is not an int.
+    """
+    return _roll(input, shifts, dims, 2)
+
+
+def roll_method(self, shifts=_NO_SHIFTS, dims=()):
+    """``Tensor.roll(shifts, dims=())``: ``roll`` of this tensor (arguments from position 1)."""
+    return _roll(self, shifts, dims, 1)
+
+
+def _roll(input, shifts, dims, first):
+    if shifts is _NO_SHIFTS:
+        raise TypeError('roll() missing 1 required positional arguments: "shifts"')
+    shifts = _int_tuple("roll", "shifts", first, shifts)
+    dims = () if dims is None else _int_tuple("roll", "dims", first + 1, dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if len(shifts) != len(dims) and not (len(shifts) == 1 and not dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    return Roll.apply(input, shifts, dims)

@@ -752,7 +752,7 @@ def install():
 # The in-place forms of one-argument math (``x.exp_()``): each records the
 # out-of-place op's node (ExpBackward0, ...), as PyTorch does.
 _UNARY = ("abs", "cos", "exp", "log", "neg", "reciprocal", "sigmoid", "sin", "sqrt", "square",
-          "tanh")
+          "tanh", "ceil", "expm1", "fix", "floor", "frac", "log10", "log1p", "log2", "sign", "trunc")
 
 
 def _unary_inplace(name):

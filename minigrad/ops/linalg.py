@@ -1,10 +1,13 @@
-"""Linear algebra: matrix products, each with its two vector-Jacobian products.
+"""Linear algebra: matrix products, each with its two vector-Jacobian products; triangles.
 
 For C = A @ B with A (n, k) and B (k, m): Ā = C̄ Bᵀ and B̄ = Aᵀ C̄.  ``dot``,
 ``mv`` and ``bmm`` are the same rule for vectors and batches; ``matmul``
 dispatches to them the way PyTorch does, so the recorded nodes match.
 
-Source: PyTorch's derivatives.yaml (``mm``, ``mv``, ``dot``, ``bmm``) and
+``tril``/``triu`` keep a triangle of each matrix (their gradient: the same
+triangle of the incoming one); ``outer`` is a reshape and a product.
+
+Source: PyTorch's derivatives.yaml (``mm``, ``mv``, ``dot``, ``bmm``, ``tril``, ``triu``) and
 ``at::native::matmul`` (aten/src/ATen/native/LinearAlgebra.cpp).
 """
 
@@ -12,9 +15,10 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
+from ._util import as_saved_int
 
-__all__ = ["Bmm", "DiagEmbed", "Diagonal", "DiagonalCopy", "Dot", "Mm", "Mv", "bmm", "diag", "diagonal",
-           "dot", "matmul", "mm", "mv"]
+__all__ = ["Bmm", "DiagEmbed", "Diagonal", "DiagonalCopy", "Dot", "Mm", "Mv", "Tril", "Triu", "bmm", "diag",
+           "diagonal", "dot", "ger", "matmul", "mm", "mv", "outer", "tril", "triu"]
 
 _make = Tensor._make
 
@@ -605,3 +609,109 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         IndexError: "Dimension out of range ..." for a bad dim.
     """
     return Diagonal.apply(input, int(offset), dim1, dim2)
+
+
+def _int_argument(name, value, position):
+    """PyTorch's binding of an ``int`` argument: a bool or a float is a TypeError."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'diagonal' (position {position}) must be int, not "
+                        f"{type(value).__name__}")
+    return int(value)
+
+
+class Tril(Function):
+    """The lower triangle of the last two dims, ``diagonal`` above the main one (TrilBackward0).
+
+    Elements above the ``diagonal``-th diagonal become 0 (0 is the main
+    diagonal, > 0 above it, < 0 below); a batch of matrices is done matrix by
+    matrix.  Saves ``diagonal``; the gradient is the incoming one's same
+    triangle (``grad.tril(diagonal)``).
+    """
+
+    node_name = "TrilBackward0"
+    saved_attrs = ("diagonal",)
+    _numpy_forward = True
+    _quiet_numpy = False
+    _np = staticmethod(np.tril)
+    _op = "tril"
+
+    @classmethod
+    def forward(cls, ctx, a, diagonal):
+        if a._data.ndim < 2:
+            raise RuntimeError(f"{cls._op}: input tensor must have at least 2 dimensions")
+        ctx.diagonal, ctx._k = as_saved_int(diagonal), diagonal
+        return _make(cls._np(a._data, diagonal))
+
+    @staticmethod
+    def formula(F, ctx, grad):
+        return F.tril(grad, ctx._k), None
+
+
+class Triu(Function):
+    """The upper triangle of the last two dims (TriuBackward0); as ``Tril``, the other side."""
+
+    node_name = "TriuBackward0"
+    saved_attrs = ("diagonal",)
+    _numpy_forward = True
+    _quiet_numpy = False
+    _np = staticmethod(np.triu)
+    _op = "triu"
+    forward = Tril.__dict__["forward"]
+
+    @staticmethod
+    def formula(F, ctx, grad):
+        return F.triu(grad, ctx._k), None
+
+
+def tril(input, diagonal=0):
+    """The lower triangle of a matrix or a batch of them (``torch.tril``); node TrilBackward0.
+
+    Args:
+        input (Tensor): at least 2-d, any dtype; the last two dims are the matrix.
+        diagonal (int): the last diagonal kept: 0 the main one, > 0 above, < 0 below.
+
+    Raises:
+        RuntimeError: "tril: input tensor must have at least 2 dimensions".
+        TypeError: a ``diagonal`` that is not an int.
+    """
+    return Tril.apply(input, _int_argument("tril", diagonal, 2))
+
+
+def tril_method(self, diagonal=0):
+    """``Tensor.tril(diagonal=0)``: ``tril`` of this tensor (its argument is position 1)."""
+    return Tril.apply(self, _int_argument("tril", diagonal, 1))
+
+
+def triu_method(self, diagonal=0):
+    """``Tensor.triu(diagonal=0)``: ``triu`` of this tensor."""
+    return Triu.apply(self, _int_argument("triu", diagonal, 1))
+
+
+def triu(input, diagonal=0):
+    """The upper triangle of a matrix or a batch of them (``torch.triu``); node TriuBackward0.
+
+    Arguments and errors as ``tril``'s; ``diagonal`` is the first diagonal kept.
+    """
+    return Triu.apply(input, _int_argument("triu", diagonal, 2))
+
+
+def outer(input, vec2):
+    """The outer product ``input[i] * vec2[j]`` of two 1-d tensors, (n, m) (``torch.outer``).
+
+    Computed as PyTorch does, ``input.reshape(n, 1) * vec2``: nodes
+    MulBackward0 and ViewBackward0, dtypes promoted as by ``*``.
+
+    Raises:
+        RuntimeError: "outer: Expected 1-D argument self, but got 2-D" (or ``vec2``).
+    """
+    if not isinstance(vec2, Tensor):
+        raise TypeError(f"outer(): argument 'vec2' (position 2) must be Tensor, not {type(vec2).__name__}")
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
+    return input.reshape(input._data.shape[0], 1) * vec2
+
+
+def ger(input, vec2):
+    """``torch.ger``: the old name of ``outer``."""
+    return outer(input, vec2)

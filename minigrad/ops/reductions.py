@@ -346,7 +346,7 @@ def _max_dim_forward(ctx, a, dim, keepdim, argfn, name):
         values = np.take_along_axis(data, idx, axis=d)
         if not keepdim:
             idx, values = idx.squeeze(d), values.squeeze(d)
-    ctx.dim, ctx.keepdim, ctx.self_sym_sizes = dim, keepdim, data.shape
+    ctx.dim, ctx.keepdim, ctx.self_sym_sizes = as_saved_int(dim), keepdim, data.shape
     ctx._d = d
     values_t, idx_t = _make(values), _make(idx.astype(np.int64))
     ctx.mark_non_differentiable(idx_t)

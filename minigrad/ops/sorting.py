@@ -1,4 +1,4 @@
-"""Sorting: ``sort``, ``argsort``, ``topk``, ``msort``.
+"""Sorting and order statistics: ``sort``, ``argsort``, ``topk``, ``msort``, ``median``.
 
 ``sort`` and ``topk`` return ``(values, indices)``; the values are recorded
 (SortBackward0, TopkBackward0), the indices are int64 and not
@@ -12,8 +12,13 @@ kernel gives for the small inputs a lesson uses; with ``stable=False``
 PyTorch makes no promise about the order of equal elements.  NaN sorts as
 the largest value, as in PyTorch.
 
-Source: ``torch.sort``, ``torch.topk`` and their derivatives.yaml entries
-(``value_selecting_reduction_backward`` with ``keepdim=True``).
+``median`` is the lower median (the element at (n - 1) // 2 of the sorted
+order), its gradient that of ``max``: all to the picked element along a dim,
+shared among the equal elements overall.
+
+Source: ``torch.sort``, ``torch.topk``, ``torch.median`` and their
+derivatives.yaml entries (``value_selecting_reduction_backward``,
+``evenly_distribute_backward``).
 """
 
 import numpy as np
@@ -23,7 +28,7 @@ from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim
 from .reductions import _named_pair
 
-__all__ = ["Sort", "Topk", "argsort", "msort", "sort", "topk"]
+__all__ = ["MedianAll", "MedianDim", "Sort", "Topk", "argsort", "median", "msort", "sort", "topk"]
 
 _make = Tensor._make
 
@@ -229,3 +234,116 @@ def _topk(input, k, dim, largest, sorted, k_position):
 def _topk_method(self, k, dim=-1, largest=True, sorted=True):
     """``torch.topk(self, k, ...)`` (``Tensor.topk``)."""
     return _topk(self, k, dim, largest, sorted, 1)  # PyTorch counts k as argument 1 here
+
+
+median_return = _named_pair("median")
+
+
+def _lower_median_index(data, d):
+    """Along ``d``: the index of the lower median ((n - 1) // 2 in a stable sort), or of the
+    first nan where there is one: the element PyTorch's CPU kernel picks (ties included)."""
+    n = data.shape[d]
+    pick = np.take(np.argsort(data, axis=d, kind="stable"), [(n - 1) // 2], axis=d)
+    if data.dtype.kind == "f":
+        nan = np.isnan(data)
+        first_nan = np.expand_dims(np.argmax(nan, axis=d), d)
+        pick = np.where(np.any(nan, axis=d, keepdims=True), first_nan, pick)
+    return pick
+
+
+class MedianAll(Function):
+    """The lower median of all elements (MedianBackward0); saves ``self`` and ``result``.
+
+    For an even count the lower of the two middle values (not their mean);
+    nan if any element is nan, and for an empty tensor.  The gradient goes
+    to the elements equal to the result, shared evenly (PyTorch's
+    ``evenly_distribute_backward``: to the nans when the result is nan).
+    """
+
+    node_name = "MedianBackward0"
+    saved_names = ("self", "result")
+
+    @staticmethod
+    def forward(ctx, a):
+        data = a._data
+        if data.dtype == np.bool_:
+            raise NotImplementedError('"median_cpu" not implemented for \'Bool\'')
+        if data.size == 0:
+            # PyTorch's median of nothing: nan, cast to the dtype (INT64_MIN for integers, True for bool)
+            kind = data.dtype.kind
+            out = np.asarray(np.nan if kind == "f" else np.iinfo(np.int64).min if kind in "iu" else True,
+                             dtype=data.dtype)
+        else:
+            flat = data.reshape(-1)
+            out = np.asarray(flat[_lower_median_index(flat, 0)[0]])
+        res = _make(out)
+        ctx.save_for_backward(a, res)
+        return res
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .reductions import MaxAll
+
+        return MaxAll.backward(ctx, grad)  # the same evenly_distribute_backward
+
+
+class MedianDim(Function):
+    """The lower median along ``dim`` with its index (MedianBackward1); the index gets the gradient.
+
+    Returns ``(values, indices)``; the index of a tie is the one PyTorch's
+    CPU kernel gives (the stable order's), of a row with nan its first nan.
+    Saves ``dim``, ``indices``, ``keepdim`` and the input's sizes, as
+    ``max(dim)``; the gradient is PyTorch's ``value_selecting_reduction_backward``.
+    """
+
+    node_name = "MedianBackward1"
+    saved_names = ("indices",)
+    saved_attrs = ("dim", "keepdim", "self_sym_sizes")
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        data = a._data
+        d = canonical_dim(dim, data.ndim)
+        if data.dtype == np.bool_:
+            raise NotImplementedError('"median_out" not implemented for \'Bool\'')
+        if data.ndim and data.shape[d] == 0:
+            raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+        if data.ndim == 0:
+            idx, values = np.zeros((), dtype=np.int64), data.copy()
+        elif data.size == 0:
+            shape = tuple(1 if i == d else s for i, s in enumerate(data.shape))
+            idx, values = np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=data.dtype)
+        else:
+            idx = _lower_median_index(data, d)
+            values = np.take_along_axis(data, idx, axis=d)
+        if data.ndim and not keepdim:
+            idx, values = idx.squeeze(d), values.squeeze(d)
+        ctx.dim, ctx.keepdim, ctx.self_sym_sizes = as_saved_int(dim), keepdim, data.shape
+        ctx._d = d
+        values_t, idx_t = _make(values), _make(idx.astype(np.int64))
+        ctx.mark_non_differentiable(idx_t)
+        ctx.save_for_backward(idx_t)
+        return values_t, idx_t
+
+    @staticmethod
+    def backward(ctx, grad, _grad_indices):
+        from .reductions import _max_dim_backward
+
+        return _max_dim_backward(ctx, grad)
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median (``torch.median``): of all elements, or along ``dim`` with its index.
+
+    Without ``dim``: a 0-d tensor (MedianBackward0), the lower of the two
+    middle values for an even count, nan if any element is nan.  With
+    ``dim``: ``torch.return_types.median(values, indices)`` (MedianBackward1
+    on the values; the indices are int64 and not differentiable).
+
+    Raises:
+        IndexError: for a dim out of range, or an empty dim to reduce
+            ("median(): Expected reduction dim 1 to have non-zero size.").
+    """
+    if dim is None:
+        return MedianAll.apply(input)
+    return median_return(*MedianDim.apply(input, dim, keepdim))

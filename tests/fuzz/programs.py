@@ -161,7 +161,11 @@ class _Gen:
                "{a}.clone()", "{a}.contiguous()", "{a} * 2", "3 - {a}", "{a} / 4", "2 / {a}",
                "{a} + 0.5", "{a}.to(torch.float64)", "{a}.long()", "{a}.bool()", "{a} > 0",
                "{a} == {a}", "~({a} > 1)", "torch.isnan({a})", "{a}.square().sqrt()",
-               "torch.where({a} > 0, {a}, {a} * 0.1)", "{a}.type_as({b})", "{a}.norm()"]
+               "torch.where({a} > 0, {a}, {a} * 0.1)", "{a}.type_as({b})", "{a}.norm()",
+               "{a}.floor()", "{a}.ceil()", "{a}.trunc()", "torch.fix({a})", "{a}.round()",
+               "{a}.round(decimals=1)", "torch.round({a}, decimals=-1)", "{a}.frac()", "{a}.sign()",
+               "torch.sign({a})", "{a}.log1p()", "{a}.expm1()", "{a}.log2()", "torch.log10({a})",
+               "{a} * {a}.round()"]
         lo = self.value()
         hi = lo + self.value("pos")
         b = self.pick() or a
@@ -188,7 +192,11 @@ class _Gen:
                        "{a}.clamp({b}, {b} + 1)", "{a}.clamp_max({b})", "{a} * {b} + {a}",
                        "torch.mul({a}, {b})", "torch.div({a}, {b})", "{a} < {b}",
                        "torch.div({a}, {b}, rounding_mode='floor')",
-                       "{a}.div({b}, rounding_mode='trunc')", "torch.divide({a}, {b}, rounding_mode=None)"))
+                       "{a}.div({b}, rounding_mode='trunc')", "torch.divide({a}, {b}, rounding_mode=None)",
+                       "torch.fmax({a}, {b})", "{a}.fmin({b})", "torch.atan2({a}, {b})", "{a}.arctan2({b})",
+                       "torch.lerp({a}, {b}, 0.3)", "{a}.lerp({b}, 0.75)", "torch.lerp({a}, {b}, {a}.sigmoid())",
+                       "torch.addcmul({a}, {a}, {b}, value=0.5)", "{a}.addcmul({b}, {b})",
+                       "torch.addcdiv({a}, {b}, {a}.abs() + 1, value=-2)", "{b}.addcdiv({a}, {b})"))
         self.assign(op.format(a=a, b=b))
 
     def reduction(self):
@@ -210,7 +218,12 @@ class _Gen:
                "{a}.sum(dim=(0, -1))", "torch.mean({a}, {d})", "{a}.sort({d}).values",
                "{a}.sort({d}, descending=True)[0]", "{a}.argsort({d})", "{a}.topk(1, {d}).values",
                "{a}.all()", "{a}.any({d})", "torch.logsumexp({a}, {d}, keepdim={k})",
-               "{a}.max(dim={d}, keepdim={k})[0]"]
+               "{a}.max(dim={d}, keepdim={k})[0]", "{a}.nansum()", "{a}.nansum({d}, keepdim={k})",
+               "torch.nansum({a}.log(), dim=({d},))", "{a}.nanmean()", "{a}.log().nanmean({d}, keepdim={k})",
+               "{a}.median()", "{a}.median({d}).values", "torch.median({a}, {d}, keepdim={k})[0]",
+               "{a}.median({d}).indices", "{a}.cumsum({d})", "torch.cumsum({a}, dim={d}, dtype=torch.float64)",
+               "{a}.cumprod({d})", "{a}.count_nonzero()", "torch.count_nonzero({a}, {d})", "torch.nonzero({a})",
+               "{a}.nonzero(as_tuple=True)[0]", "torch.argwhere({a})"]
         op = r.choice(ops)
         if ("sort" in op or "topk" in op) and self._ties(ta):
             # PyTorch leaves the order of ties unspecified (its note on topk, and sort
@@ -251,7 +264,9 @@ class _Gen:
                f"{a}.chunk(2, {d})[0]", f"{a}.split(1, {d})[-1]", f"{a}.narrow({d}, 0, 1)",
                f"{a}.select({d}, 0)", f"{a}.diag()", f"{a}.diagonal()", f"{a}.squeeze((0,))",
                f"{a}.flatten(1)", f"{a}.expand_as({a})", f"{a}.reshape_as({a})",
-               f"{a}.unsqueeze(0).expand({(3,) + shape}).sum(0)"]
+               f"{a}.unsqueeze(0).expand({(3,) + shape}).sum(0)", f"{a}.tril()", f"{a}.triu(1)",
+               f"torch.tril({a}, -1)", f"{a}.triu(diagonal=-2)", f"{a}.roll(1)", f"{a}.roll(-2, {d})",
+               f"torch.roll({a}, ({d}, 1), ({d}, {d2}))", f"torch.outer({a}.flatten(), {a}.flatten()[:2])"]
         self.assign(r.choice(ops))
 
     def index(self):
@@ -320,7 +335,11 @@ class _Gen:
                f"{new}[{idx}].mul_(3)", f"{new}.copy_({a} * 2)", f"{new} += 1", f"{new} *= {a}",
                f"F.relu({new}, inplace=True)", f"{new}.clamp_min_(0)", f"{new}.abs_()",
                f"{new}.sqrt_()", f"{new}.index_add_(0, torch.tensor([0]), {new}[:1] * 2)"
-               if shape else f"{new}.add_(1)"]
+               if shape else f"{new}.add_(1)", f"{new}.floor_()", f"{new}.round_(decimals=1)",
+               f"{new}.sign_()", f"{new}.frac_()", f"{new}.log1p_()", f"{new}.expm1_()",
+               f"{new}.cumsum_(0)", f"{new}.cumprod_(-1)", f"{new}.tril_()", f"{new}.triu_(1)",
+               f"{new}.lerp_({a}, 0.5)", f"{new}.addcmul_({a}, {a}, value=2)", f"{new}.addcdiv_({a}, {a})",
+               f"{new}.atan2_({a})"]
         if self.run("exec", r.choice(ops)):
             self.program.append(("eval", new))
         if r.random() < 0.2 and a in self.leaves:
