@@ -66,8 +66,10 @@ class _ArrayOps:
 
     @staticmethod
     def tanh_backward(grad, result):
-        """``grad * (1 - y*y)`` for ``y = tanh(x)``, in PyTorch's order of operations."""
-        return grad * (1 - result * result)
+        """``grad * (1 - y*y)`` for ``y = tanh(x)``, ``1 - y*y`` rounded once as PyTorch's kernel."""
+        from ..ops.activation_backward import one_minus_square
+
+        return grad * one_minus_square(result)
 
     @staticmethod
     def sigmoid_backward(grad, result):

@@ -713,6 +713,8 @@ def _refresh_view(v):
     v._output_nr = 0
     v._requires_grad = True
     v._view_version = vc[0]
+    if v._retains_grad:
+        v._add_retain_hook()  # retain_grad follows the rebuilt grad_fn, as after an in-place op
 
 
 def _alias_if_input(t, args, dirty=()):

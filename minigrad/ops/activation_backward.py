@@ -9,7 +9,9 @@ two Functions are those kernels, with PyTorch's arithmetic (so values agree
 to the last bit and infinities give the same inf/nan) and PyTorch's
 double-backward formulas (``derivatives.yaml``):
 
-* ``tanh_backward``: ``grad * (1 - y*y)``; its derivatives
+* ``tanh_backward``: ``grad * (1 - y*y)``, with ``1 - y*y`` rounded once, as
+  the kernel's fused multiply-add rounds it (``one_minus_square``: where
+  tanh saturates, rounding ``y*y`` first loses most of the digits); its derivatives
   ``tanh_backward(gg, y)`` for grad and ``gg * (-2 * y * grad)`` for y;
 * ``sigmoid_backward``: ``grad * (1 - y) * y``; its derivatives
   ``sigmoid_backward(gg, y)`` for grad and ``gg * grad * (-2 * y + 1)`` for y.
@@ -25,9 +27,44 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 
-__all__ = ["SigmoidBackward", "TanhBackward"]
+__all__ = ["SigmoidBackward", "TanhBackward", "one_minus_square"]
 
 _make = Tensor._make
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64 into two halves
+
+
+def one_minus_square(r):
+    """``1 - r*r`` rounded once, as a fused multiply-add computes it (PyTorch's CPU kernel).
+
+    ``r``: a float array (or numpy scalar); the result has its shape and dtype.
+    float32: ``r*r`` is exact in float64, so one rounding to float32 is left.
+    float64: the exact error of ``r*r`` (Dekker's product) and of ``1 - p``
+    (Fast2Sum) are added back before the one rounding.  Where ``tanh``
+    saturates (``r`` near ±1) ``1 - fl(r*r)`` would keep only a few digits.
+    Source: Dekker, "A floating-point technique for extending the available
+    precision" (1971); the ``tanh_backward`` kernel of ATen (BinaryOpsKernel.cpp).
+    """
+    dt = r.dtype
+    if dt == np.float32:
+        if r.ndim == 0:
+            v = float(r)
+            return np.float32(1.0 - v * v)
+        w = r.astype(np.float64)
+        return (1.0 - w * w).astype(np.float32)
+    if dt != np.float64:
+        return dt.type(1) - r * r
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = r * r
+        c = _SPLIT * r
+        hi = c - (c - r)
+        lo = r - hi
+        err = ((hi * hi - p) + 2 * hi * lo) + lo * lo  # r*r == p + err exactly
+        s = 1.0 - p
+        e = (1.0 - s) - p  # 1 - p == s + e exactly (|1| >= p)
+        out = s + (e - err)
+    if np.ndim(out) and not np.isfinite(r).all() or not np.ndim(out) and not np.isfinite(r):
+        out = np.where(np.isfinite(r), out, 1.0 - p)  # nan and inf as the plain formula gives them
+    return out
 
 
 class TanhBackward(Function):
@@ -40,9 +77,8 @@ class TanhBackward(Function):
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
         g, r = grad._data, y._data
-        one = r.dtype.type(1)
         with np.errstate(invalid="ignore", over="ignore"):
-            return _make((g * (one - r * r)).astype(r.dtype, copy=False))
+            return _make(np.asarray(g * one_minus_square(r)).astype(r.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, gg):

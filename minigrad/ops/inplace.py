@@ -65,6 +65,12 @@ def _check_writable(t, via_view=False):
             _raise_no_grad_view(t, v)
         v = v._view_of
     root = _view_root(t)
+    v = t
+    while v is not root:  # a view made a leaf (`base.view(...).requires_grad_()`), or a view of one
+        if v._grad_fn is None and v._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        v = v._view_of
     named = multi_view_name(t)
     if named is not None and (root._requires_grad or t._requires_grad):
         raise RuntimeError(
