@@ -8,7 +8,7 @@
 * ``functional``: activations and losses as functions.
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .modules import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -25,5 +25,5 @@ from .modules import (
 )
 from .parameter import Parameter
 
-__all__ = ["functional", "init", "Parameter", "Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh",
+__all__ = ["functional", "init", "utils", "Parameter", "Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh",
            "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout"]
