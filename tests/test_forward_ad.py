@@ -26,6 +26,8 @@ from minigrad import _tensor_str
 from minigrad.autograd import forward_ad as fwAD
 from minigrad.autograd import function as _function
 from minigrad.autograd.functional import hessian, jacobian
+from minigrad.nn import activations as NA
+from minigrad.nn import activations_backward as NB
 from minigrad.nn import functional as NF
 from minigrad.ops import elementwise as E
 from minigrad.ops import inplace as IP
@@ -583,6 +585,27 @@ CASES = {
                                                             reduction="sum"), (2, 3)), {"NllLoss"}),
     "binary_cross_entropy": (_fixed(lambda a: NF.binary_cross_entropy(
         a.sigmoid(), t64([[0.0, 0.25, 1.0], [0.5, 0.75, 0.1]])), (2, 3)), {"BinaryCrossEntropy"}),
+    # the activations of minigrad.nn (activations.py) and their backward kernels
+    "leaky_relu": (_unary(lambda a: NF.leaky_relu(a, 0.2)), {"LeakyRelu"}),
+    "leaky_relu_inplace": (_unary(lambda a: NF.leaky_relu_(a * 1, 0.3)), {"LeakyReluResult"}),
+    "gelu": (_unary(lambda a: NF.gelu(a)), {"Gelu"}),
+    "gelu_tanh": (_unary(lambda a: NF.gelu(a, approximate="tanh")), {"Gelu"}),
+    "silu": (_unary(lambda a: NF.silu(a)), {"Silu"}),
+    "softplus": (_unary(lambda a: NF.softplus(a, 2, 1.5)), {"Softplus"}),
+    "elu": (_unary(lambda a: NF.elu(a, 0.7)), {"Elu"}),
+    "elu_inplace": (_unary(lambda a: NF.elu_(a * 1, 0.7)), {"EluResult"}),
+    "hardtanh": (_unary(lambda a: NF.hardtanh(a, -0.5, 0.8)), {"Hardtanh"}),
+    "add_scalar_ATen": (_unary(lambda a: NA.AddScalar.apply(a, 2.5)), {"AddScalar"}),
+    "activation_backward_kernels": (_fixed(lambda g, a: NB.LeakyReluBackward.apply(g, a, 0.1)
+                                           + NB.HardtanhBackward.apply(g, a, -0.5, 0.5)
+                                           + NB.GeluBackward.apply(g, a, "none")
+                                           + NB.GeluBackward.apply(g, a, "tanh")
+                                           + NB.SoftplusBackward.apply(g, a, 1.5, 1.0)
+                                           + NB.EluBackward.apply(g, a, 0.5, 1, 1)
+                                           + NB.EluBackward.apply(g, a * 0.5, 0.5, 1, 1, True),
+                                           (2, 3), (2, 3)),
+                                    {"LeakyReluBackward", "HardtanhBackward", "GeluBackward",
+                                     "SoftplusBackward", "EluBackward"}),
 }
 
 
@@ -754,6 +777,11 @@ HESSIAN_FUNCTIONS = {
     "matmul_chain": (lambda a: ((a @ a.T).tanh() @ a).pow(2).mean(), (2, 3), set()),
     "mse_bce": (lambda a: NF.mse_loss(a.tanh(), a * 0.5) + NF.binary_cross_entropy(
         a.sigmoid(), a.sigmoid() * 0 + 0.25), (2, 2), set()),
+    "activations": (lambda a: (NF.gelu(a) * NF.gelu(a, approximate="tanh") + NF.softplus(a, 2, 1.0)
+                               + NF.elu(a, 0.5) * NF.silu(a)).sum() + (NF.leaky_relu(a) ** 2).sum()
+                    + (NF.hardtanh(a, -0.9, 0.9) ** 3).sum(), (3,),
+                    {"GeluBackward", "SoftplusBackward", "EluBackward", "LeakyReluBackward",
+                     "HardtanhBackward"}),
 }
 
 

@@ -82,6 +82,15 @@ class _ArrayOps:
         return nll_loss_backward_array(grad, onehot, picked, batched_none)
 
     @staticmethod
+    def call(cls, *args):
+        """A backward kernel of its own (``cls``, a Function with a numpy ``kernel``) on arrays.
+
+        The ``*_backward`` ops PyTorch computes in one kernel (leaky_relu_backward,
+        gelu_backward, ...): plain numpy here, the recorded op under ``TENSOR_OPS``.
+        """
+        return np.asarray(cls.kernel(*args))
+
+    @staticmethod
     def sgn(a):
         """The sign of each element, 0 for nan (PyTorch's sgn)."""
         from ..ops.elementwise import sign_data
@@ -219,6 +228,10 @@ class _TensorOps:
         from ..nn.functional import NllLossGrad
 
         return NllLossGrad.apply(grad, x, onehot, picked, batched_none)
+
+    @staticmethod
+    def call(cls, *args):
+        return cls.apply(*args)
 
     @staticmethod
     def sgn(a):

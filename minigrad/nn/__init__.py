@@ -2,28 +2,42 @@
 
 * ``Parameter`` (parameter.py): a tensor a Module registers to learn;
 * ``Module``, ``Linear``, ``Sequential``, ``ReLU``, ``Tanh``, ``Sigmoid``,
-  ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``Dropout``
-  (modules/, one file per idea);
+  ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``Dropout``,
+  ``LeakyReLU``, ``GELU``, ``SiLU``, ``Softplus``, ``ELU``, ``Hardtanh``, ``Softmax``,
+  ``LogSoftmax``, ``Flatten``, ``Identity`` (modules/, one file per idea);
+* ``utils``: gradient clipping, parameters as one vector;
 * ``init``: PyTorch's initialisations, drawn from minigrad's seeded generator;
 * ``functional``: activations and losses as functions.
 """
 
 from . import functional, init, utils
 from .modules import (
+    ELU,
+    GELU,
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
     Dropout,
+    Flatten,
+    Hardtanh,
+    Identity,
+    LeakyReLU,
     Linear,
+    LogSoftmax,
     Module,
     ModuleList,
     MSELoss,
     ReLU,
     Sequential,
     Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
     Tanh,
 )
 from .parameter import Parameter
 
 __all__ = ["functional", "init", "utils", "Parameter", "Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh",
-           "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout"]
+           "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout",
+           "LeakyReLU", "GELU", "SiLU", "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax",
+           "Flatten", "Identity"]

@@ -597,3 +597,19 @@ def dropout(input, p=0.5, training=True, inplace=False):
         drawn = _gen(None).random(input.shape)
         keep = ((drawn >= p) / (1.0 - p)).astype(input._data.dtype)
     return input.mul_(_make(keep)) if inplace else input * _make(keep)
+
+
+from .activations import (  # noqa: E402  (re-exported: F.leaky_relu, F.gelu, ...)
+    elu,
+    elu_,
+    gelu,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    silu,
+    softplus,
+)
+
+__all__ += ["elu", "elu_", "gelu", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "silu",
+            "softplus"]

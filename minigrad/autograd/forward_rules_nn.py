@@ -1,0 +1,69 @@
+"""Forward-mode rules (JVPs) of the primitives in ``minigrad.nn``: activations and their backward kernels.
+
+Each rule is ``rule(args, out, tangents)`` as in ``forward_rules.py``.  The
+activations are elementwise, so their tangent is their backward kernel
+applied to the tangent (derivatives.yaml's ``result: auto_element_wise``):
+``leaky_relu_backward(ẋ, x, slope)``, ``gelu_backward(ẋ, x)``, ...  The
+backward kernels are linear in the gradient and nonlinear in ``self``:
+``k(ġ, x) + ∂k/∂x ẋ``, the second term being the double-backward formula
+(``gelu_double_backward(ẋ, g, x)``, ...), as derivatives.yaml writes them.
+
+Source: the ``result:`` formulas of PyTorch's tools/autograd/derivatives.yaml.
+"""
+
+__all__ = ["build_nn_rules"]
+
+
+def _plus(a, b):
+    if a is None:
+        return b
+    return a if b is None else a + b
+
+
+def build_nn_rules(r):
+    """Add the rules of ``minigrad.nn``'s primitives to the table ``r``."""
+    from ..nn import activations as A
+    from ..nn import activations_backward as B
+
+    def kernel_of(kernel, *, result=False, extra=()):
+        # ẏ = k(ẋ, x or y, *params): the backward kernel on the tangent
+        def rule(args, out, t):
+            if t[0] is None:
+                return None
+            return kernel.apply(t[0], out if result else args[0], *args[1:], *extra)
+
+        return rule
+
+    r[A.LeakyRelu] = kernel_of(B.LeakyReluBackward)
+    r[A.LeakyReluResult] = kernel_of(B.LeakyReluBackward, result=True)
+    r[A.Gelu] = kernel_of(B.GeluBackward)
+    r[A.Softplus] = kernel_of(B.SoftplusBackward)
+    r[A.Elu] = kernel_of(B.EluBackward)
+    r[A.EluResult] = kernel_of(B.EluBackward, result=True, extra=(True,))
+    r[A.Hardtanh] = kernel_of(B.HardtanhBackward)
+    r[A.AddScalar] = lambda args, out, t: t[0]
+
+    def silu(args, out, t):
+        x, tx = args[0], t[0]
+        s = x.sigmoid()
+        return tx * s * (1 + x * (1 - s))
+
+    r[A.Silu] = silu
+
+    def linear_in_grad(kernel, second=None):
+        # d k(g, x) = k(ġ, x) + (∂k/∂x) ẋ
+        def rule(args, out, t):
+            g, x, *params = args
+            dg = None if t[0] is None else kernel.apply(t[0], x, *params)
+            dx = None if t[1] is None or second is None else second(t[1], g, x, *params)
+            return _plus(dg, dx)
+
+        return rule
+
+    r[B.LeakyReluBackward] = linear_in_grad(B.LeakyReluBackward)
+    r[B.HardtanhBackward] = linear_in_grad(B.HardtanhBackward)
+    r[B.GeluBackward] = linear_in_grad(B.GeluBackward, B.gelu_double_backward)
+    r[B.SoftplusBackward] = linear_in_grad(
+        B.SoftplusBackward, lambda tx, g, x, beta, threshold: B.softplus_double_backward(
+            tx * g, x, beta, threshold))
+    r[B.EluBackward] = linear_in_grad(B.EluBackward, B.elu_double_backward)
