@@ -29,6 +29,7 @@ from minigrad.autograd.functional import hessian, jacobian
 from minigrad.nn import activations as NA
 from minigrad.nn import activations_backward as NB
 from minigrad.nn import functional as NF
+from minigrad.nn import losses as NL
 from minigrad.ops import elementwise as E
 from minigrad.ops import inplace as IP
 
@@ -606,6 +607,13 @@ CASES = {
                                            (2, 3), (2, 3)),
                                     {"LeakyReluBackward", "HardtanhBackward", "GeluBackward",
                                      "SoftplusBackward", "EluBackward"}),
+    "smooth_l1_huber": (_fixed(lambda a, b: NF.smooth_l1_loss(a, b, beta=0.8)
+                               + NF.huber_loss(a, b, delta=0.6, reduction="sum")
+                               + NF.smooth_l1_loss(a, b, reduction="none").sum(), (2, 3), (2, 3)),
+                        {"SmoothL1Loss", "HuberLoss"}),
+    "smooth_l1_huber_kernels": (_fixed(lambda g, a, b: NL.SmoothL1LossGrad.apply(g, a, b, 1, 0.8)
+                                       + NL.HuberLossGrad.apply(g, a, b, 0, 0.6), (2, 3), (2, 3), (2, 3)),
+                                {"SmoothL1LossGrad", "HuberLossGrad"}),
 }
 
 
@@ -782,6 +790,9 @@ HESSIAN_FUNCTIONS = {
                     + (NF.hardtanh(a, -0.9, 0.9) ** 3).sum(), (3,),
                     {"GeluBackward", "SoftplusBackward", "EluBackward", "LeakyReluBackward",
                      "HardtanhBackward"}),
+    "smooth_l1_huber": (lambda a: NF.smooth_l1_loss(a, a.tanh(), beta=0.3)
+                        + NF.huber_loss(a * a, a.sin(), delta=0.5), (3,),
+                        {"SmoothL1LossGrad", "HuberLossGrad"}),
 }
 
 

@@ -67,3 +67,42 @@ def build_nn_rules(r):
         B.SoftplusBackward, lambda tx, g, x, beta, threshold: B.softplus_double_backward(
             tx * g, x, beta, threshold))
     r[B.EluBackward] = linear_in_grad(B.EluBackward, B.elu_double_backward)
+    _build_loss_rules(r)
+
+
+def _build_loss_rules(r):
+    """The piecewise losses (losses.py): ẏ = reduce(k'(d) (ẋ - ṫ)), and their backward kernels."""
+    from ..nn import losses as L
+    from ..tensor import ones_like
+
+    def d_of(x, t, tx, tt):
+        if tt is None:
+            return tx
+        return -tt if tx is None else tx - tt
+
+    def loss(grad_cls):
+        def rule(args, out, t):
+            x, tgt, code, param = args
+            slope = grad_cls.apply(ones_like(x), x, tgt, 0, param)
+            term = slope * d_of(x, tgt, t[0], t[1])
+            if code == 1:
+                return term.mean()
+            return term.sum() if code == 2 else term
+
+        return rule
+
+    def kernel(grad_cls):
+        # d k(g, x, t) = k(ġ, x, t) + ∂k/∂x (ẋ - ṫ) g
+        def rule(args, out, t):
+            g, x, tgt, code, param = args
+            dg = None if t[0] is None else grad_cls.apply(t[0], x, tgt, code, param)
+            dd = d_of(x, tgt, t[1], t[2])
+            dx = None if dd is None else grad_cls._double(g * dd, x, tgt, code, param)
+            return _plus(dg, dx)
+
+        return rule
+
+    r[L.SmoothL1Loss] = loss(L.SmoothL1LossGrad)
+    r[L.HuberLoss] = loss(L.HuberLossGrad)
+    r[L.SmoothL1LossGrad] = kernel(L.SmoothL1LossGrad)
+    r[L.HuberLossGrad] = kernel(L.HuberLossGrad)

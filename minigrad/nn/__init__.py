@@ -4,7 +4,8 @@
 * ``Module``, ``Linear``, ``Sequential``, ``ReLU``, ``Tanh``, ``Sigmoid``,
   ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``Dropout``,
   ``LeakyReLU``, ``GELU``, ``SiLU``, ``Softplus``, ``ELU``, ``Hardtanh``, ``Softmax``,
-  ``LogSoftmax``, ``Flatten``, ``Identity`` (modules/, one file per idea);
+  ``LogSoftmax``, ``Flatten``, ``Identity``, ``NLLLoss``, ``L1Loss``, ``SmoothL1Loss``,
+  ``HuberLoss`` (modules/, one file per idea);
 * ``utils``: gradient clipping, parameters as one vector;
 * ``init``: PyTorch's initialisations, drawn from minigrad's seeded generator;
 * ``functional``: activations and losses as functions.
@@ -20,17 +21,21 @@ from .modules import (
     Dropout,
     Flatten,
     Hardtanh,
+    HuberLoss,
     Identity,
+    L1Loss,
     LeakyReLU,
     Linear,
     LogSoftmax,
     Module,
     ModuleList,
     MSELoss,
+    NLLLoss,
     ReLU,
     Sequential,
     Sigmoid,
     SiLU,
+    SmoothL1Loss,
     Softmax,
     Softplus,
     Tanh,
@@ -40,4 +45,4 @@ from .parameter import Parameter
 __all__ = ["functional", "init", "utils", "Parameter", "Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh",
            "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout",
            "LeakyReLU", "GELU", "SiLU", "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax",
-           "Flatten", "Identity"]
+           "Flatten", "Identity", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss"]

@@ -8,7 +8,8 @@
 * ``container.py``: ``Sequential``;
 * ``flatten.py``: ``Flatten``, ``Identity``;
 * ``dropout.py``: ``Dropout`` (what ``model.eval()`` switches off);
-* ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``.
+* ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``NLLLoss``,
+  ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``.
 """
 
 from .activation import ReLU, Sigmoid, Tanh
@@ -17,9 +18,19 @@ from .container import ModuleList, Sequential
 from .dropout import Dropout
 from .flatten import Flatten, Identity
 from .linear import Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Module
 
 __all__ = ["Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh", "Sigmoid", "MSELoss",
            "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout", "LeakyReLU", "GELU", "SiLU",
-           "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax", "Flatten", "Identity"]
+           "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax", "Flatten", "Identity", "NLLLoss",
+           "L1Loss", "SmoothL1Loss", "HuberLoss"]

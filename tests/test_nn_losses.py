@@ -1,0 +1,47 @@
+"""l1_loss, smooth_l1_loss and huber_loss (nn/losses.py) against finite differences in float64.
+
+First derivatives (input and target) with ``gradcheck`` and second with
+``gradgradcheck`` (through SmoothL1LossBackwardBackward0 and
+HuberLossBackwardBackward0), for every reduction, on values whose
+differences stay away from the thresholds (the kinks).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import minigrad
+from minigrad.autograd.gradcheck import gradcheck
+from minigrad.autograd.gradgradcheck import gradgradcheck
+from tests.test_ops_gradcheck import NONSCALAR, SEEDS, SETTINGS, away_from, leaf
+
+F = minigrad.nn.functional
+
+LOSSES = {
+    "l1": (lambda x, t, r: F.l1_loss(x, t, reduction=r), (0.0,)),
+    "smooth_l1": (lambda x, t, r: F.smooth_l1_loss(x, t, reduction=r), (-1.0, 1.0)),
+    "smooth_l1_beta": (lambda x, t, r: F.smooth_l1_loss(x, t, reduction=r, beta=0.4), (-0.4, 0.4)),
+    "huber": (lambda x, t, r: F.huber_loss(x, t, reduction=r), (-1.0, 1.0)),
+    "huber_delta": (lambda x, t, r: F.huber_loss(x, t, reduction=r, delta=1.7), (-1.7, 1.7)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+@SETTINGS
+@given(shape=NONSCALAR, seed=SEEDS, reduction=st.sampled_from(["mean", "sum", "none"]))
+def test_first_and_second_derivatives(name, shape, seed, reduction):
+    fn, kinks = LOSSES[name]
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(-1, 1, shape)
+    d = away_from(rng, shape, kinks, gap=0.1)
+    x, t = leaf(t + d), leaf(t)
+    assert gradcheck(lambda a, b: fn(a, b, reduction), (x, t), eps=1e-6, atol=1e-5, rtol=1e-3)
+    assert gradgradcheck(lambda a, b: fn(a, b, reduction), (x, t), eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+def test_huber_is_delta_times_smooth_l1():
+    x, t = leaf(np.linspace(-3, 3, 11)), leaf(np.linspace(1, -1, 11))
+    for delta in (0.3, 1.0, 2.5):
+        np.testing.assert_allclose(F.huber_loss(x, t, delta=delta).item(),
+                                   delta * F.smooth_l1_loss(x, t, beta=delta).item(), rtol=1e-12)
