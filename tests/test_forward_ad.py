@@ -614,6 +614,7 @@ CASES = {
     "smooth_l1_huber_kernels": (_fixed(lambda g, a, b: NL.SmoothL1LossGrad.apply(g, a, b, 1, 0.8)
                                        + NL.HuberLossGrad.apply(g, a, b, 0, 0.6), (2, 3), (2, 3), (2, 3)),
                                 {"SmoothL1LossGrad", "HuberLossGrad"}),
+    "constant_pad": (_fixed(lambda a: NF.pad(a, (1, -1, 2, 0), value=3.0), (2, 3)), {"ConstantPadNd"}),
 }
 
 

@@ -1,4 +1,4 @@
-"""l1_loss, smooth_l1_loss and huber_loss (nn/losses.py) against finite differences in float64.
+"""l1_loss, smooth_l1_loss, huber_loss (nn/losses.py) and F.pad (nn/padding.py) against finite differences.
 
 First derivatives (input and target) with ``gradcheck`` and second with
 ``gradgradcheck`` (through SmoothL1LossBackwardBackward0 and
@@ -45,3 +45,19 @@ def test_huber_is_delta_times_smooth_l1():
     for delta in (0.3, 1.0, 2.5):
         np.testing.assert_allclose(F.huber_loss(x, t, delta=delta).item(),
                                    delta * F.smooth_l1_loss(x, t, beta=delta).item(), rtol=1e-12)
+
+
+@SETTINGS
+@given(shape=NONSCALAR, seed=SEEDS, data=st.data())
+def test_constant_pad(shape, seed, data):
+    # F.pad (padding.py): its gradient crops, and the gradient of that pads again
+    amounts = data.draw(st.lists(st.integers(-1, 2), min_size=2, max_size=2 * len(shape)).filter(
+        lambda p: len(p) % 2 == 0))
+    x = leaf(np.random.default_rng(seed).uniform(-2, 2, shape))
+    sizes = list(shape)
+    for i in range(len(amounts) // 2):
+        if sizes[-1 - i] - max(-amounts[2 * i], 0) - max(-amounts[2 * i + 1], 0) < 0:
+            return  # crops more than there is (an error, tested by the parity cases)
+    fn = lambda a: F.pad(a, tuple(amounts), value=0.5) ** 2  # noqa: E731
+    assert gradcheck(fn, (x,), eps=1e-6, atol=1e-5, rtol=1e-3)
+    assert gradgradcheck(fn, (x,), eps=1e-6, atol=1e-5, rtol=1e-3)

@@ -67,6 +67,11 @@ def build_nn_rules(r):
         B.SoftplusBackward, lambda tx, g, x, beta, threshold: B.softplus_double_backward(
             tx * g, x, beta, threshold))
     r[B.EluBackward] = linear_in_grad(B.EluBackward, B.elu_double_backward)
+    from ..nn import padding as P
+
+    # linear: the tangent padded with zeros (the fill value is a constant)
+    r[P.ConstantPadNd] = lambda args, out, t: None if t[0] is None else P.ConstantPadNd.apply(
+        t[0], args[1], 0)
     _build_loss_rules(r)
 
 

@@ -616,3 +616,7 @@ __all__ += ["elu", "elu_", "gelu", "hardtanh", "hardtanh_", "leaky_relu", "leaky
 from .losses import huber_loss, l1_loss, smooth_l1_loss  # noqa: E402
 
 __all__ += ["huber_loss", "l1_loss", "smooth_l1_loss"]
+from .padding import pad  # noqa: E402
+from .sparse import one_hot  # noqa: E402
+
+__all__ += ["one_hot", "pad"]

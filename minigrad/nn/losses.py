@@ -60,7 +60,8 @@ def _broadcast(input, target, stacklevel=3):
         f"({_size(input.shape)}). This will likely lead to incorrect results due to "
         "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=stacklevel)
     shape = broadcast_shape(input, target)
-    return input.expand(*shape), target.expand(*shape)
+    # as broadcast_tensors: only a tensor whose shape grows is expanded (recorded)
+    return tuple(t if t.shape == shape else t.expand(*shape) for t in (input, target))
 
 
 class _PiecewiseLossBackward(Function):
