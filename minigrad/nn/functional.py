@@ -620,3 +620,6 @@ from .padding import pad  # noqa: E402
 from .sparse import one_hot  # noqa: E402
 
 __all__ += ["one_hot", "pad"]
+from .distance import cosine_similarity, normalize  # noqa: E402
+
+__all__ += ["cosine_similarity", "normalize"]
