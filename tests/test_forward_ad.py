@@ -30,6 +30,7 @@ from minigrad.nn import activations as NA
 from minigrad.nn import activations_backward as NB
 from minigrad.nn import functional as NF
 from minigrad.nn import losses as NL
+from minigrad.nn import normalization as NN
 from minigrad.ops import elementwise as E
 from minigrad.ops import inplace as IP
 
@@ -615,6 +616,11 @@ CASES = {
                                        + NL.HuberLossGrad.apply(g, a, b, 0, 0.6), (2, 3), (2, 3), (2, 3)),
                                 {"SmoothL1LossGrad", "HuberLossGrad"}),
     "constant_pad": (_fixed(lambda a: NF.pad(a, (1, -1, 2, 0), value=3.0), (2, 3)), {"ConstantPadNd"}),
+    "layer_norm": (_fixed(lambda a, w, b: NF.layer_norm(a, (2, 3), w, b) + NF.layer_norm(a, (3,))[0],
+                          (2, 2, 3), (2, 3), (2, 3)), {"NativeLayerNorm"}),
+    "layer_norm_grad": (_fixed(lambda g, a, w: sum(o.sum() for o in NN.NativeLayerNormGrad.apply(
+        g, a, a.mean(1, keepdim=True).detach(), a.mean(1, keepdim=True).detach(), w, NN.UNDEFINED,
+        (3,), 1e-5)), (2, 3), (2, 3), (3,)), {"NativeLayerNormGrad"}),
 }
 
 
@@ -791,6 +797,8 @@ HESSIAN_FUNCTIONS = {
                     + (NF.hardtanh(a, -0.9, 0.9) ** 3).sum(), (3,),
                     {"GeluBackward", "SoftplusBackward", "EluBackward", "LeakyReluBackward",
                      "HardtanhBackward"}),
+    "layer_norm": (lambda a: (NF.layer_norm(a.reshape(2, 3), (3,), a[:3] * 2, a[3:]) ** 3).sum(), (6,),
+                   {"NativeLayerNormGrad"}),
     "smooth_l1_huber": (lambda a: NF.smooth_l1_loss(a, a.tanh(), beta=0.3)
                         + NF.huber_loss(a * a, a.sin(), delta=0.5), (3,),
                         {"SmoothL1LossGrad", "HuberLossGrad"}),

@@ -87,8 +87,10 @@ class _ArrayOps:
 
         The ``*_backward`` ops PyTorch computes in one kernel (leaky_relu_backward,
         gelu_backward, ...): plain numpy here, the recorded op under ``TENSOR_OPS``.
+        A kernel with several outputs (native_layer_norm_backward) returns a tuple.
         """
-        return np.asarray(cls.kernel(*args))
+        out = cls.kernel(*args)
+        return out if type(out) is tuple else np.asarray(out)
 
     @staticmethod
     def sgn(a):

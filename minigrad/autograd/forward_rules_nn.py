@@ -1,4 +1,4 @@
-"""Forward-mode rules (JVPs) of the primitives in ``minigrad.nn``: activations and their backward kernels.
+"""Forward-mode rules (JVPs) of the primitives in ``minigrad.nn``: activations, losses, pad, layer_norm.
 
 Each rule is ``rule(args, out, tangents)`` as in ``forward_rules.py``.  The
 activations are elementwise, so their tangent is their backward kernel
@@ -73,6 +73,7 @@ def build_nn_rules(r):
     r[P.ConstantPadNd] = lambda args, out, t: None if t[0] is None else P.ConstantPadNd.apply(
         t[0], args[1], 0)
     _build_loss_rules(r)
+    build_layer_norm_rules(r)
 
 
 def _build_loss_rules(r):
@@ -111,3 +112,75 @@ def _build_loss_rules(r):
     r[L.HuberLoss] = loss(L.HuberLossGrad)
     r[L.SmoothL1LossGrad] = kernel(L.SmoothL1LossGrad)
     r[L.HuberLossGrad] = kernel(L.HuberLossGrad)
+
+
+def _layer_norm_parts(x, normalized_shape, eps):
+    """x̂, r and P (see normalization.py), recomputed with recorded ops."""
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    mu = x.mean(axes, keepdim=True)
+    xc = x - mu
+    r = ((xc * xc).mean(axes, keepdim=True) + eps).pow(-0.5)
+    x_hat = xc * r
+
+    def P(v):
+        return v - v.mean(axes, keepdim=True) - x_hat * (v * x_hat).mean(axes, keepdim=True)
+
+    return axes, x_hat, r, P
+
+
+def build_layer_norm_rules(r):
+    """JVPs of native_layer_norm and of its backward kernel (three outputs)."""
+    from ..nn import normalization as N
+
+    def layer_norm(args, out, t):
+        x, shape, w, b, eps = args
+        w, b = N._defined(w), N._defined(b)
+        _, x_hat, rs, P = _layer_norm_parts(x, shape, eps)
+        term = None
+        if t[0] is not None:
+            term = rs * P(t[0])
+            term = term if w is None else term * w
+        if w is not None and t[2] is not None:
+            term = _plus(term, x_hat * t[2])
+        if b is not None and t[3] is not None:
+            term = _plus(term, t[3].expand(*x.shape))
+        return term
+
+    def layer_norm_grad(args, out, t):
+        dy, x, _mean, _rstd, w, _b, shape, eps = args
+        w = N._defined(w)
+        axes, x_hat, rs, P = _layer_norm_parts(x, shape, eps)
+        lead = tuple(range(x.ndim - len(axes)))
+        n = 1
+        for s in shape:
+            n *= s
+
+        def rows(v):
+            return v.sum(lead) if lead else v
+
+        def lin(v):  # the kernel applied to a gradient v (linear in it)
+            g = v if w is None else v * w
+            return rs * P(g), rows(v * x_hat), rows(v)
+
+        dy = dy.expand(*x.shape) if dy.shape != x.shape else dy
+        parts = []
+        if t[0] is not None:
+            parts.append(lin(t[0].expand(*x.shape) if t[0].shape != x.shape else t[0]))
+        if t[1] is not None:
+            tx = t[1]
+            g = dy if w is None else dy * w
+            gx = rs * P(g)
+            m = (g * x_hat).mean(axes, keepdim=True)
+            d_gx = (-(rs * rs) * m * P(tx)
+                    - (rs / n) * (x_hat * (tx * gx).sum(axes, keepdim=True)
+                                  + gx * (tx * x_hat).sum(axes, keepdim=True)))
+            parts.append((d_gx, rows(dy * rs * P(tx)), None))
+        if w is not None and len(t) > 4 and t[4] is not None:
+            parts.append((rs * P(dy * t[4]), None, None))
+        total = [None, None, None]
+        for p in parts:
+            total = [_plus(a, b) for a, b in zip(total, p)]
+        return tuple(total)
+
+    r[N.NativeLayerNorm] = layer_norm
+    r[N.NativeLayerNormGrad] = layer_norm_grad

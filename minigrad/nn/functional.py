@@ -623,3 +623,6 @@ __all__ += ["one_hot", "pad"]
 from .distance import cosine_similarity, normalize  # noqa: E402
 
 __all__ += ["cosine_similarity", "normalize"]
+from .normalization import layer_norm  # noqa: E402
+
+__all__ += ["layer_norm"]

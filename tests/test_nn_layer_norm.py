@@ -1,0 +1,62 @@
+"""F.layer_norm (nn/normalization.py) against finite differences in float64.
+
+First derivatives (input, weight, bias) with ``gradcheck``, second with
+``gradgradcheck`` (through NativeLayerNormBackwardBackward0), and the third:
+unlike PyTorch's, minigrad's double backward recomputes the row statistics
+with recorded ops, so ``gradgradcheck`` of the gradient passes (PyTorch 2.13
+fails it: its mean and rstd are constants there).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import minigrad
+from minigrad.autograd.gradcheck import gradcheck
+from minigrad.autograd.gradgradcheck import gradgradcheck
+from tests.test_ops_gradcheck import SEEDS, SETTINGS, leaf
+
+F = minigrad.nn.functional
+TOL = {"eps": 1e-6, "atol": 1e-5, "rtol": 1e-3}
+
+
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+@SETTINGS
+@given(seed=SEEDS, lead=st.sampled_from([(), (2,), (2, 1)]), shape=st.sampled_from([(3,), (2, 3)]))
+def test_first_and_second_derivatives(affine, seed, lead, shape):
+    rng = np.random.default_rng(seed)
+    x = leaf(rng.uniform(-2, 2, lead + shape))
+    w = leaf(rng.uniform(0.5, 2, shape)) if affine in ("both", "weight") else None
+    b = leaf(rng.uniform(-1, 1, shape)) if affine in ("both", "bias") else None
+    params = tuple(p for p in (w, b) if p is not None)
+
+    def fn(x, *ps):
+        it = iter(ps)
+        return F.layer_norm(x, shape, next(it) if w is not None else None,
+                            next(it) if b is not None else None, eps=1e-3) ** 2
+
+    assert gradcheck(fn, (x,) + params, **TOL)
+    assert gradgradcheck(fn, (x,) + params, **TOL)
+
+
+@SETTINGS
+@given(seed=SEEDS)
+def test_third_derivative(seed):
+    rng = np.random.default_rng(seed)
+    x, w = leaf(rng.uniform(-2, 2, (2, 4))), leaf(rng.uniform(0.5, 2, (4,)))
+
+    def grad_of(x, w):
+        (gx,) = minigrad.autograd.grad((F.layer_norm(x, (4,), w) ** 3).sum(), x, create_graph=True)
+        return gx
+
+    assert gradgradcheck(grad_of, (x, w), **TOL)
+
+
+def test_statistics_saved_as_pytorch_saves_them():
+    x = leaf([[1.0, 2.0, 4.0], [0.0, 0.0, 3.0]])
+    node = F.layer_norm(x, (3,), eps=0.0).grad_fn
+    np.testing.assert_allclose(node._saved_result1.numpy(), [[7 / 3], [1.0]])
+    np.testing.assert_allclose(node._saved_result2.numpy(),
+                               1 / np.sqrt(np.var([[1, 2, 4], [0, 0, 3]], axis=1, keepdims=True)))
+    assert node._saved_weight is None and node._saved_normalized_shape == (3,)
