@@ -621,6 +621,8 @@ CASES = {
     "layer_norm_grad": (_fixed(lambda g, a, w: sum(o.sum() for o in NN.NativeLayerNormGrad.apply(
         g, a, a.mean(1, keepdim=True).detach(), a.mean(1, keepdim=True).detach(), w, NN.UNDEFINED,
         (3,), 1e-5)), (2, 3), (2, 3), (3,)), {"NativeLayerNormGrad"}),
+    "embedding": (_fixed(lambda w: NF.embedding(minigrad.tensor([[0, 2], [2, 1]]), w, padding_idx=1,
+                                                scale_grad_by_freq=True), (3, 2)), {"Embedding"}),
 }
 
 
@@ -799,6 +801,9 @@ HESSIAN_FUNCTIONS = {
                      "HardtanhBackward"}),
     "layer_norm": (lambda a: (NF.layer_norm(a.reshape(2, 3), (3,), a[:3] * 2, a[3:]) ** 3).sum(), (6,),
                    {"NativeLayerNormGrad"}),
+    "embedding": (lambda a: (NF.embedding(minigrad.tensor([0, 2, 2]), a, padding_idx=1,
+                                          scale_grad_by_freq=True) ** 3).sum(), (3, 2),
+                  {"EmbeddingDenseBackward"}),
     "smooth_l1_huber": (lambda a: NF.smooth_l1_loss(a, a.tanh(), beta=0.3)
                         + NF.huber_loss(a * a, a.sin(), delta=0.5), (3,),
                         {"SmoothL1LossGrad", "HuberLossGrad"}),

@@ -1,4 +1,4 @@
-"""F.layer_norm (nn/normalization.py) against finite differences in float64.
+"""F.layer_norm (nn/normalization.py) and F.embedding (nn/sparse.py) against finite differences in float64.
 
 First derivatives (input, weight, bias) with ``gradcheck``, second with
 ``gradgradcheck`` (through NativeLayerNormBackwardBackward0), and the third:
@@ -60,3 +60,29 @@ def test_statistics_saved_as_pytorch_saves_them():
     np.testing.assert_allclose(node._saved_result2.numpy(),
                                1 / np.sqrt(np.var([[1, 2, 4], [0, 0, 3]], axis=1, keepdims=True)))
     assert node._saved_weight is None and node._saved_normalized_shape == (3,)
+
+
+@pytest.mark.parametrize("kw", [{}, {"padding_idx": 1}, {"scale_grad_by_freq": True},
+                                {"padding_idx": 0, "scale_grad_by_freq": True}])
+@SETTINGS
+@given(seed=SEEDS)
+def test_embedding_gradients(kw, seed):
+    # F.embedding (nn/sparse.py): repeated indices add; the padding row gets nothing and
+    # scale_grad_by_freq divides by the counts, on purpose (so only the plain lookup is the
+    # derivative gradcheck knows); gradgradcheck checks the derivative of that gradient
+    rng = np.random.default_rng(seed)
+    w = leaf(rng.uniform(-2, 2, (4, 3)))
+    idx = rng.integers(0, 4, (2, 3))
+    fn = lambda w: F.embedding(minigrad.tensor(idx), w, **kw) ** 3  # noqa: E731
+    if not kw:
+        assert gradcheck(fn, (w,), **TOL)
+    assert gradgradcheck(fn, (w,), **TOL)
+    (g,) = minigrad.autograd.grad(fn(w).sum(), w)
+    rows = 3 * w.detach().numpy()[idx] ** 2
+    if kw.get("scale_grad_by_freq"):
+        rows = rows / np.bincount(idx.ravel(), minlength=4)[idx][..., None]
+    expected = np.zeros((4, 3))
+    np.add.at(expected, idx, rows)
+    if "padding_idx" in kw:
+        expected[kw["padding_idx"]] = 0
+    np.testing.assert_allclose(g.numpy(), expected, rtol=1e-12)

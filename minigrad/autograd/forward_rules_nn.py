@@ -1,4 +1,5 @@
-"""Forward-mode rules (JVPs) of the primitives in ``minigrad.nn``: activations, losses, pad, layer_norm.
+"""Forward-mode rules (JVPs) of the primitives in ``minigrad.nn``: activations, losses, pad, layer_norm,
+embedding.
 
 Each rule is ``rule(args, out, tangents)`` as in ``forward_rules.py``.  The
 activations are elementwise, so their tangent is their backward kernel
@@ -72,6 +73,12 @@ def build_nn_rules(r):
     # linear: the tangent padded with zeros (the fill value is a constant)
     r[P.ConstantPadNd] = lambda args, out, t: None if t[0] is None else P.ConstantPadNd.apply(
         t[0], args[1], 0)
+    from ..nn import sparse as S
+
+    # linear in the weight (the lookup) and in the gradient (the scatter)
+    r[S.Embedding] = lambda args, out, t: None if t[0] is None else S.Embedding.apply(t[0], *args[1:])
+    r[S.EmbeddingDenseBackward] = lambda args, out, t: None if t[0] is None else (
+        S.EmbeddingDenseBackward.apply(t[0], *args[1:]))
     _build_loss_rules(r)
     build_layer_norm_rules(r)
 

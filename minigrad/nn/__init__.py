@@ -5,7 +5,7 @@
   ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``Dropout``,
   ``LeakyReLU``, ``GELU``, ``SiLU``, ``Softplus``, ``ELU``, ``Hardtanh``, ``Softmax``,
   ``LogSoftmax``, ``Flatten``, ``Identity``, ``NLLLoss``, ``L1Loss``, ``SmoothL1Loss``,
-  ``HuberLoss`` (modules/, one file per idea);
+  ``HuberLoss``, ``LayerNorm``, ``Embedding`` (modules/, one file per idea);
 * ``utils``: gradient clipping, parameters as one vector;
 * ``init``: PyTorch's initialisations, drawn from minigrad's seeded generator;
 * ``functional``: activations and losses as functions.
@@ -19,11 +19,13 @@ from .modules import (
     BCEWithLogitsLoss,
     CrossEntropyLoss,
     Dropout,
+    Embedding,
     Flatten,
     Hardtanh,
     HuberLoss,
     Identity,
     L1Loss,
+    LayerNorm,
     LeakyReLU,
     Linear,
     LogSoftmax,
@@ -45,4 +47,5 @@ from .parameter import Parameter
 __all__ = ["functional", "init", "utils", "Parameter", "Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh",
            "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout",
            "LeakyReLU", "GELU", "SiLU", "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax",
-           "Flatten", "Identity", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss"]
+           "Flatten", "Identity", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
+           "LayerNorm", "Embedding"]

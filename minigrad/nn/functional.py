@@ -617,9 +617,9 @@ from .losses import huber_loss, l1_loss, smooth_l1_loss  # noqa: E402
 
 __all__ += ["huber_loss", "l1_loss", "smooth_l1_loss"]
 from .padding import pad  # noqa: E402
-from .sparse import one_hot  # noqa: E402
+from .sparse import embedding, one_hot  # noqa: E402
 
-__all__ += ["one_hot", "pad"]
+__all__ += ["embedding", "one_hot", "pad"]
 from .distance import cosine_similarity, normalize  # noqa: E402
 
 __all__ += ["cosine_similarity", "normalize"]

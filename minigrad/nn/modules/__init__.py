@@ -7,6 +7,8 @@
   ``Hardtanh``, ``Softmax``, ``LogSoftmax``;
 * ``container.py``: ``Sequential``;
 * ``flatten.py``: ``Flatten``, ``Identity``;
+* ``normalization.py``: ``LayerNorm``;
+* ``sparse.py``: ``Embedding``;
 * ``dropout.py``: ``Dropout`` (what ``model.eval()`` switches off);
 * ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``NLLLoss``,
   ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``.
@@ -29,8 +31,10 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module
+from .normalization import LayerNorm
+from .sparse import Embedding
 
 __all__ = ["Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh", "Sigmoid", "MSELoss",
            "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout", "LeakyReLU", "GELU", "SiLU",
            "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax", "Flatten", "Identity", "NLLLoss",
-           "L1Loss", "SmoothL1Loss", "HuberLoss"]
+           "L1Loss", "SmoothL1Loss", "HuberLoss", "LayerNorm", "Embedding"]
