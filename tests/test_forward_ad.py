@@ -31,6 +31,7 @@ from minigrad.nn import activations_backward as NB
 from minigrad.nn import functional as NF
 from minigrad.nn import losses as NL
 from minigrad.nn import normalization as NN
+from minigrad.nn import sparse as NS
 from minigrad.ops import elementwise as E
 from minigrad.ops import inplace as IP
 
@@ -621,8 +622,12 @@ CASES = {
     "layer_norm_grad": (_fixed(lambda g, a, w: sum(o.sum() for o in NN.NativeLayerNormGrad.apply(
         g, a, a.mean(1, keepdim=True).detach(), a.mean(1, keepdim=True).detach(), w, NN.UNDEFINED,
         (3,), 1e-5)), (2, 3), (2, 3), (3,)), {"NativeLayerNormGrad"}),
-    "embedding": (_fixed(lambda w: NF.embedding(minigrad.tensor([[0, 2], [2, 1]]), w, padding_idx=1,
-                                                scale_grad_by_freq=True), (3, 2)), {"Embedding"}),
+    # (padding_idx and scale_grad_by_freq change the reverse gradient on purpose: not here)
+    "embedding": (_fixed(lambda w: NF.embedding(minigrad.tensor([[0, 2], [2, 1]]), w), (3, 2)),
+                  {"Embedding"}),
+    "embedding_dense_backward": (_fixed(lambda g: NS.EmbeddingDenseBackward.apply(
+        g, np.array([[0, 2], [2, 1]]), 3, 1, False), (2, 2, 2)), {"EmbeddingDenseBackward"}),
+    "kl_div": (_binary(lambda a, b: NF.kl_div(a, b, reduction="sum"), db=POSITIVE), {"Xlogy"}),
 }
 
 
@@ -801,8 +806,7 @@ HESSIAN_FUNCTIONS = {
                      "HardtanhBackward"}),
     "layer_norm": (lambda a: (NF.layer_norm(a.reshape(2, 3), (3,), a[:3] * 2, a[3:]) ** 3).sum(), (6,),
                    {"NativeLayerNormGrad"}),
-    "embedding": (lambda a: (NF.embedding(minigrad.tensor([0, 2, 2]), a, padding_idx=1,
-                                          scale_grad_by_freq=True) ** 3).sum(), (3, 2),
+    "embedding": (lambda a: (NF.embedding(minigrad.tensor([0, 2, 2]), a) ** 3).sum(), (3, 2),
                   {"EmbeddingDenseBackward"}),
     "smooth_l1_huber": (lambda a: NF.smooth_l1_loss(a, a.tanh(), beta=0.3)
                         + NF.huber_loss(a * a, a.sin(), delta=0.5), (3,),

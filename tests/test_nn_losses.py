@@ -1,4 +1,4 @@
-"""l1_loss, smooth_l1_loss, huber_loss (nn/losses.py) and F.pad (nn/padding.py) against finite differences.
+"""l1_loss, smooth_l1_loss, huber_loss, kl_div (nn/losses.py) and F.pad (nn/padding.py) against finite differences.
 
 First derivatives (input and target) with ``gradcheck`` and second with
 ``gradgradcheck`` (through SmoothL1LossBackwardBackward0 and
@@ -61,3 +61,16 @@ def test_constant_pad(shape, seed, data):
     fn = lambda a: F.pad(a, tuple(amounts), value=0.5) ** 2  # noqa: E731
     assert gradcheck(fn, (x,), eps=1e-6, atol=1e-5, rtol=1e-3)
     assert gradgradcheck(fn, (x,), eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+@pytest.mark.parametrize("reduction", ["batchmean", "sum", "none"])
+@SETTINGS
+@given(shape=NONSCALAR, seed=SEEDS, log_target=st.booleans())
+def test_kl_div(shape, seed, reduction, log_target):
+    # F.kl_div (losses.py): xlogy(target, target) - target * input, or its log-target form
+    rng = np.random.default_rng(seed)
+    x = leaf(rng.uniform(-2, 0, shape))
+    t = leaf(rng.uniform(-2, 0, shape) if log_target else rng.uniform(0.1, 1, shape))
+    fn = lambda a, b: F.kl_div(a, b, reduction=reduction, log_target=log_target)  # noqa: E731
+    assert gradcheck(fn, (x, t), eps=1e-6, atol=1e-5, rtol=1e-3)
+    assert gradgradcheck(fn, (x, t), eps=1e-6, atol=1e-5, rtol=1e-3)

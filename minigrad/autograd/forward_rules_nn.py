@@ -86,7 +86,7 @@ def build_nn_rules(r):
 def _build_loss_rules(r):
     """The piecewise losses (losses.py): ẏ = reduce(k'(d) (ẋ - ṫ)), and their backward kernels."""
     from ..nn import losses as L
-    from ..tensor import ones_like
+    from ..tensor import Tensor, ones_like
 
     def d_of(x, t, tx, tt):
         if tt is None:
@@ -115,6 +115,16 @@ def _build_loss_rules(r):
 
         return rule
 
+    def xlogy(args, out, t):
+        # ẋ log y (0 where x = 0 and y <= 0) + ẏ x / y
+        x, y = args
+        dx = None
+        if t[0] is not None:
+            keep = ~((x._data == 0) & (y._data <= 0))
+            dx = L.Xlogy.apply(t[0], y) * Tensor._make(keep.astype(t[0]._data.dtype))
+        return _plus(dx, None if t[1] is None else t[1] * x / y)
+
+    r[L.Xlogy] = xlogy
     r[L.SmoothL1Loss] = loss(L.SmoothL1LossGrad)
     r[L.HuberLoss] = loss(L.HuberLossGrad)
     r[L.SmoothL1LossGrad] = kernel(L.SmoothL1LossGrad)

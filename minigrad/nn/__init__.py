@@ -5,7 +5,7 @@
   ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``Dropout``,
   ``LeakyReLU``, ``GELU``, ``SiLU``, ``Softplus``, ``ELU``, ``Hardtanh``, ``Softmax``,
   ``LogSoftmax``, ``Flatten``, ``Identity``, ``NLLLoss``, ``L1Loss``, ``SmoothL1Loss``,
-  ``HuberLoss``, ``LayerNorm``, ``Embedding`` (modules/, one file per idea);
+  ``HuberLoss``, ``KLDivLoss``, ``LayerNorm``, ``Embedding`` (modules/, one file per idea);
 * ``utils``: gradient clipping, parameters as one vector;
 * ``init``: PyTorch's initialisations, drawn from minigrad's seeded generator;
 * ``functional``: activations and losses as functions.
@@ -24,6 +24,7 @@ from .modules import (
     Hardtanh,
     HuberLoss,
     Identity,
+    KLDivLoss,
     L1Loss,
     LayerNorm,
     LeakyReLU,
@@ -48,4 +49,4 @@ __all__ = ["functional", "init", "utils", "Parameter", "Module", "Linear", "Sequ
            "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout",
            "LeakyReLU", "GELU", "SiLU", "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax",
            "Flatten", "Identity", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
-           "LayerNorm", "Embedding"]
+           "LayerNorm", "Embedding", "KLDivLoss"]

@@ -613,9 +613,9 @@ from .activations import (  # noqa: E402  (re-exported: F.leaky_relu, F.gelu, ..
 
 __all__ += ["elu", "elu_", "gelu", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "silu",
             "softplus"]
-from .losses import huber_loss, l1_loss, smooth_l1_loss  # noqa: E402
+from .losses import huber_loss, kl_div, l1_loss, smooth_l1_loss  # noqa: E402
 
-__all__ += ["huber_loss", "l1_loss", "smooth_l1_loss"]
+__all__ += ["huber_loss", "kl_div", "l1_loss", "smooth_l1_loss"]
 from .padding import pad  # noqa: E402
 from .sparse import embedding, one_hot  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""More regression losses: ``F.l1_loss``, ``F.smooth_l1_loss``, ``F.huber_loss``.
+"""More losses: ``F.l1_loss``, ``F.smooth_l1_loss``, ``F.huber_loss``, ``F.kl_div``.
 
 * ``l1_loss`` is composed, as ATen composes it: ``(input - target).abs()``
   then the reduction (MeanBackward0 ← AbsBackward0 ← SubBackward0);
@@ -17,6 +17,13 @@ With d = input - target:
 * Huber: ``0.5 d²`` where ``|d| < δ``, else ``δ (|d| - 0.5 δ)``; gradient
   ``clamp(d, -δ, δ)`` (Huber 1964); ``huber = β · smooth_l1`` for β = δ.
 
+``kl_div(input, target)`` (input: log-probabilities) is composed as ATen
+composes it: ``xlogy(target, target) - target * input`` (``exp(target) *
+(target - input)`` with ``log_target=True``), then the reduction
+('batchmean' is the sum divided by the batch size, in Python, as
+``F.kl_div`` does).  ``xlogy(x, y) = x log y`` with 0 where x = 0
+(XlogyBackward0) is a primitive of its own here (``Xlogy``; torch.xlogy).
+
 Shapes: ``input`` and ``target`` of one shape (other shapes broadcast, with
 PyTorch's UserWarning); float32 or float64.
 
@@ -34,7 +41,7 @@ from ..autograd.function import Function
 from ..ops.inplace import _TYPE_NAMES
 from ..tensor import Tensor
 
-__all__ = ["huber_loss", "l1_loss", "smooth_l1_loss"]
+__all__ = ["huber_loss", "kl_div", "l1_loss", "smooth_l1_loss", "xlogy"]
 
 _make = Tensor._make
 
@@ -297,3 +304,96 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _float_kernel(input, target, "huber_cpu")
     return HuberLoss.apply(input, target, code, float(delta))
+
+
+def _xlogy_array(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` and ``y`` is not nan (ATen's xlogy), on arrays."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((x == 0) & ~np.isnan(y), x.dtype.type(0), x * np.log(y))
+
+
+class Xlogy(Function):
+    """``xlogy(self, other)`` (XlogyBackward0); saves self and other.
+
+    Gradients (derivatives.yaml): ``xlogy(grad, other)`` for self, 0 where
+    self == 0 and other <= 0 (a select: PyTorch's masked_fill); ``grad * self
+    / other`` for other.
+    """
+
+    node_name = "XlogyBackward0"
+    saved_names = ("other", "self")  # PyTorch's order
+    _numpy_forward = True
+
+    @staticmethod
+    def kernel(x, y):
+        dt = np.result_type(x, y)
+        return _xlogy_array(np.asarray(x, dtype=dt), np.asarray(y, dtype=dt))
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(y, x)
+        return _make(np.asarray(Xlogy.kernel(x._data, y._data)))
+
+    @staticmethod
+    def formula(F, ctx, grad, y, x):
+        need = ctx.needs_input_grad
+        gx = gy = None
+        if need[0]:
+            xd, yd = F.data(x), F.data(y)
+            keep = ~((xd == 0) & (yd <= 0))
+            value = F.call(Xlogy, grad, y)
+            gx = F.select(np.broadcast_to(keep, np.shape(F.data(value))), value)
+        if need[1]:
+            gy = grad * x / y
+        return gx, gy
+
+
+def xlogy(input, other):
+    """``input * log(other)``, 0 where ``input == 0`` (``torch.xlogy``); XlogyBackward0.
+
+    Args:
+        input, other (Tensor | float): broadcastable; float results.
+    """
+    from ..ops._util import as_operand
+
+    input, other = as_operand(input, "xlogy"), as_operand(other, "xlogy")
+    return Xlogy.apply(input, other)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence of ``target`` from ``exp(input)`` (``F.kl_div``).
+
+    Args:
+        input (Tensor): log-probabilities, any shape, floating.
+        target (Tensor): probabilities (log-probabilities with ``log_target=True``), broadcastable.
+        reduction: "mean" (default: over every element, with PyTorch's
+            UserWarning), "batchmean" (the sum over the batch size: the
+            mathematical KL divergence), "sum" or "none".
+
+    Returns:
+        Tensor; nodes SubBackward0 ← XlogyBackward0, MulBackward0 (then the reduction).
+
+    Raises:
+        ValueError: "x is not a valid value for reduction".
+    """
+    from .functional import _reduction
+
+    _check_legacy(size_average, reduce)
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            UserWarning, stacklevel=2)
+    code = 2 if reduction == "batchmean" else _reduction(reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = Xlogy.apply(target, target) - target * input
+    if code == 1:
+        loss = loss.mean()
+    elif code == 2:
+        loss = loss.sum()
+    if reduction == "batchmean" and input.ndim != 0:
+        loss = loss / input.shape[0]
+    return loss

@@ -11,7 +11,7 @@
 * ``sparse.py``: ``Embedding``;
 * ``dropout.py``: ``Dropout`` (what ``model.eval()`` switches off);
 * ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``NLLLoss``,
-  ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``.
+  ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``, ``KLDivLoss``.
 """
 
 from .activation import ReLU, Sigmoid, Tanh
@@ -25,6 +25,7 @@ from .loss import (
     BCEWithLogitsLoss,
     CrossEntropyLoss,
     HuberLoss,
+    KLDivLoss,
     L1Loss,
     MSELoss,
     NLLLoss,
@@ -37,4 +38,4 @@ from .sparse import Embedding
 __all__ = ["Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh", "Sigmoid", "MSELoss",
            "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout", "LeakyReLU", "GELU", "SiLU",
            "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax", "Flatten", "Identity", "NLLLoss",
-           "L1Loss", "SmoothL1Loss", "HuberLoss", "LayerNorm", "Embedding"]
+           "L1Loss", "SmoothL1Loss", "HuberLoss", "LayerNorm", "Embedding", "KLDivLoss"]

@@ -1,5 +1,5 @@
 """Loss layers: ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``NLLLoss``,
-``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``.
+``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``, ``KLDivLoss``.
 
 Modules around ``nn.functional``.
 
@@ -12,8 +12,8 @@ Source: torch/nn/modules/loss.py.
 from .. import functional as F
 from .module import Module
 
-__all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "L1Loss", "MSELoss",
-           "NLLLoss", "SmoothL1Loss"]
+__all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss", "L1Loss",
+           "MSELoss", "NLLLoss", "SmoothL1Loss"]
 
 
 def _legacy(size_average, reduce):
@@ -184,3 +184,19 @@ class HuberLoss(_Loss):
 
     def forward(self, input, target):
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """``F.kl_div`` as a layer (``torch.nn.KLDivLoss``): input log-probabilities, target probabilities.
+
+    Args:
+        reduction: "mean" (default, with PyTorch's warning), "batchmean", "sum" or "none".
+        log_target (bool): the target is given as log-probabilities.
+    """
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
