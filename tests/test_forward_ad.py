@@ -26,12 +26,7 @@ from minigrad import _tensor_str
 from minigrad.autograd import forward_ad as fwAD
 from minigrad.autograd import function as _function
 from minigrad.autograd.functional import hessian, jacobian
-from minigrad.nn import activations as NA
-from minigrad.nn import activations_backward as NB
 from minigrad.nn import functional as NF
-from minigrad.nn import losses as NL
-from minigrad.nn import normalization as NN
-from minigrad.nn import sparse as NS
 from minigrad.ops import elementwise as E
 from minigrad.ops import inplace as IP
 
@@ -588,46 +583,6 @@ CASES = {
                                                             reduction="sum"), (2, 3)), {"NllLoss"}),
     "binary_cross_entropy": (_fixed(lambda a: NF.binary_cross_entropy(
         a.sigmoid(), t64([[0.0, 0.25, 1.0], [0.5, 0.75, 0.1]])), (2, 3)), {"BinaryCrossEntropy"}),
-    # the activations of minigrad.nn (activations.py) and their backward kernels
-    "leaky_relu": (_unary(lambda a: NF.leaky_relu(a, 0.2)), {"LeakyRelu"}),
-    "leaky_relu_inplace": (_unary(lambda a: NF.leaky_relu_(a * 1, 0.3)), {"LeakyReluResult"}),
-    "gelu": (_unary(lambda a: NF.gelu(a)), {"Gelu"}),
-    "gelu_tanh": (_unary(lambda a: NF.gelu(a, approximate="tanh")), {"Gelu"}),
-    "silu": (_unary(lambda a: NF.silu(a)), {"Silu"}),
-    "softplus": (_unary(lambda a: NF.softplus(a, 2, 1.5)), {"Softplus"}),
-    "elu": (_unary(lambda a: NF.elu(a, 0.7)), {"Elu"}),
-    "elu_inplace": (_unary(lambda a: NF.elu_(a * 1, 0.7)), {"EluResult"}),
-    "hardtanh": (_unary(lambda a: NF.hardtanh(a, -0.5, 0.8)), {"Hardtanh"}),
-    "add_scalar_ATen": (_unary(lambda a: NA.AddScalar.apply(a, 2.5)), {"AddScalar"}),
-    "activation_backward_kernels": (_fixed(lambda g, a: NB.LeakyReluBackward.apply(g, a, 0.1)
-                                           + NB.HardtanhBackward.apply(g, a, -0.5, 0.5)
-                                           + NB.GeluBackward.apply(g, a, "none")
-                                           + NB.GeluBackward.apply(g, a, "tanh")
-                                           + NB.SoftplusBackward.apply(g, a, 1.5, 1.0)
-                                           + NB.EluBackward.apply(g, a, 0.5, 1, 1)
-                                           + NB.EluBackward.apply(g, a * 0.5, 0.5, 1, 1, True),
-                                           (2, 3), (2, 3)),
-                                    {"LeakyReluBackward", "HardtanhBackward", "GeluBackward",
-                                     "SoftplusBackward", "EluBackward"}),
-    "smooth_l1_huber": (_fixed(lambda a, b: NF.smooth_l1_loss(a, b, beta=0.8)
-                               + NF.huber_loss(a, b, delta=0.6, reduction="sum")
-                               + NF.smooth_l1_loss(a, b, reduction="none").sum(), (2, 3), (2, 3)),
-                        {"SmoothL1Loss", "HuberLoss"}),
-    "smooth_l1_huber_kernels": (_fixed(lambda g, a, b: NL.SmoothL1LossGrad.apply(g, a, b, 1, 0.8)
-                                       + NL.HuberLossGrad.apply(g, a, b, 0, 0.6), (2, 3), (2, 3), (2, 3)),
-                                {"SmoothL1LossGrad", "HuberLossGrad"}),
-    "constant_pad": (_fixed(lambda a: NF.pad(a, (1, -1, 2, 0), value=3.0), (2, 3)), {"ConstantPadNd"}),
-    "layer_norm": (_fixed(lambda a, w, b: NF.layer_norm(a, (2, 3), w, b) + NF.layer_norm(a, (3,))[0],
-                          (2, 2, 3), (2, 3), (2, 3)), {"NativeLayerNorm"}),
-    "layer_norm_grad": (_fixed(lambda g, a, w: sum(o.sum() for o in NN.NativeLayerNormGrad.apply(
-        g, a, a.mean(1, keepdim=True).detach(), a.mean(1, keepdim=True).detach(), w, NN.UNDEFINED,
-        (3,), 1e-5)), (2, 3), (2, 3), (3,)), {"NativeLayerNormGrad"}),
-    # (padding_idx and scale_grad_by_freq change the reverse gradient on purpose: not here)
-    "embedding": (_fixed(lambda w: NF.embedding(minigrad.tensor([[0, 2], [2, 1]]), w), (3, 2)),
-                  {"Embedding"}),
-    "embedding_dense_backward": (_fixed(lambda g: NS.EmbeddingDenseBackward.apply(
-        g, np.array([[0, 2], [2, 1]]), 3, 1, False), (2, 2, 2)), {"EmbeddingDenseBackward"}),
-    "kl_div": (_binary(lambda a, b: NF.kl_div(a, b, reduction="sum"), db=POSITIVE), {"Xlogy"}),
 }
 
 
@@ -684,7 +639,9 @@ def test_every_jvp_rule_equals_the_reverse_jacobian_times_v(name, data, seed):
 def test_the_cases_cover_every_rule_in_the_table():
     fwAD._rule_for(minigrad.autograd.Function)  # builds the table
     in_table = {c.__name__ for c in fwAD._RULES if isinstance(c, type)}
-    covered = set().union(*(classes for _, classes in CASES.values()))
+    from tests.test_forward_ad_nn import NN_CASES  # the rules of minigrad.nn's primitives
+
+    covered = set().union(*(classes for _, classes in {**CASES, **NN_CASES}.values()))
     # the internal functions of backward passes are covered by forward-over-reverse below
     backward_only = {"_PutInZeros", "_Pick", "_ScatterAdd", "_GatherScatterAdd",
                      "_IndexScatter", "_DiagScatter", "PrimalView", "ThresholdBackward", "Sgn",
@@ -799,18 +756,6 @@ HESSIAN_FUNCTIONS = {
     "matmul_chain": (lambda a: ((a @ a.T).tanh() @ a).pow(2).mean(), (2, 3), set()),
     "mse_bce": (lambda a: NF.mse_loss(a.tanh(), a * 0.5) + NF.binary_cross_entropy(
         a.sigmoid(), a.sigmoid() * 0 + 0.25), (2, 2), set()),
-    "activations": (lambda a: (NF.gelu(a) * NF.gelu(a, approximate="tanh") + NF.softplus(a, 2, 1.0)
-                               + NF.elu(a, 0.5) * NF.silu(a)).sum() + (NF.leaky_relu(a) ** 2).sum()
-                    + (NF.hardtanh(a, -0.9, 0.9) ** 3).sum(), (3,),
-                    {"GeluBackward", "SoftplusBackward", "EluBackward", "LeakyReluBackward",
-                     "HardtanhBackward"}),
-    "layer_norm": (lambda a: (NF.layer_norm(a.reshape(2, 3), (3,), a[:3] * 2, a[3:]) ** 3).sum(), (6,),
-                   {"NativeLayerNormGrad"}),
-    "embedding": (lambda a: (NF.embedding(minigrad.tensor([0, 2, 2]), a) ** 3).sum(), (3, 2),
-                  {"EmbeddingDenseBackward"}),
-    "smooth_l1_huber": (lambda a: NF.smooth_l1_loss(a, a.tanh(), beta=0.3)
-                        + NF.huber_loss(a * a, a.sin(), delta=0.5), (3,),
-                        {"SmoothL1LossGrad", "HuberLossGrad"}),
 }
 
 
