@@ -49,6 +49,8 @@ _make = Tensor._make
 def _reduce_array(values, code):
     """The reduction of the elementwise losses (0 none, 1 mean, 2 sum) in their dtype."""
     if code == 1:
+        if not values.size:  # nan, as PyTorch's mean of nothing (numpy would warn)
+            return np.asarray(np.nan, dtype=values.dtype)
         return np.asarray(values.mean(dtype=values.dtype))
     if code == 2:
         return np.asarray(values.sum(dtype=values.dtype))
