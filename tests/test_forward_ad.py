@@ -645,8 +645,10 @@ def test_the_cases_cover_every_rule_in_the_table():
     fwAD._rule_for(minigrad.autograd.Function)  # builds the table
     in_table = {c.__name__ for c in fwAD._RULES if isinstance(c, type)}
     from tests.test_forward_ad_more_ops import CASES as MORE_CASES  # (it imports this module)
+    from tests.test_forward_ad_nn import NN_CASES  # the rules of minigrad.nn's primitives
 
-    covered = set().union(*(classes for _, classes in (*CASES.values(), *MORE_CASES.values())))
+    covered = set().union(*(classes for _, classes in (*CASES.values(), *MORE_CASES.values(),
+                                                        *NN_CASES.values())))
     # the internal functions of backward passes are covered by forward-over-reverse below
     backward_only = {"_PutInZeros", "_Pick", "_ScatterAdd", "_GatherScatterAdd",
                      "_IndexScatter", "_DiagScatter", "PrimalView", "ThresholdBackward", "Sgn",

@@ -84,6 +84,17 @@ class _ArrayOps:
         return nll_loss_backward_array(grad, onehot, picked, batched_none)
 
     @staticmethod
+    def call(cls, *args):
+        """A backward kernel of its own (``cls``, a Function with a numpy ``kernel``) on arrays.
+
+        The ``*_backward`` ops PyTorch computes in one kernel (leaky_relu_backward,
+        gelu_backward, ...): plain numpy here, the recorded op under ``TENSOR_OPS``.
+        A kernel with several outputs (native_layer_norm_backward) returns a tuple.
+        """
+        out = cls.kernel(*args)
+        return out if type(out) is tuple else np.asarray(out)
+
+    @staticmethod
     def sgn(a):
         """The sign of each element, 0 for nan (PyTorch's sgn)."""
         from ..ops.elementwise import sign_data
@@ -246,6 +257,10 @@ class _TensorOps:
         from ..nn.functional import NllLossGrad
 
         return NllLossGrad.apply(grad, x, onehot, picked, batched_none)
+
+    @staticmethod
+    def call(cls, *args):
+        return cls.apply(*args)
 
     @staticmethod
     def sgn(a):

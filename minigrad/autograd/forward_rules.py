@@ -461,6 +461,9 @@ def _build_rules():
     _build_loss_rules(r)
     _build_inplace_rules(r)
     _build_more_op_rules(r)
+    from .forward_rules_nn import build_nn_rules
+
+    build_nn_rules(r)
     r["_built"] = True
 
 

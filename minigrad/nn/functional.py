@@ -603,3 +603,32 @@ def dropout(input, p=0.5, training=True, inplace=False):
         drawn = _gen(None).random(input.shape)
         keep = ((drawn >= p) / (1.0 - p)).astype(input._data.dtype)
     return input.mul_(_make(keep)) if inplace else input * _make(keep)
+
+
+from .activations import (  # noqa: E402  (re-exported: F.leaky_relu, F.gelu, ...)
+    elu,
+    elu_,
+    gelu,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    silu,
+    softplus,
+)
+
+__all__ += ["elu", "elu_", "gelu", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "silu",
+            "softplus"]
+from .losses import huber_loss, kl_div, l1_loss, smooth_l1_loss  # noqa: E402
+
+__all__ += ["huber_loss", "kl_div", "l1_loss", "smooth_l1_loss"]
+from .padding import pad  # noqa: E402
+from .sparse import embedding, one_hot  # noqa: E402
+
+__all__ += ["embedding", "one_hot", "pad"]
+from .distance import cosine_similarity, normalize  # noqa: E402
+
+__all__ += ["cosine_similarity", "normalize"]
+from .normalization import layer_norm  # noqa: E402
+
+__all__ += ["layer_norm"]

@@ -1,8 +1,12 @@
-"""Optimizers (``torch.optim``): ``SGD`` and ``Adam`` on the ``Optimizer`` base.
+"""Optimizers (``torch.optim``): ``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``; schedulers.
 
 * ``optimizer.py``: ``Optimizer``: parameter groups, state, ``zero_grad``;
 * ``sgd.py``: ``SGD`` with momentum, dampening, Nesterov, weight decay;
-* ``adam.py``: ``Adam`` with bias corrections, amsgrad, decoupled decay.
+* ``adam.py``: ``Adam`` with bias corrections, amsgrad, decoupled decay;
+* ``adamw.py``: ``AdamW`` (Adam with decoupled weight decay);
+* ``rmsprop.py``: ``RMSprop`` (centered, momentum);
+* ``adagrad.py``: ``Adagrad`` (lr decay, initial accumulator);
+* ``lr_scheduler.py``: ``StepLR``, ``ExponentialLR``, ``CosineAnnealingLR``, ``LambdaLR``.
 
 A training step::
 
@@ -12,8 +16,12 @@ A training step::
     opt.step()               # updates the parameters in place, recording off
 """
 
+from . import lr_scheduler
+from .adagrad import Adagrad
 from .adam import Adam
+from .adamw import AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]

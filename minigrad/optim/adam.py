@@ -22,7 +22,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from .optimizer import Optimizer, _bump_version, _check_plain
+from .optimizer import Optimizer, _bump_version, _check_plain, lerp_
 
 __all__ = ["Adam"]
 
@@ -111,11 +111,7 @@ class Adam(Optimizer):
                     _bump_version(p)
                 else:
                     grad = grad + f(weight_decay) * data       # grad.add(param, alpha=wd)
-            w = f(1 - beta1)                                   # exp_avg.lerp_(grad, 1 - beta1)
-            if abs(w) < 0.5:
-                m += w * (grad - m)
-            else:
-                m[...] = grad - (grad - m) * (f(1) - w)
+            lerp_(m, grad, f(1 - beta1))                       # exp_avg.lerp_(grad, 1 - beta1)
             v *= f(beta2)                                      # exp_avg_sq.mul_(beta2)
             v += f(1 - beta2) * grad * grad                    # .addcmul_(grad, grad, 1 - beta2)
             step = float(step_t)

@@ -26,7 +26,7 @@ from collections import defaultdict
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "lerp_", "required"]
 
 
 class _RequiredParameter:
@@ -237,6 +237,18 @@ class Optimizer:
 def _bump_version(t):
     """Count an in-place write into ``t``'s array, as PyTorch's in-place ops do."""
     t._shared_vc()[0] += 1
+
+
+def lerp_(a, end, w):
+    """``a.lerp_(end, w)`` on arrays in place, in ATen's arithmetic (two formulas, by ``|w|``).
+
+    ``w`` is a scalar of ``a``'s dtype; small weights step from ``a``, large
+    ones from ``end``, as ATen's ``lerp`` kernel does for accuracy.
+    """
+    if abs(w) < 0.5:
+        a += w * (end - a)
+    else:
+        a[...] = end - (end - a) * (a.dtype.type(1) - w)
 
 
 def _check_plain(differentiable):

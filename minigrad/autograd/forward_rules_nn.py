@@ -1,0 +1,203 @@
+"""Forward-mode rules (JVPs) of the primitives in ``minigrad.nn``: activations, losses, pad, layer_norm,
+embedding.
+
+Each rule is ``rule(args, out, tangents)`` as in ``forward_rules.py``.  The
+activations are elementwise, so their tangent is their backward kernel
+applied to the tangent (derivatives.yaml's ``result: auto_element_wise``):
+``leaky_relu_backward(ẋ, x, slope)``, ``gelu_backward(ẋ, x)``, ...  The
+backward kernels are linear in the gradient and nonlinear in ``self``:
+``k(ġ, x) + ∂k/∂x ẋ``, the second term being the double-backward formula
+(``gelu_double_backward(ẋ, g, x)``, ...), as derivatives.yaml writes them.
+
+Source: the ``result:`` formulas of PyTorch's tools/autograd/derivatives.yaml.
+"""
+
+__all__ = ["build_nn_rules"]
+
+
+def _plus(a, b):
+    if a is None:
+        return b
+    return a if b is None else a + b
+
+
+def build_nn_rules(r):
+    """Add the rules of ``minigrad.nn``'s primitives to the table ``r``."""
+    from ..nn import activations as A
+    from ..nn import activations_backward as B
+
+    def kernel_of(kernel, *, result=False, extra=()):
+        # ẏ = k(ẋ, x or y, *params): the backward kernel on the tangent
+        def rule(args, out, t):
+            if t[0] is None:
+                return None
+            return kernel.apply(t[0], out if result else args[0], *args[1:], *extra)
+
+        return rule
+
+    r[A.LeakyRelu] = kernel_of(B.LeakyReluBackward)
+    r[A.LeakyReluResult] = kernel_of(B.LeakyReluBackward, result=True)
+    r[A.Gelu] = kernel_of(B.GeluBackward)
+    r[A.Softplus] = kernel_of(B.SoftplusBackward)
+    r[A.Elu] = kernel_of(B.EluBackward)
+    r[A.EluResult] = kernel_of(B.EluBackward, result=True, extra=(True,))
+    r[A.Hardtanh] = kernel_of(B.HardtanhBackward)
+    r[A.AddScalar] = lambda args, out, t: t[0]
+
+    def silu(args, out, t):
+        x, tx = args[0], t[0]
+        s = x.sigmoid()
+        return tx * s * (1 + x * (1 - s))
+
+    r[A.Silu] = silu
+
+    def linear_in_grad(kernel, second=None):
+        # d k(g, x) = k(ġ, x) + (∂k/∂x) ẋ
+        def rule(args, out, t):
+            g, x, *params = args
+            dg = None if t[0] is None else kernel.apply(t[0], x, *params)
+            dx = None if t[1] is None or second is None else second(t[1], g, x, *params)
+            return _plus(dg, dx)
+
+        return rule
+
+    r[B.LeakyReluBackward] = linear_in_grad(B.LeakyReluBackward)
+    r[B.HardtanhBackward] = linear_in_grad(B.HardtanhBackward)
+    r[B.GeluBackward] = linear_in_grad(B.GeluBackward, B.gelu_double_backward)
+    r[B.SoftplusBackward] = linear_in_grad(
+        B.SoftplusBackward, lambda tx, g, x, beta, threshold: B.softplus_double_backward(
+            tx * g, x, beta, threshold))
+    r[B.EluBackward] = linear_in_grad(B.EluBackward, B.elu_double_backward)
+    from ..nn import padding as P
+
+    # linear: the tangent padded with zeros (the fill value is a constant)
+    r[P.ConstantPadNd] = lambda args, out, t: None if t[0] is None else P.ConstantPadNd.apply(
+        t[0], args[1], 0)
+    from ..nn import sparse as S
+
+    # linear in the weight (the lookup) and in the gradient (the scatter)
+    r[S.Embedding] = lambda args, out, t: None if t[0] is None else S.Embedding.apply(t[0], *args[1:])
+    r[S.EmbeddingDenseBackward] = lambda args, out, t: None if t[0] is None else (
+        S.EmbeddingDenseBackward.apply(t[0], *args[1:]))
+    _build_loss_rules(r)
+    build_layer_norm_rules(r)
+
+
+def _build_loss_rules(r):
+    """The piecewise losses (losses.py): ẏ = reduce(k'(d) (ẋ - ṫ)), and their backward kernels."""
+    from ..nn import losses as L
+    from ..tensor import Tensor, ones_like
+
+    def d_of(x, t, tx, tt):
+        if tt is None:
+            return tx
+        return -tt if tx is None else tx - tt
+
+    def loss(grad_cls):
+        def rule(args, out, t):
+            x, tgt, code, param = args
+            slope = grad_cls.apply(ones_like(x), x, tgt, 0, param)
+            term = slope * d_of(x, tgt, t[0], t[1])
+            if code == 1:
+                return term.mean()
+            return term.sum() if code == 2 else term
+
+        return rule
+
+    def kernel(grad_cls):
+        # d k(g, x, t) = k(ġ, x, t) + ∂k/∂x (ẋ - ṫ) g
+        def rule(args, out, t):
+            g, x, tgt, code, param = args
+            dg = None if t[0] is None else grad_cls.apply(t[0], x, tgt, code, param)
+            dd = d_of(x, tgt, t[1], t[2])
+            dx = None if dd is None else grad_cls._double(g * dd, x, tgt, code, param)
+            return _plus(dg, dx)
+
+        return rule
+
+    def xlogy(args, out, t):
+        # ẋ log y (0 where x = 0 and y <= 0) + ẏ x / y
+        x, y = args
+        dx = None
+        if t[0] is not None:
+            keep = ~((x._data == 0) & (y._data <= 0))
+            dx = L.Xlogy.apply(t[0], y) * Tensor._make(keep.astype(t[0]._data.dtype))
+        return _plus(dx, None if t[1] is None else t[1] * x / y)
+
+    r[L.Xlogy] = xlogy
+    r[L.SmoothL1Loss] = loss(L.SmoothL1LossGrad)
+    r[L.HuberLoss] = loss(L.HuberLossGrad)
+    r[L.SmoothL1LossGrad] = kernel(L.SmoothL1LossGrad)
+    r[L.HuberLossGrad] = kernel(L.HuberLossGrad)
+
+
+def _layer_norm_parts(x, normalized_shape, eps):
+    """x̂, r and P (see normalization.py), recomputed with recorded ops."""
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    mu = x.mean(axes, keepdim=True)
+    xc = x - mu
+    r = ((xc * xc).mean(axes, keepdim=True) + eps).pow(-0.5)
+    x_hat = xc * r
+
+    def P(v):
+        return v - v.mean(axes, keepdim=True) - x_hat * (v * x_hat).mean(axes, keepdim=True)
+
+    return axes, x_hat, r, P
+
+
+def build_layer_norm_rules(r):
+    """JVPs of native_layer_norm and of its backward kernel (three outputs)."""
+    from ..nn import normalization as N
+
+    def layer_norm(args, out, t):
+        x, shape, w, b, eps = args
+        w, b = N._defined(w), N._defined(b)
+        _, x_hat, rs, P = _layer_norm_parts(x, shape, eps)
+        term = None
+        if t[0] is not None:
+            term = rs * P(t[0])
+            term = term if w is None else term * w
+        if w is not None and t[2] is not None:
+            term = _plus(term, x_hat * t[2])
+        if b is not None and t[3] is not None:
+            term = _plus(term, t[3].expand(*x.shape))
+        return term
+
+    def layer_norm_grad(args, out, t):
+        dy, x, _mean, _rstd, w, _b, shape, eps = args
+        w = N._defined(w)
+        axes, x_hat, rs, P = _layer_norm_parts(x, shape, eps)
+        lead = tuple(range(x.ndim - len(axes)))
+        n = 1
+        for s in shape:
+            n *= s
+
+        def rows(v):
+            return v.sum(lead) if lead else v
+
+        def lin(v):  # the kernel applied to a gradient v (linear in it)
+            g = v if w is None else v * w
+            return rs * P(g), rows(v * x_hat), rows(v)
+
+        dy = dy.expand(*x.shape) if dy.shape != x.shape else dy
+        parts = []
+        if t[0] is not None:
+            parts.append(lin(t[0].expand(*x.shape) if t[0].shape != x.shape else t[0]))
+        if t[1] is not None:
+            tx = t[1]
+            g = dy if w is None else dy * w
+            gx = rs * P(g)
+            m = (g * x_hat).mean(axes, keepdim=True)
+            d_gx = (-(rs * rs) * m * P(tx)
+                    - (rs / n) * (x_hat * (tx * gx).sum(axes, keepdim=True)
+                                  + gx * (tx * x_hat).sum(axes, keepdim=True)))
+            parts.append((d_gx, rows(dy * rs * P(tx)), None))
+        if w is not None and len(t) > 4 and t[4] is not None:
+            parts.append((rs * P(dy * t[4]), None, None))
+        total = [None, None, None]
+        for p in parts:
+            total = [_plus(a, b) for a, b in zip(total, p)]
+        return tuple(total)
+
+    r[N.NativeLayerNorm] = layer_norm
+    r[N.NativeLayerNormGrad] = layer_norm_grad
