@@ -36,6 +36,7 @@ import numbers
 import numpy as np
 
 from ..autograd.function import Function
+from ..ops.exp_log import AddScalar  # AddBackward1, as C++ formulas record `tensor + 1.0`
 from ..ops.inplace import _TYPE_NAMES
 from ..ops.inplace import inplace as _inplace
 from ..tensor import Tensor
@@ -144,25 +145,6 @@ class Gelu(Function):
     @staticmethod
     def formula(F, ctx, grad, x):
         return F.call(GeluBackward, grad, x, ctx.approximate), None
-
-
-class AddScalar(Function):
-    """``self + other`` for a Python number ``other``, as ATen's ``add.Scalar`` (AddBackward1).
-
-    What C++ formulas record for ``1.0 + tensor`` (Python's ``1.0 + x`` wraps
-    the number and records AddBackward0).  Used by silu's recorded gradient.
-    """
-
-    node_name = "AddBackward1"
-    _numpy_forward = True
-
-    @staticmethod
-    def forward(ctx, a, other):
-        return _make(a._data + a._data.dtype.type(other))
-
-    @staticmethod
-    def formula(F, ctx, grad):
-        return grad, None
 
 
 class Silu(Function):
