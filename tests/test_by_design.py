@@ -75,3 +75,16 @@ def test_a_numpy_ufunc_with_a_bool_result_gives_a_bool_tensor():
     # a float result shares numpy's array, as from_numpy does, and records nothing
     s = np.sin(minigrad.tensor([0.0], requires_grad=False))
     assert s.grad_fn is None and s.tolist() == [0.0]
+
+
+def test_median_along_an_expanded_dim_is_the_median():
+    # PyTorch 2.13 (CPU) returns [[-1.0, -1.0, 0.3], [0.5, -0.7, -0.7]] here, and values
+    # read from outside the tensor for x[:, None].expand(2, 3, 3).median(1): minigrad
+    # gives what both libraries give on a contiguous copy
+    x = minigrad.tensor([[1.5, -1.0, 0.3], [2.0, 0.5, -0.7]], requires_grad=True)
+    e = x.expand(2, 2, 3)
+    m = e.median(0)
+    assert m.values.tolist() == x.tolist() and m.indices.tolist() == [[0, 0, 0], [0, 0, 0]]
+    assert x[:, None].expand(2, 3, 3).median(1).values.tolist() == x.tolist()
+    m.values.sum().backward()
+    assert x.grad.tolist() == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]

@@ -192,7 +192,7 @@ class _ArrayOps:
     @staticmethod
     def roll(a, shifts, dims):
         """``a`` rolled by ``shifts`` along ``dims`` (flattened when ``dims`` is empty)."""
-        return np.roll(a, shifts, dims if dims else None) if np.ndim(a) else a
+        return np.roll(a, shifts, dims if dims else None) if np.ndim(a) and np.size(a) else a
 
     @staticmethod
     def zeros(shape, like):

@@ -62,6 +62,16 @@ def as_operand(v, opname):
     )
 
 
+def float32_values(d):
+    """An integer or bool array as float32, the dtype PyTorch computes exp, sqrt, ... of them in.
+
+    Laid out as PyTorch lays out such a result: as the input, or row-major
+    for an expanded input (numpy's ``astype`` would keep the stride-0 dims
+    innermost, and ``is_contiguous()`` would then say False).
+    """
+    return d.astype(np.float32, order="C" if 0 in d.strides else "K")
+
+
 def binary_dtype(a, b):
     """numpy dtype of a binary op's result under PyTorch's promotion (fast path first)."""
     da = a._data.dtype

@@ -17,7 +17,7 @@ import numpy as np
 from ..autograd.formulas import select_array
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import binary_dtype, broadcast_shape, operands, quiet
+from ._util import binary_dtype, broadcast_shape, float32_values, operands, quiet
 
 __all__ = [
     "Abs",
@@ -327,7 +327,7 @@ class PowTensorScalar(Function):
         if data.dtype.kind in "iub" and isinstance(exponent, int) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if data.dtype.kind in "iub" and isinstance(exponent, float):
-            data = data.astype(np.float32)
+            data = float32_values(data)
         elif data.dtype == np.bool_:
             data = data.astype(np.int64)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -515,7 +515,7 @@ class Log(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        data = a._data if a._data.dtype.kind == "f" else float32_values(a._data)
         with np.errstate(divide="ignore", invalid="ignore"):
             return _make(np.log(data))
 
@@ -533,7 +533,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, a):
-        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        data = a._data if a._data.dtype.kind == "f" else float32_values(a._data)
         out = _make(np.tanh(data))
         ctx.save_for_backward(out)
         return out
@@ -551,7 +551,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx, a):
-        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        data = a._data if a._data.dtype.kind == "f" else float32_values(a._data)
         # PyTorch's formula: exp overflowing to inf gives exactly 0 (not a denormal)
         one = data.dtype.type(1)
         out = _make(one / (one + np.exp(-data)))
@@ -640,7 +640,7 @@ class Sgn(Function):
 def _float_data(a):
     """The values as floats: integer inputs to exp, sqrt, sin, ... compute in float32."""
     d = a._data
-    return d if d.dtype.kind == "f" else d.astype(np.float32)
+    return d if d.dtype.kind == "f" else float32_values(d)
 
 
 class Abs(Function):

@@ -24,16 +24,11 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
+from .elementwise import _float_data
 
 __all__ = ["AddScalar", "Expm1", "Log10", "Log1p", "Log2", "expm1", "log10", "log1p", "log2"]
 
 _make = Tensor._make
-
-
-def _float_data(a):
-    """The values as floats: integers and bools compute in float32 (PyTorch's default dtype)."""
-    d = a._data
-    return d if d.dtype.kind == "f" else d.astype(np.float32)
 
 
 class AddScalar(Function):

@@ -652,7 +652,8 @@ class Roll(Function):
         data = a._data
         if not data.ndim and dims:
             raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-        axes = tuple(canonical_dim(d, data.ndim) for d in dims)
+        # an empty tensor is copied before any dim is read, as PyTorch's roll does
+        axes = tuple(canonical_dim(d, data.ndim) for d in dims) if data.size else ()
         ctx.shifts, ctx.dims = tuple(as_saved_int(s) for s in shifts), tuple(as_saved_int(d) for d in dims)
         ctx._shifts, ctx._dims = shifts, dims
         if not data.ndim or not data.size:

@@ -11,6 +11,8 @@ Source: PyTorch's derivatives.yaml (``mm``, ``mv``, ``dot``, ``bmm``, ``tril``, 
 ``at::native::matmul`` (aten/src/ATen/native/LinearAlgebra.cpp).
 """
 
+import math
+
 import numpy as np
 
 from ..autograd.function import Function
@@ -400,14 +402,15 @@ def matmul(input, other):
     A, B = input._data.shape, other._data.shape
     if _should_fold(input, other):
         if da >= 3:
-            # fold the left operand's batch dims into its rows: one mm (or mv)
-            folded = input.reshape(-1, A[-1])
+            # fold the left operand's batch dims into its rows: one mm (or mv); the
+            # row count is spelled out, as PyTorch does (-1 is ambiguous when A[-1] is 0)
+            folded = input.reshape(math.prod(A[:-1]), A[-1])
             if db == 1:
                 return UnsafeView.apply(Mv.apply(folded, other), A[:-1])
             return UnsafeView.apply(Mm.apply(folded, other), A[:-1] + (B[-1],))
         # (A @ B) = (Bᵀ @ Aᵀ)ᵀ: fold the right operand instead (a size mismatch is
         # then mm's "mat1 and mat2 shapes cannot be multiplied", as in PyTorch)
-        folded = Transpose.apply(other, -1, -2).reshape(-1, B[-2])
+        folded = Transpose.apply(other, -1, -2).reshape(math.prod(B[:-2]) * B[-1], B[-2])
         if da == 1:
             return UnsafeView.apply(Mv.apply(folded, input), B[:-2] + (B[-1],))
         out = UnsafeView.apply(Mm.apply(folded, input.t()), B[:-2] + (B[-1], A[0]))

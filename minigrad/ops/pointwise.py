@@ -27,7 +27,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import broadcast_shape, is_scalar
+from ._util import broadcast_shape, float32_values, is_scalar
 
 __all__ = ["Addcdiv", "Addcmul", "Atan2", "Fmax", "Fmin", "LerpScalar", "LerpTensor", "addcdiv", "addcmul",
            "arctan2", "atan2", "fmax", "fmin", "lerp"]
@@ -98,7 +98,7 @@ class Fmin(Function):
 
 def _float_result(*arrays):
     """Integers and bools compute in float32, as PyTorch's default dtype."""
-    return [x if x.dtype.kind == "f" else x.astype(np.float32) for x in arrays]
+    return [x if x.dtype.kind == "f" else float32_values(x) for x in arrays]
 
 
 class Atan2(Function):

@@ -18,7 +18,7 @@ from ..autograd.formulas import TENSOR_OPS
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
-from ._util import as_saved_int, canonical_dim, canonical_dims, reduction_dims
+from ._util import as_saved_int, canonical_dim, canonical_dims, float32_values, reduction_dims
 
 __all__ = [
     "Amax",
@@ -462,7 +462,7 @@ class Logsumexp(Function):
 
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
-        data = a._data if a._data.dtype.kind == "f" else a._data.astype(np.float32)
+        data = a._data if a._data.dtype.kind == "f" else float32_values(a._data)
         dims = reduction_dims(dim, data.ndim)
         if not keepdim and data.ndim and dim in ((), []):
             # PyTorch reduces every dim into a keepdim-shaped result first

@@ -237,8 +237,11 @@ def differences(program, torch, minigrad):
     ns_m = {"torch": minigrad, "F": minigrad.nn.functional, "__name__": "__fuzz__"}
     found = []
     drifted = False  # a step's inputs already differed by rounding (see _anchored_agrees)
+    before = prev = None  # PyTorch's inputs of the last exec step (an in-place write), and it
     try:
         for i, (kind, src) in enumerate(program):
+            if kind == "exec":
+                before, prev = _snapshot(src, ns_t, torch), src
             res_t, err_t = run_step(ns_t, kind, src, torch)
             res_m, err_m = run_step(ns_m, kind, src, minigrad)
             if err_t is not None or err_m is not None:
@@ -249,9 +252,13 @@ def differences(program, torch, minigrad):
             kinds = compare(res_t, res_m)
             if "value" in kinds:
                 if drifted or (kind == "assign" and _anchored_agrees(src, ns_t, ns_m, torch,
-                                                                    minigrad, res_t)):
+                                                                    minigrad, res_t)) or (
+                        kind == "eval" and prev is not None
+                        and _anchored_write_agrees(prev, before, src, ns_m, minigrad, res_t)):
                     kinds = (kinds - {"value"}) | {"drift"}
                     drifted = True
+            if kind != "exec":
+                prev = None
             for k in sorted(kinds):
                 if k == "graph" and SECOND_ORDER.fullmatch(src):
                     k = "graph2"
@@ -281,6 +288,40 @@ def _anchored_agrees(src, ns_t, ns_m, torch, minigrad, expected):
             ns[var] = minigrad.tensor(data, requires_grad=t.requires_grad and t.is_leaf
                                       and t.dtype.is_floating_point)
     res, err = run_step(ns, "eval", expr.strip(), minigrad)
+    return err is None and "value" not in compare(expected, res)
+
+
+def _snapshot(src, ns_t, torch):
+    """PyTorch's values of the tensors a step names, before it runs: ``{name: (array, dtype)}``."""
+    import numpy as np
+
+    out = {}
+    for var in set(re.findall(r"\bv\d+\b", src)):
+        t = ns_t.get(var)
+        if isinstance(t, torch.Tensor):
+            dt = str(t.dtype).replace("torch.", "")
+            out[var] = np.array(t.detach().tolist(), dtype=dt)
+    return out
+
+
+def _anchored_write_agrees(step, before, name, ns_m, minigrad, expected):
+    """Does an in-place write (``v4.frac_()``) agree once given PyTorch's exact inputs?
+
+    The same rounding drift as ``_anchored_agrees``, for a tensor written in
+    place and then shown (``name``): the write is re-run in minigrad, without
+    recording, on copies of PyTorch's values from before it ran.
+    """
+    if not re.fullmatch(r"v\d+", name):
+        return False
+    ns = dict(ns_m)
+    for var, data in before.items():
+        if var in ns_m:
+            ns[var] = minigrad.tensor(data)
+    with minigrad.no_grad():
+        _, err = run_step(ns, "exec", step, minigrad)
+    if err is not None or name not in ns:
+        return False
+    res, err = run_step(ns, "eval", name, minigrad)
     return err is None and "value" not in compare(expected, res)
 
 
