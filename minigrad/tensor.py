@@ -342,7 +342,7 @@ class Tensor:
         if self._requires_grad:
             return True
         if self._view_of is not None and self._grad_fn is None:
-            return _function._view_root(self)._requires_grad
+            return _view_history.view_root(self)._requires_grad
         return False
 
     @requires_grad.setter
@@ -381,7 +381,7 @@ class Tensor:
     def grad_fn(self):
         """The node that produced this tensor, or None for a leaf."""
         if self._view_of is not None:
-            _function._refresh_view(self)  # its base was rebased by an in-place write
+            _view_history.refresh_view(self)  # its base was rebased by an in-place write
         return self._grad_fn
 
     @property
@@ -672,8 +672,9 @@ from .autograd import engine as _engine
 from .autograd import formulas as _formulas
 from .autograd import function as _function
 from .autograd import graph as _graph
+from .autograd import view_history as _view_history
 
-_graph._Tensor = _function._Tensor = _engine._Tensor = _formulas._Tensor = Tensor
+_graph._Tensor = _function._Tensor = _view_history._Tensor = _engine._Tensor = _formulas._Tensor = Tensor
 _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
 
 

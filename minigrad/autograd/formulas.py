@@ -30,6 +30,22 @@ import numpy as np
 
 __all__ = ["ARRAY_OPS", "TENSOR_OPS", "select_array"]
 
+_lazy = None  # the ops modules the array formulas call into, once imported (see _ops)
+
+
+def _ops():
+    """The helpers of minigrad's ops that array formulas use (imported on first use:
+    the ops import autograd, so autograd cannot import them first; an import
+    statement inside each formula would cost more than the arithmetic)."""
+    global _lazy
+    if _lazy is None:
+        import types
+
+        from ..ops.activation_backward import one_minus_square
+
+        _lazy = types.SimpleNamespace(one_minus_square=one_minus_square)
+    return _lazy
+
 
 class _ArrayOps:
     """The formula operations on numpy arrays (nothing recorded)."""
@@ -67,9 +83,7 @@ class _ArrayOps:
     @staticmethod
     def tanh_backward(grad, result):
         """``grad * (1 - y*y)`` for ``y = tanh(x)``, ``1 - y*y`` rounded once as PyTorch's kernel."""
-        from ..ops.activation_backward import one_minus_square
-
-        return grad * one_minus_square(result)
+        return grad * _ops().one_minus_square(result)
 
     @staticmethod
     def sigmoid_backward(grad, result):

@@ -42,6 +42,8 @@ from .graph import (
     unpack_saved_arrays,
     unpack_saved_one,
 )
+from .view_history import refresh_view as _refresh_view
+from .view_history import view_root as _view_root
 
 __all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
 
@@ -441,32 +443,20 @@ class Function:
         """
         if _tracer is not None:  # minigrad.jit is recording this call (jit/recording.py); else free
             return _tracer(cls, args, kwargs) if kwargs else _tracer(cls, args)
-        if cls._setup_context_style:
-            args, kwargs = _bind_default_args(cls.forward, args, kwargs)
-        inputs = args + tuple(kwargs.values()) if kwargs else args
+        plain = not kwargs and not cls._setup_context_style  # the usual call: forward(ctx, *args)
+        if plain:
+            inputs = args
+        else:
+            if cls._setup_context_style:
+                args, kwargs = _bind_default_args(cls.forward, args, kwargs)
+            inputs = args + tuple(kwargs.values()) if kwargs else args
         state = _state
         enabled = state.enabled
-        flags = None
-        if enabled and not state.inference:  # inference mode records nothing, even under enable_grad
-            record = False
-            flags = []
-            for a in inputs:
-                if isinstance(a, _Tensor) and a._requires_grad:
-                    record = True
-                    flags.append(True)
-                else:
-                    flags.append(False)
-            flags = tuple(flags) if record else None
-        if flags is not None:
-            # the node that will be recorded is also the ctx forward fills in
-            ctx = _new(cls._backward_cls)
-            ctx._seq = next(_sequence)
-            ctx._hooks = None
-            ctx._to_save = ctx._kept = ctx._kept_versions = ()
-            ctx._edge_args = None
-            ctx.needs_input_grad = flags
-        else:
-            # Nothing to record: a throwaway context, no graph node.
+        # inference mode records nothing, even under enable_grad
+        node = _node_for(cls, inputs) if enabled and not state.inference else None
+        if node is not None:
+            ctx = node  # the node that will be recorded is also the ctx forward fills in
+        else:  # nothing to record: a throwaway context, no graph node
             ctx = _ForwardOnlyCtx()
             n = len(inputs)
             ctx.needs_input_grad = _NO_GRAD[n] if n < 8 else (False,) * n
@@ -476,7 +466,6 @@ class Function:
         if switch:
             state.enabled = False
         try:
-            plain = not kwargs and not cls._setup_context_style  # the usual call: forward(ctx, *args)
             if cls._quiet_numpy and not state.numpy_quiet:
                 # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
                 with np.errstate(all="ignore"):
@@ -487,17 +476,17 @@ class Function:
             if switch:
                 state.enabled = enabled
         if ctx._dirty:
-            _mark_dirty_outputs(ctx, out, flags is not None)
+            _mark_dirty_outputs(ctx, out, node is not None)
         if cls._is_view:
             out._view_of = args[0]  # what an in-place write into `out` must rebase
             # the memory's version now: once an in-place write (through the
             # base, a sibling view, or under no_grad) moves it, this view's
-            # grad_fn is rebuilt from its base's (see _refresh_view)
+            # grad_fn is rebuilt from its base's (autograd/view_history.py)
             vc = out._vc
             if vc is not None:
                 out._view_version = vc[0]
-        if flags is not None:
-            out = _record(ctx, inputs, out)
+        if node is not None:
+            out = _record(node, inputs, out)
         elif cls._is_view and not enabled and _view_root(args[0])._requires_grad:
             # PyTorch: a view of a tensor that requires grad, taken under
             # no_grad, is a leaf that still requires grad, but no gradient
@@ -555,49 +544,102 @@ class _ForwardOnlyCtx(FunctionCtx):
     _dirty = ()  # set (in the instance dict) only by mark_dirty
 
 
-def _record(ctx, args, out):
-    """Connect the node ``ctx`` into the graph: edges, input shapes, outputs, saved values."""
+def _node_for(cls, inputs):
+    """The node ``cls.apply(*inputs)`` records, its edges set; None if no input requires grad.
+
+    As PyTorch's ``collect_next_edges``, this runs before forward: for each
+    input, the node that made it (its ``grad_fn``, or a leaf's
+    ``AccumulateGrad``) and which of that node's outputs it is, or None for
+    a constant; its shape and dtype, which the engine checks gradients
+    against; and ``needs_input_grad``, one flag per argument of ``apply``.
+    """
+    flags = []
     fns = []
     meta = []
-    nrs = None  # output numbers of the edges, when one is not 0
-    edge_args = None
+    edge_args = None  # which arguments have edges, once a non-tensor argument is met
+    unusual = False  # an input that is a view, or not its node's output 0
     i = 0
-    for a in args:
-        if isinstance(a, _Tensor):
-            if a._view_of is not None:
-                _refresh_view(a)
-            # (a leaf view taken under no_grad requires grad but has no edge: PyTorch)
-            if a._requires_grad and (a._grad_fn is not None or not a._no_grad_view):
-                fn = a._grad_fn
-                if fn is None:  # a leaf: its AccumulateGrad, while some graph keeps it
-                    ref = a._accum
-                    fn = ref() if ref is not None else None
-                    if fn is None:
-                        fn = a._accumulator()
-                elif a._output_nr:
-                    nrs = _nonzero_nr(nrs, fns, a._output_nr)
-                if nrs is not None and len(nrs) == len(fns):
-                    nrs.append(0)
-                fns.append(fn)
-                d = a._data
-                meta.append((d.shape, d.dtype))
-            else:  # a constant: (None, 0) in next_functions; so is a view taken under no_grad
-                if nrs is not None:
-                    nrs.append(0)
-                fns.append(None)
-                meta.append(None)
-            if edge_args is not None:
-                edge_args.append(i)
-        elif edge_args is None:
-            edge_args = list(range(i))
+    for a in inputs:
+        if not isinstance(a, _Tensor):
+            flags.append(False)
+            if edge_args is None:
+                edge_args = list(range(i))
+            i += 1
+            continue
+        if a._view_of is not None or a._output_nr:
+            unusual = True  # (its edge is made again by _unusual_edges)
+        if a._requires_grad:
+            flags.append(True)
+            fn = a._grad_fn
+            if fn is None:  # a leaf: its AccumulateGrad, while some graph keeps it
+                ref = a._accum
+                fn = ref() if ref is not None else None
+                if fn is None:
+                    fn = a._accumulator()
+            fns.append(fn)
+            d = a._data
+            meta.append((d.shape, d.dtype))
+        else:  # a constant: (None, 0) in next_functions
+            flags.append(False)
+            fns.append(None)
+            meta.append(None)
+        if edge_args is not None:
+            edge_args.append(i)
         i += 1
+    if True not in flags:
+        return None
+    node = _new(cls._backward_cls)
+    node._seq = next(_sequence)
+    node._hooks = None
+    node._to_save = node._kept = node._kept_versions = ()
+    node.needs_input_grad = tuple(flags)
     n = len(fns)
-    ctx._next_fns = tuple(fns)
-    ctx._next_nrs = _ZEROS[n] if nrs is None and n < 8 else _output_nrs(nrs or (0,) * n)
-    ctx._in_meta = tuple(meta)
-    if edge_args is not None:
+    if unusual:  # views whose memory was written since they were made; output numbers
+        fns, meta, nrs = _unusual_edges(inputs)
+    else:
+        nrs = _ZEROS[n] if n < 8 else _output_nrs((0,) * n)
+    node._next_fns = tuple(fns)
+    node._next_nrs = nrs
+    node._in_meta = tuple(meta)
+    if edge_args is None:
+        node._edge_args = None
+    else:
         edge_args = tuple(edge_args)
-        ctx._edge_args = _EDGE_ARGS.setdefault(edge_args, edge_args)  # one tuple per pattern
+        node._edge_args = _EDGE_ARGS.setdefault(edge_args, edge_args)  # one tuple per pattern
+    return node
+
+
+def _unusual_edges(inputs):
+    """The edges of the tensors among ``inputs`` when one is a view or a node's output > 0.
+
+    A view whose memory was written in place since it was made gets its
+    grad_fn rebuilt first (``_refresh_view``), after the node took its own
+    sequence number, as in PyTorch; a leaf view taken under no_grad requires
+    grad but has no edge.  Returns ``(fns, meta, nrs)``.
+    """
+    fns = []
+    meta = []
+    nrs = []
+    for a in inputs:
+        if not isinstance(a, _Tensor):
+            continue
+        if a._view_of is not None:
+            _refresh_view(a)
+        if a._requires_grad and (a._grad_fn is not None or not a._no_grad_view):
+            fn = a._grad_fn
+            fns.append(fn if fn is not None else a._accumulator())
+            nrs.append(a._output_nr if fn is not None else 0)
+            d = a._data
+            meta.append((d.shape, d.dtype))
+        else:
+            fns.append(None)
+            nrs.append(0)
+            meta.append(None)
+    return fns, meta, _output_nrs(nrs)
+
+
+def _record(ctx, args, out):
+    """Make the node ``ctx`` the history of ``out``, and store what forward saved."""
     if anomaly._state.enabled:
         anomaly.record_forward_trace(ctx)
     if type(out) is tuple:
@@ -618,14 +660,6 @@ def _record(ctx, args, out):
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
         pack_saved(ctx, to_save)  # pack hooks run in this order (saved_names: PyTorch's)
     return out
-
-
-def _nonzero_nr(nrs, fns, nr):
-    nrs = [0] * len(fns) if nrs is None else nrs
-    nrs.append(nr)
-    return nrs
-
-
 def _record_outputs(ctx, args, outs):
     """Make ``ctx`` the grad_fn of each differentiable output; returns the outputs."""
     if len(outs) > 1 or ctx._out_meta is not None:
@@ -653,68 +687,6 @@ def _record_outputs(ctx, args, outs):
     if dirty:
         _rebase_dirty(ctx, outs)
     return outs
-
-
-def _view_root(t):
-    """The tensor whose memory the (differentiable) view ``t`` looks into."""
-    while t._view_of is not None:
-        t = t._view_of
-    return t
-
-
-def _refresh_view(v):
-    """Rebuild a view's grad_fn when its memory was written in place since it was made.
-
-    ``y = x * 1; a = y[0]; b = y[:2]; b.mul_(2)`` rebases ``y`` (CopySlices):
-    ``a`` still shows the old ``y``'s history, but its values are the new
-    ones.  As PyTorch does, ``a`` becomes an ``AsStridedBackward0`` view of
-    its base's current history before it is used, so no gradient is
-    silently lost.  The same happens after a write under ``no_grad`` (an
-    optimizer's step into a weight a view was taken of): the version counter
-    they share says the view's recorded history is out of date.
-    """
-    vc = v._vc
-    if vc is None or vc[0] == v._view_version:
-        return
-    root = _view_root(v)
-    if root._grad_fn is None and not root._requires_grad:
-        v._view_version = vc[0]
-        return
-    if v._no_grad_view:
-        raise RuntimeError(
-            "A view was created in no_grad mode and its base or another view of its base has been "
-            "modified inplace with grad mode enabled. Given that this use case is ambiguous and "
-            "error-prone, it is forbidden. You can clarify your code by moving both the view and "
-            "the inplace either both inside the no_grad block (if you don't want the inplace to "
-            "be tracked) or both outside (if you want the inplace to be tracked).")
-    from ..ops.inplace import _AsStrided, _positions, multi_view_name
-
-    named = multi_view_name(v)
-    if named is not None:
-        op, nr = named
-        raise RuntimeError(
-            f"Output {nr} of {op} is a view and its base or another view of its base has been "
-            "modified inplace. This view is the output of a function that returns multiple "
-            "views. Such functions do not allow the output views to be modified inplace. You "
-            "should replace the inplace operation by an out-of-place one.")
-    if root._grad_fn is not None:
-        alias = _Tensor._make(root._data, grad_fn=root._grad_fn)
-        alias._output_nr = root._output_nr
-    else:
-        alias = root  # a leaf: the rebuilt view leads to its AccumulateGrad
-    positions = _positions(root._data, v._data)
-    prev = _state.enabled
-    _state.enabled = True
-    try:
-        fresh = _AsStrided.apply(alias, positions)
-    finally:
-        _state.enabled = prev
-    v._grad_fn = fresh._grad_fn
-    v._output_nr = 0
-    v._requires_grad = True
-    v._view_version = vc[0]
-    if v._retains_grad:
-        v._add_retain_hook()  # retain_grad follows the rebuilt grad_fn, as after an in-place op
 
 
 def _alias_if_input(t, args, dirty=()):

@@ -105,6 +105,9 @@ def operands(a, b):
     return A.astype(dt, copy=False), B.astype(dt, copy=False)
 
 
+_ndarray = np.ndarray
+
+
 def quiet(ufunc, A, B):
     """``ufunc(A, B)`` (add, subtract, multiply) without numpy's floating-point warnings.
 
@@ -113,21 +116,18 @@ def quiet(ufunc, A, B):
     magnitude (1e-18 < |x| < 1e18, or 0) cannot overflow, underflow or make a
     nan in a sum, difference or product, so for them the ufunc runs as it is.
     """
-    if _tame(A) and _tame(B) or _grad_state.numpy_quiet:
+    if _grad_state.numpy_quiet:  # (inside a backward walk, which is in errstate already)
         return ufunc(A, B)
+    # each operand: a 0-d array read as a number, or a Python number
+    a = (float(A) if not A.ndim else None) if type(A) is _ndarray else (
+        A if type(A) is float or type(A) is int else None)
+    if a is not None and (a == 0 or 1e-18 < abs(a) < 1e18):
+        b = (float(B) if not B.ndim else None) if type(B) is _ndarray else (
+            B if type(B) is float or type(B) is int else None)
+        if b is not None and (b == 0 or 1e-18 < abs(b) < 1e18):
+            return ufunc(A, B)
     with np.errstate(all="ignore"):
         return ufunc(A, B)
-
-
-def _tame(v):
-    """True for a number, or a 0-d float array, with v == 0 or 1e-18 < |v| < 1e18."""
-    if type(v) is np.ndarray:
-        if v.ndim or v.dtype.kind != "f":
-            return False
-        v = float(v)
-    elif type(v) is not float and type(v) is not int:
-        return False
-    return v == 0 or 1e-18 < abs(v) < 1e18
 
 
 def broadcast_shape(a, b, opname="op"):

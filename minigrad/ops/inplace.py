@@ -30,6 +30,7 @@ import numpy as np
 from ..autograd import forward_ad, grad_mode
 from ..autograd.function import Function
 from ..autograd.graph import Node
+from ..autograd.view_history import view_root as _view_root
 from ..tensor import Tensor
 from ._util import UNSET as _UNSET
 from ._util import is_scalar, wrap_scalar
@@ -40,13 +41,6 @@ _make = Tensor._make
 __all__ = ["inplace", "setitem"]
 
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
-
-
-def _view_root(t):
-    """The tensor whose memory a differentiable view ``t`` looks into (``t`` if not a view)."""
-    while t._view_of is not None:
-        t = t._view_of
-    return t
 
 
 def _check_writable(t, via_view=False):

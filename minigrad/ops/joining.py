@@ -188,7 +188,7 @@ def _multi_views(base, outs, op):
 
     PyTorch forbids writing into them in place, or using them once their
     memory was written in place elsewhere: a single rebuilt view could not
-    stand for the others (see ``autograd/function.py``'s ``_refresh_view``).
+    stand for the others (see ``autograd/view_history.py``).
     """
     vc = base._shared_vc()
     for k, t in enumerate(outs):
