@@ -42,8 +42,10 @@ def _ops():
         import types
 
         from ..ops.activation_backward import one_minus_square
+        from ..ops.elementwise import _math_exp, rounded_once
 
-        _lazy = types.SimpleNamespace(one_minus_square=one_minus_square)
+        _lazy = types.SimpleNamespace(one_minus_square=one_minus_square, rounded_once=rounded_once,
+                                      math_exp=_math_exp)
     return _lazy
 
 
@@ -159,7 +161,9 @@ class _ArrayOps:
 
     @staticmethod
     def exp(a):
-        return np.exp(a)
+        """``exp`` as the ``Exp`` primitive computes it (float32 rounded once from float64)."""
+        ops = _ops()
+        return ops.rounded_once(np.exp, ops.math_exp, a)
 
     @staticmethod
     def log(a):
