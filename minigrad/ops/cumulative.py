@@ -258,7 +258,10 @@ def _running_inplace(name, fn, self, dim, dtype):
     if dim is _NO_DIM:
         raise TypeError(f'{name}_() missing 1 required positional arguments: "dim"')
     if self._data.dtype == np.bool_:
-        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+        if self._data.ndim and self._data.size:
+            raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+        # a 0-d or empty tensor is its own running sum: PyTorch copies it before choosing a kernel
+        return inplace(self, lambda a: a.clone())
     if dtype is not None:
         from .._dtype import as_dtype
 

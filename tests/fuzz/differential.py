@@ -260,13 +260,20 @@ def differences(program, torch, minigrad):
             if kind != "exec":
                 prev = None
             for k in sorted(kinds):
-                if k == "graph" and SECOND_ORDER.fullmatch(src):
+                if k == "graph" and (SECOND_ORDER.fullmatch(src) or _formula_grad(src, res_t)):
                     k = "graph2"
                 found.append((i, k, _explain(src, res_t, res_m)))
     finally:
         torch.set_grad_enabled(True)
         minigrad.set_grad_enabled(True)
     return found
+
+
+def _formula_grad(src, described):
+    """A ``.grad`` with a grad_fn: kept by retain_grad under ``create_graph=True``, so a
+    graph of backward formulas (kind ``graph2``, as the gradients named ``g``)."""
+    return (src.endswith(".grad") and isinstance(described, dict)
+            and described.get("grad_fn") not in (None, "None"))
 
 
 def _anchored_agrees(src, ns_t, ns_m, torch, minigrad, expected):
