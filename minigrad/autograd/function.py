@@ -212,13 +212,16 @@ class BackwardNode(FunctionCtx, Node):
         if not _one_dtype(grads, saved, cls._ints_are_indices):
             return _unwrap(self._backward(tuple(_wrap(g) for g in grads)))
         out = cls.formula(ARRAY_OPS, self, *grads, *saved)
-        if self._edge_args is None:  # the usual case: one gradient per edge already
-            n = len(self.needs_input_grad)
-            if type(out) is tuple:
-                if len(out) == n:
+        n = len(self.needs_input_grad)
+        if type(out) is tuple:
+            if len(out) == n:
+                ea = self._edge_args
+                if ea is None:  # the usual case: one gradient per edge already
                     return out
-            elif n == 1:
-                return (out,)
+                if ea[-1] == len(ea) - 1:  # edges on the leading arguments (add's a, b; alpha)
+                    return out[:len(ea)]
+        elif n == 1 and self._edge_args is None:
+            return (out,)
         return self._per_edge(out)
 
     def _per_edge(self, out):
