@@ -266,7 +266,7 @@ class MedianAll(Function):
     @staticmethod
     def forward(ctx, a):
         data = a._data
-        if data.dtype == np.bool_:
+        if data.dtype == np.bool_ and data.size:  # (an empty one is answered before the kernel)
             raise NotImplementedError('"median_cpu" not implemented for \'Bool\'')
         if data.size == 0:
             # PyTorch's median of nothing: nan, cast to the dtype (INT64_MIN for integers, True for bool)
@@ -304,10 +304,10 @@ class MedianDim(Function):
     def forward(ctx, a, dim, keepdim=False):
         data = a._data
         d = canonical_dim(dim, data.ndim)
+        if data.ndim and data.shape[d] == 0:  # checked first, as PyTorch does
+            raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
         if data.dtype == np.bool_:
             raise NotImplementedError('"median_out" not implemented for \'Bool\'')
-        if data.ndim and data.shape[d] == 0:
-            raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
         if data.ndim == 0:
             idx, values = np.zeros((), dtype=np.int64), data.copy()
         elif data.size == 0:
