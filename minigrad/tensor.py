@@ -88,16 +88,14 @@ class Tensor:
 
     # The attributes every tensor sets are slots; rarely used ones fall back
     # to the class defaults below and only get an instance dict when set.
-    __slots__ = ("__dict__", "__weakref__", "_data", "_grad_fn", "_requires_grad", "_vc")
+    __slots__ = ("__dict__", "__weakref__", "_data", "_grad_fn", "_requires_grad", "_vc",
+                 "_output_nr", "_view_of", "_accum")  # (the last three: read by every op's recording)
     _grad = None
-    _output_nr = 0
-    _accum = None
     _wrapped = False
     _retains_grad = False
     _hooks = None
     _post_acc_hooks = None
     _base = None       # the tensor whose memory this one shares (views, detach)
-    _view_of = None    # the input of the view op that made this tensor (differentiable views)
     _view_version = 0  # the shared version counter when the view's grad_fn was made
     _no_grad_view = False  # a view taken under no_grad of a tensor that requires grad
     _multi_view = None  # (op, k): output k of a function returning several views (split)
@@ -125,6 +123,9 @@ class Tensor:
         t._requires_grad = requires_grad or grad_fn is not None
         t._grad_fn = grad_fn
         t._vc = vc
+        t._output_nr = 0  # which output of grad_fn this is
+        t._view_of = None  # the input of the view op that made this tensor (differentiable views)
+        t._accum = None  # a leaf's AccumulateGrad, weakly, while a graph holds it
         if base is not None:
             t._base = base
             # a view is an inference tensor exactly when its base is one
