@@ -67,8 +67,8 @@ class Mm(Function):
         ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
         ctx.self_sym_sizes, ctx.mat2_sym_sizes = A.shape, B.shape
         # each operand's strides are kept only if that operand needs a gradient
-        ctx.self_sym_strides = tuple(s // A.itemsize for s in A.strides) if need[0] else ()
-        ctx.mat2_sym_strides = tuple(s // B.itemsize for s in B.strides) if need[1] else ()
+        ctx.self_sym_strides = _element_strides(A) if need[0] else ()
+        ctx.mat2_sym_strides = _element_strides(B) if need[1] else ()
         return _make(A @ B)
 
     @staticmethod
@@ -77,6 +77,13 @@ class Mm(Function):
         ga = mm_mat1_backward(F, grad, b, ctx.self_sym_sizes, ctx.self_sym_strides) if need[0] else None
         gb = mm_mat2_backward(F, grad, a, ctx.mat2_sym_sizes, ctx.mat2_sym_strides) if need[1] else None
         return ga, gb
+
+
+def _element_strides(m):
+    """A matrix's strides in elements, as PyTorch's ``stride()`` counts them."""
+    s0, s1 = m.strides
+    n = m.itemsize
+    return (s0 // n, s1 // n)
 
 
 def _transposed(sizes, strides):
@@ -255,8 +262,8 @@ class Addmm(Function):
         need = ctx.needs_input_grad
         ctx.alpha, ctx.beta = alpha, beta
         ctx.mat1_sym_sizes, ctx.mat2_sym_sizes = A.shape, B.shape
-        ctx.mat1_sym_strides = tuple(s // A.itemsize for s in A.strides) if need[1] else ()
-        ctx.mat2_sym_strides = tuple(s // B.itemsize for s in B.strides) if need[2] else ()
+        ctx.mat1_sym_strides = _element_strides(A) if need[1] else ()
+        ctx.mat2_sym_strides = _element_strides(B) if need[2] else ()
         ctx.save_for_backward(mat1 if need[2] else None, mat2 if need[1] else None)
         prod = A @ B
         if alpha != 1:
