@@ -34,16 +34,28 @@ class Cat(Function):
     def forward(ctx, dim, *tensors):
         if not tensors:
             raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-        ref = next((t for t in tensors if t._data.ndim), None)
-        if ref is None:
-            raise RuntimeError(
-                "zero-dimensional tensor (at position 0) cannot be concatenated"
-            )
-        n = ref._data.ndim
-        d = canonical_dim(dim, n)
         for i, t in enumerate(tensors):
             if t._data.ndim == 0:
                 raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        from .._dtype import result_type
+
+        dt = tensors[0].dtype
+        for t in tensors[1:]:
+            dt = result_type(Tensor._make(np.zeros((1,), dt.np)), t)
+        ctx.dim = as_saved_int(dim)
+        # PyTorch's legacy rule: a 1-d empty tensor (shape [0]) takes no part, neither in
+        # the dim check nor in the sizes (cat([torch.tensor([]), x], 1) is x)
+        skipped = [t._data.shape == (0,) for t in tensors]
+        live = [t for t, skip in zip(tensors, skipped) if not skip]
+        if not live:
+            ctx._d, ctx._sizes = None, [None] * len(tensors)
+            return _make(np.zeros((0,), dtype=dt.np))
+        ref = live[0]
+        n = ref._data.ndim
+        d = canonical_dim(dim, n)
+        for i, t in enumerate(tensors):
+            if skipped[i]:
+                continue
             if t._data.ndim != n:
                 raise RuntimeError(
                     f"Tensors must have same number of dimensions: got {n} and {t._data.ndim}"
@@ -55,15 +67,9 @@ class Cat(Function):
                         f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number "
                         f"{i} in the list."
                     )
-        ctx.dim = as_saved_int(dim)
         ctx._d = d
-        ctx._sizes = [t._data.shape[d] for t in tensors]
-        from .._dtype import result_type
-
-        dt = tensors[0].dtype
-        for t in tensors[1:]:
-            dt = result_type(Tensor._make(np.zeros((1,), dt.np)), t)
-        return _make(np.concatenate([t._data for t in tensors], axis=d).astype(dt.np, copy=False))
+        ctx._sizes = [None if skip else t._data.shape[d] for t, skip in zip(tensors, skipped)]
+        return _make(np.concatenate([t._data for t in live], axis=d).astype(dt.np, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -71,6 +77,9 @@ class Cat(Function):
         out = [None]
         start = 0
         for s in ctx._sizes:
+            if s is None:  # a skipped empty tensor: an empty gradient
+                out.append(Tensor._make(np.zeros((0,), dtype=grad._data.dtype)))
+                continue
             out.append(grad.narrow(d, start, s))
             start += s
         return tuple(out)
