@@ -70,6 +70,11 @@ def _number(value, fn, name, position):
     return value
 
 
+def _leaky_relu_values(a, negative_slope):
+    """``a`` where positive, else ``negative_slope * a`` (the slope in ``a``'s dtype)."""
+    return np.where(a > 0, a, a * a.dtype.type(negative_slope))
+
+
 class LeakyRelu(Function):
     """``x if x > 0 else negative_slope * x`` (LeakyReluBackward0); saves self and the slope."""
 
@@ -82,8 +87,7 @@ class LeakyRelu(Function):
     def forward(ctx, x, negative_slope):
         ctx.negative_slope = negative_slope
         ctx.save_for_backward(x)
-        a = x._data
-        return _make(np.where(a > 0, a, a * a.dtype.type(negative_slope)))
+        return _make(_leaky_relu_values(x._data, negative_slope))
 
     @staticmethod
     def formula(F, ctx, grad, x):
@@ -106,8 +110,7 @@ class LeakyReluResult(Function):
     @staticmethod
     def forward(ctx, x, negative_slope):
         ctx.negative_slope = negative_slope
-        a = x._data
-        out = _make(np.where(a > 0, a, a * a.dtype.type(negative_slope)))
+        out = _make(_leaky_relu_values(x._data, negative_slope))
         ctx.save_for_backward(out)
         return out
 

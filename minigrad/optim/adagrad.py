@@ -20,7 +20,6 @@ Stochastic Optimization", JMLR 12 (2011).
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .optimizer import Optimizer, _bump_version, _check_plain
 
@@ -68,14 +67,6 @@ class Adagrad(Optimizer):
                 state = self.state[p]
                 state["step"] = Tensor._make(np.zeros((), dtype=np.float32))
                 state["sum"] = Tensor._make(np.full_like(p._data, initial_accumulator_value))
-
-    def step(self, closure=None):
-        """One update of every parameter whose ``.grad`` is not None; returns the closure's loss."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
 
     def _update_group(self, group):
         lr, lr_decay, eps, weight_decay = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]

@@ -20,7 +20,6 @@ Reddi et al. 2018 for amsgrad; Loshchilov & Hutter 2019 for decoupled decay.
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .optimizer import Optimizer, _bump_version, _check_plain, lerp_
 
@@ -74,14 +73,6 @@ class Adam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
-
-    def step(self, closure=None):
-        """One update of every parameter whose ``.grad`` is not None; returns the closure's loss."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
 
     def _update_group(self, group):
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]

@@ -23,7 +23,7 @@ Source: ``torch.optim.Optimizer`` (torch/optim/optimizer.py).
 import warnings
 from collections import defaultdict
 
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "lerp_", "required"]
@@ -169,10 +169,20 @@ class Optimizer:
     def step(self, closure=None):
         """Update every parameter that has a gradient; returns the closure's loss, if given.
 
+        The update runs with recording off, one parameter group at a time
+        (``_update_group``, which each optimizer defines: its update rule).
+
         Args:
             closure (callable | None): re-evaluates the model and returns the
                 loss (run with recording on).
         """
+        loss = self._run_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                self._update_group(group)
+        return loss
+
+    def _update_group(self, group):
         raise NotImplementedError
 
     def state_dict(self):

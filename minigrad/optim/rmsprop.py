@@ -18,7 +18,6 @@ Graves 2013, arXiv:1308.0850, for the centered form.
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .optimizer import Optimizer, _bump_version, _check_plain, lerp_
 
@@ -62,14 +61,6 @@ class RMSprop(Optimizer):
             "maximize": maximize, "differentiable": differentiable,
         }
         super().__init__(params, defaults)
-
-    def step(self, closure=None):
-        """One update of every parameter whose ``.grad`` is not None; returns the closure's loss."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
 
     def _update_group(self, group):
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]

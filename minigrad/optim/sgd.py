@@ -17,7 +17,6 @@ Sutskever et al. 2013 for this form of momentum and Nesterov.
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .optimizer import Optimizer, _bump_version, _check_plain
 
@@ -64,14 +63,6 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         _check_plain(differentiable)
         super().__init__(params, defaults)
-
-    def step(self, closure=None):
-        """One update of every parameter whose ``.grad`` is not None; returns the closure's loss."""
-        loss = self._run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                self._update_group(group)
-        return loss
 
     def _update_group(self, group):
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
