@@ -1,4 +1,8 @@
-"""Factories beyond ``tensor``, ``zeros`` and ``ones``: ``full``, ``arange``, ``eye``, random tensors.
+"""Making tensors: ``tensor`` from Python data or numpy, ``zeros``, ``ones``, ``full``, ``arange``, ``eye``, random ones.
+
+``tensor(data)`` infers the dtype as PyTorch does (Python floats: float32,
+ints: int64, bools: bool; a numpy array keeps its dtype if minigrad has it)
+and always copies.
 
 Random numbers come from one seeded numpy ``Generator``: ``manual_seed(0)``
 makes every later ``randn``/``rand`` reproducible, which is what keeps the
@@ -14,13 +18,14 @@ Source: ``torch.full``, ``torch.arange``, ``torch.eye``, ``torch.randn``,
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
 from . import _dtype
 from ._device import check as _check_device
-from ._dtype import as_dtype
-from .tensor import _INT_GRAD_ERROR, Tensor, _shape_arg, numpy_dtype_of, tensor
+from ._dtype import as_dtype, from_numpy_dtype
+from .tensor import _INT_GRAD_ERROR, Tensor
 
 __all__ = [
     "Generator",
@@ -39,6 +44,236 @@ __all__ = [
     "randn",
     "randn_like",
 ]
+
+
+def is_tensor(obj):
+    """True if ``obj`` is a minigrad Tensor (``torch.is_tensor``)."""
+    return isinstance(obj, Tensor)
+
+
+_KEPT_NUMPY = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_))
+
+
+def numpy_dtype_of(arr):
+    """The minigrad dtype that holds a numpy array as it is, or a clear refusal.
+
+    PyTorch keeps an array's dtype (uint8, int32, float16, ...); minigrad has
+    four dtypes, so any other is refused rather than silently converted.
+
+    Raises:
+        TypeError: "can't convert np.ndarray of type numpy.uint8. The only
+            supported types are: float64, float32, int64, and bool ..." (PyTorch's
+            first sentence), naming what to do.
+    """
+    if arr.dtype in _KEPT_NUMPY:
+        return from_numpy_dtype(arr.dtype)
+    name = arr.dtype.name if arr.dtype.kind != "O" else "object_"
+    hint = {"i": "int64", "u": "int64", "f": "float32", "c": None}.get(arr.dtype.kind)
+    advice = (f" Convert it first, e.g. arr.astype(numpy.{hint}), or pass dtype=minigrad.{hint}."
+              if hint else "")
+    raise TypeError(f"can't convert np.ndarray of type numpy.{name}. The only supported types "
+                    f"are: float64, float32, int64, and bool (minigrad's four dtypes; PyTorch "
+                    f"has more).{advice}")
+
+
+def _unwrap_tensors(data):
+    """Tensors inside a (nested) list as their one value, as torch.tensor reads them."""
+    if isinstance(data, Tensor):
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(())
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_tensors(d) for d in data]
+    return data
+
+
+def _infer_array(data, dtype):
+    """Turn Python data or an array into a numpy array of a minigrad dtype, as torch.tensor does."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than torch.tensor(sourceTensor).", UserWarning, stacklevel=3)
+        arr = data._data
+        with np.errstate(invalid="ignore"):  # a tensor's nan to int64: silently, as a cast
+            return arr.astype(as_dtype(dtype).np) if dtype is not None else arr.copy()
+    if isinstance(data, np.ndarray):
+        target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
+        with np.errstate(invalid="ignore"):  # nan to int64: the CPU's value, silently (PyTorch)
+            return np.array(data, dtype=target.np)
+    if isinstance(data, (str, bytes)) or data is None:
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, np.generic):
+        data = np.asarray(data)  # a numpy scalar keeps its dtype, as an array does
+        target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
+        return np.array(data, dtype=target.np)
+    declared = None
+    if isinstance(data, (list, tuple)):
+        data = _unwrap_tensors(data)
+        declared = _declared_float(data)
+    try:
+        arr = np.array(data)
+    except ValueError:
+        raise ValueError(_ragged_message(data)) from None
+    if arr.dtype == object:
+        # lists of tensors, or ragged lists
+        try:
+            arr = np.array([_infer_array(d, dtype) for d in data])
+        except (ValueError, TypeError):
+            raise ValueError(
+                f"expected a rectangular (nested) list of numbers, got {type(data).__name__}"
+            ) from None
+    if dtype is not None:
+        return cast_python_values(arr, as_dtype(dtype).np)
+    kind = arr.dtype.kind
+    if kind == "b":
+        return arr
+    if kind in "iu":
+        return arr.astype(np.int64, copy=False)
+    if kind == "f":
+        # Python floats give the default dtype; float values that came with a
+        # dtype (numpy scalars, one-element tensors) keep the widest of theirs
+        return arr.astype(np.float32 if declared is None else declared)
+    raise TypeError(f"can't convert data of type {arr.dtype} to a tensor")
+
+
+def cast_python_values(arr, target, name="int64"):
+    """``arr`` (from Python numbers) as ``target``; PyTorch's RuntimeError for a float no int holds.
+
+    PyTorch checks each Python number it converts (``torch.tensor([nan],
+    dtype=torch.long)``, ``torch.full``): nan, inf and values out of int64's
+    range raise "value cannot be converted to type int64 without overflow",
+    where numpy would warn and give a made-up integer.
+    """
+    if target.kind in "iu" and arr.dtype.kind == "f" and arr.size:
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(arr) | (arr >= 2.0 ** 63) | (arr < -(2.0 ** 63))
+        if bad.any():
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return arr.astype(target)
+
+
+def _declared_float(data):
+    """The widest float dtype among the numpy values in nested ``data`` (None: Python floats only)."""
+    best = None
+    stack = [data]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, list):
+            stack.extend(d)
+        elif isinstance(d, (np.ndarray, np.generic)):
+            dt = np.dtype(d.dtype)
+            if dt.kind == "f":
+                numpy_dtype_of(np.empty(0, dtype=dt))  # float16 is refused, not widened
+                best = dt if best is None or dt.itemsize > best.itemsize else best
+    return best
+
+
+def _ragged_message(data):
+    """PyTorch's message for a nested list whose rows differ in length."""
+    level = [data]
+    dim = 0
+    while level:
+        seqs = [x for x in level if isinstance(x, (list, tuple))]
+        if not seqs:
+            break
+        want = len(seqs[0])
+        for x in level:
+            got = len(x) if isinstance(x, (list, tuple)) else None
+            if got != want:
+                if got is None:
+                    return f"expected sequence of length {want} at dim {dim} (got {type(x).__name__})"
+                return f"expected sequence of length {want} at dim {dim} (got {got})"
+        level = [y for x in seqs for y in x]
+        dim += 1
+    return "expected a rectangular (nested) list of numbers"
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """Make a leaf tensor from Python numbers, (nested) lists, or a numpy array.
+
+    Args:
+        data: a number, a rectangular nested list of numbers or booleans, or a
+            numpy array.  The values are copied.
+        dtype: None to infer (bool, int64 for integers, float32 for Python
+            floats, the array's own dtype for numpy floats), or
+            ``minigrad.float32`` / ``float64`` / ``int64`` / ``bool``.
+        device: None, ``"cpu"`` or ``minigrad.device("cpu")``: the only device.
+        requires_grad (bool): record operations on the new tensor.
+
+    Returns:
+        Tensor of ``data``'s shape.
+
+    Raises:
+        RuntimeError: "Only Tensors of floating point and complex dtype can
+            require gradients" for ``requires_grad=True`` with an integer or
+            bool dtype.
+        TypeError / ValueError: for data that is not numbers or not rectangular.
+
+    Source: ``torch.tensor``.
+    """
+    _check_device(device)
+    arr = _infer_array(data, dtype)
+    if requires_grad and arr.dtype.kind != "f":
+        raise RuntimeError(_INT_GRAD_ERROR)
+    return Tensor._make(arr, requires_grad=bool(requires_grad))
+
+
+def _shape_arg(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _filled(value, size, dtype, requires_grad):
+    dt = as_dtype(dtype) if dtype is not None else _dtype.float32
+    if requires_grad and not dt.is_floating_point:
+        raise RuntimeError(_INT_GRAD_ERROR)
+    return Tensor._make(np.full(_shape_arg(size), value, dtype=dt.np), requires_grad=requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))`` (``torch.zeros``).
+
+    Args:
+        size: ints, or one tuple of ints.
+        dtype: default float32.
+        requires_grad (bool): make it a leaf that records.
+
+    Raises:
+        RuntimeError: for a negative size, or ``requires_grad`` with an integer dtype.
+    """
+    _check_device(device)
+    flat = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if any(isinstance(s, (int, np.integer)) and s < 0 for s in flat):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return _filled(0, size, dtype, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of ones: ``ones(2, 3)`` or ``ones((2, 3))`` (``torch.ones``).
+
+    Args and errors as ``zeros``.
+    """
+    _check_device(device)
+    return _filled(1, size, dtype, requires_grad)
+
+
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    """Zeros with ``t``'s shape and dtype (``torch.zeros_like``)."""
+    _check_device(device)
+    return _filled(0, t.shape, dtype or t.dtype, requires_grad)
+
+
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    """Ones with ``t``'s shape and dtype (``torch.ones_like``)."""
+    _check_device(device)
+    return _filled(1, t.shape, dtype or t.dtype, requires_grad)
 
 
 class Generator:
@@ -102,8 +337,6 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
             dtype = _dtype.float32
     d = as_dtype(dtype)
     if isinstance(fill_value, float) and d.np.kind in "iu":
-        from .tensor import cast_python_values
-
         fill_value = cast_python_values(np.asarray(fill_value), d.np, "int64_t")
     return _leaf(np.full(_shape_arg((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype=d.np), requires_grad)
 
