@@ -130,7 +130,8 @@ class Node:
         Source: calling a ``torch.autograd.graph.Node`` (``Node::operator()``,
         torch/csrc/autograd/function.h).
         """
-        out = tuple(self._backward(tuple(grad_outputs)))
+        with np.errstate(all="ignore"):  # as in a walk: PyTorch never warns about inf or nan
+            out = tuple(self._backward(tuple(grad_outputs)))
         return out[0] if len(out) == 1 else out
 
     # --- what the engine calls ---------------------------------------------

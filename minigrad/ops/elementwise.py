@@ -259,8 +259,7 @@ class Div(Function):
         need = ctx.needs_input_grad
         if need[0] or need[1]:
             ctx.save_for_backward(b, a if need[1] else None)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.true_divide(A, B)
+        out = np.true_divide(A, B)
         if out.dtype != np.float32 and out.dtype.kind != "f" or (
             out.dtype == np.float64 and a._data.dtype.kind in "biu" and b._data.dtype.kind in "biu"
         ):
@@ -304,8 +303,7 @@ class Reciprocal(Function):
     @staticmethod
     def forward(ctx, a):
         dt = a._data.dtype if a._data.dtype.kind == "f" else np.dtype(np.float32)
-        with np.errstate(divide="ignore"):
-            out = _make(np.reciprocal(a._data, dtype=dt))
+        out = _make(np.reciprocal(a._data, dtype=dt))
         ctx.save_for_backward(out)
         return out
 
@@ -332,8 +330,7 @@ class PowTensorScalar(Function):
             data = float32_values(data)
         elif data.dtype == np.bool_:
             data = data.astype(np.int64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.power(data, exponent)
+        out = np.power(data, exponent)
         return _make(out.astype(data.dtype, copy=False))
 
     @staticmethod
@@ -373,8 +370,7 @@ class PowTensorTensor(Function):
         if dt.kind in "iu" and (B < 0).any():
             out = _make(_int_power(A, B))
         else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                out = _make(np.power(A, B))
+            out = _make(np.power(A, B))
         ctx.save_for_backward(b, a, out)
         return out
 
@@ -415,8 +411,7 @@ class PowScalarTensor(Function):
         if dt.kind in "iu" and (B < 0).any():
             out = _int_power(np.asarray(base, dtype=dt), B)  # numpy refuses these
         else:
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                out = np.power(np.asarray(base, dtype=dt), B)
+            out = np.power(np.asarray(base, dtype=dt), B)
         # PyTorch's pow(Scalar, Tensor) writes a contiguous result, whatever b's layout
         out = _make(out if out.flags.c_contiguous else out.copy(order="C"))
         ctx.save_for_backward(b, out)
@@ -524,8 +519,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, a):
-        with np.errstate(over="ignore"):
-            out = _make(rounded_once(np.exp, _math_exp, _float_data(a)))
+        out = _make(rounded_once(np.exp, _math_exp, _float_data(a)))
         ctx.save_for_backward(out)
         return out
 
@@ -544,8 +538,7 @@ class Log(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         data = a._data if a._data.dtype.kind == "f" else float32_values(a._data)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return _make(np.log(data))
+        return _make(np.log(data))
 
     @staticmethod
     def formula(F, ctx, grad, a):
@@ -697,8 +690,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, a):
-        with np.errstate(invalid="ignore"):
-            out = _make(np.sqrt(_float_data(a)))
+        out = _make(np.sqrt(_float_data(a)))
         ctx.save_for_backward(out)
         return out
 
