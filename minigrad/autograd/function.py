@@ -556,6 +556,38 @@ def _node_for(cls, inputs):
     a constant; its shape and dtype, which the engine checks gradients
     against; and ``needs_input_grad``, one flag per argument of ``apply``.
     """
+    # The usual call: one or two tensors, neither a view nor a later output
+    # of its node (the same edges as the general loop below, without lists).
+    n = len(inputs)
+    if n == 2:
+        a, b = inputs
+        if (isinstance(a, _Tensor) and isinstance(b, _Tensor) and a._view_of is None
+                and b._view_of is None and not a._output_nr and not b._output_nr):
+            ra = a._requires_grad
+            rb = b._requires_grad
+            if not (ra or rb):
+                return None
+            if ra:
+                fa = a._grad_fn or _leaf_node(a)
+                d = a._data
+                ma = (d.shape, d.dtype)
+            else:
+                fa = ma = None
+            if rb:
+                fb = b._grad_fn or _leaf_node(b)
+                d = b._data
+                mb = (d.shape, d.dtype)
+            else:
+                fb = mb = None
+            return _new_node(cls, _FLAGS2[bool(ra)][bool(rb)], (fa, fb), _ZEROS[2], (ma, mb), None)
+    elif n == 1:
+        a = inputs[0]
+        if isinstance(a, _Tensor) and a._view_of is None and not a._output_nr:
+            if not a._requires_grad:
+                return None
+            d = a._data
+            return _new_node(cls, _FLAGS1, (a._grad_fn or _leaf_node(a),), _ZEROS[1],
+                             ((d.shape, d.dtype),), None)
     flags = []
     fns = []
     meta = []
@@ -573,13 +605,7 @@ def _node_for(cls, inputs):
             unusual = True  # (its edge is made again by _unusual_edges)
         if a._requires_grad:
             flags.append(True)
-            fn = a._grad_fn
-            if fn is None:  # a leaf: its AccumulateGrad, while some graph keeps it
-                ref = a._accum
-                fn = ref() if ref is not None else None
-                if fn is None:
-                    fn = a._accumulator()
-            fns.append(fn)
+            fns.append(a._grad_fn or _leaf_node(a))
             d = a._data
             meta.append((d.shape, d.dtype))
         else:  # a constant: (None, 0) in next_functions
@@ -591,25 +617,45 @@ def _node_for(cls, inputs):
         i += 1
     if True not in flags:
         return None
+    if unusual:  # views whose memory was written since they were made; output numbers
+        node = _new_node(cls, tuple(flags), (), (), (), None)  # its sequence number first
+        fns, meta, nrs = _unusual_edges(inputs)
+        node._next_fns = tuple(fns)
+        node._next_nrs = nrs
+        node._in_meta = tuple(meta)
+    else:
+        n = len(fns)
+        nrs = _ZEROS[n] if n < 8 else _output_nrs((0,) * n)
+        node = _new_node(cls, tuple(flags), tuple(fns), nrs, tuple(meta), None)
+    if edge_args is not None:
+        edge_args = tuple(edge_args)
+        node._edge_args = _EDGE_ARGS.setdefault(edge_args, edge_args)  # one tuple per pattern
+    return node
+
+
+def _leaf_node(t):
+    """A leaf's ``AccumulateGrad`` (while some graph keeps it, the same one)."""
+    ref = t._accum
+    fn = ref() if ref is not None else None
+    return fn if fn is not None else t._accumulator()
+
+
+def _new_node(cls, needs_input_grad, fns, nrs, meta, edge_args):
+    """A fresh node of ``cls``'s backward type with these edges and the next sequence number."""
     node = _new(cls._backward_cls)
     node._seq = next(_sequence)
     node._hooks = None
     node._to_save = node._kept = node._kept_versions = ()
-    node.needs_input_grad = tuple(flags)
-    n = len(fns)
-    if unusual:  # views whose memory was written since they were made; output numbers
-        fns, meta, nrs = _unusual_edges(inputs)
-    else:
-        nrs = _ZEROS[n] if n < 8 else _output_nrs((0,) * n)
-    node._next_fns = tuple(fns)
+    node.needs_input_grad = needs_input_grad
+    node._next_fns = fns
     node._next_nrs = nrs
-    node._in_meta = tuple(meta)
-    if edge_args is None:
-        node._edge_args = None
-    else:
-        edge_args = tuple(edge_args)
-        node._edge_args = _EDGE_ARGS.setdefault(edge_args, edge_args)  # one tuple per pattern
+    node._in_meta = meta
+    node._edge_args = edge_args
     return node
+
+
+_FLAGS1 = (True,)
+_FLAGS2 = (((False, False), (False, True)), ((True, False), (True, True)))
 
 
 def _unusual_edges(inputs):
