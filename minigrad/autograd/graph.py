@@ -427,10 +427,23 @@ class _Freed:
 _FREED = _Freed(False)
 _FREED_OUTPUT = _Freed(True)
 _VERSIONS0 = tuple((0,) * n for n in range(8))
+_ALL_FREED = tuple((_FREED,) * n for n in range(8))
 
 
 def pack_saved(node, tensors):
     """Store ``tensors`` (what ``save_for_backward`` got) on ``node``: entries and versions."""
+    if len(tensors) == 1 and not _saved_hooks_stack:
+        t = tensors[0]  # one tensor, no hooks: the usual case of a unary op
+        if type(t) is _Tensor and not t._inference:
+            vc = t._vc
+            if t._grad_fn is node:  # its own output, kept as (array, counter, output_nr)
+                if vc is None:
+                    vc = t._shared_vc()
+                node._kept = ((t._data, vc, t._output_nr),)
+            else:
+                node._kept = tensors
+            node._kept_versions = _VERSIONS0[1] if vc is None or not vc[0] else (vc[0],)
+            return
     values = []
     versions = []
     hooked = bool(_saved_hooks_stack)
@@ -538,6 +551,13 @@ def release_saved(node):
     """Let go of every value ``node`` saved (the walk calls this right after the node ran)."""
     values = node._kept
     if not values:
+        return
+    for e in values:
+        if type(e) is not _Tensor:
+            break
+    else:  # the usual case: inputs only, each let go
+        n = len(values)
+        node._kept = _ALL_FREED[n] if n < 8 else (_FREED,) * n
         return
     freed = []
     for e in values:
