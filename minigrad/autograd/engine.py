@@ -215,17 +215,18 @@ def run_node(walk, node, grads, compute=True):
     if hooks is not None and hooks.pre:                         # (node pre-hooks)
         grads = _run_pre_hooks(walk, grads, hooks.pre)
     fns = node._next_fns
-    if not compute or (node._formula_only and (not fns or fns[0] is None) and not _any(fns)):
+    if not compute or ((not fns or fns[0] is None) and node._formula_only and not _any(fns)):
         out = (None,) * len(fns)
         if hooks is not None and hooks.post:                    # (node post-hooks)
             out = _run_post_hooks(walk, out, grads, hooks.post)
     elif grads[0] is not None or _any(grads) or node is walk.root:
         if walk.check_nan:
             anomaly._state.current = node
-        if not walk.arrays:
+        on_arrays = node._backward_arrays if walk.arrays else None
+        if on_arrays is not None:
+            out = on_arrays(grads)
+        elif not walk.arrays:
             out = node._backward(tuple(grads))
-        elif node._backward_arrays is not None:
-            out = node._backward_arrays(grads)
         else:  # a backward written with Tensors (a custom Function): wrap, unwrap
             out = _unwrap(node._backward(tuple(_wrap(g) for g in grads)))
         if hooks is not None and hooks.post:                    # (node post-hooks)
@@ -255,6 +256,9 @@ def route_gradients(walk, node, out, ready):
     broadcast dims, cast to the input's dtype.  A node whose last consumer has
     now delivered becomes ready.
     """
+    fns = node._next_fns
+    if not fns:
+        return  # (a leaf's AccumulateGrad: nothing lies behind it)
     buffers = walk.buffers
     deps = walk.dependencies
     meta = node._in_meta
@@ -262,7 +266,7 @@ def route_gradients(walk, node, out, ready):
     check_nan = walk.check_nan
     n_out = len(out)
     i = -1
-    for nxt in node._next_fns:
+    for nxt in fns:
         i += 1
         if nxt is None:
             continue

@@ -205,11 +205,11 @@ class BackwardNode(FunctionCtx, Node):
         numpy and PyTorch promote mixed dtypes differently; when the values do
         not share one dtype the same formula runs on Tensors instead.
         """
-        if self._out_meta is not None:
+        if len(grads) > 1:  # (a node of several outputs)
             grads = self._materialized(grads, _array_zeros)
         cls = self._forward_cls
         saved = unpack_saved_arrays(self)
-        if not _one_dtype(grads, saved, cls._ints_are_indices):
+        if not _one_dtype(grads, saved, cls):
             return _unwrap(self._backward(tuple(_wrap(g) for g in grads)))
         out = cls.formula(ARRAY_OPS, self, *grads, *saved)
         n = len(self.needs_input_grad)
@@ -252,17 +252,17 @@ def _array_zeros(shape, dtype):
     return np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype)
 
 
-def _one_dtype(grads, saved, ints_ok=False):
+def _one_dtype(grads, saved, cls):
     """True if every float (or integer) array among the values has the first gradient's dtype.
 
     Bool arrays (masks) never count; integer arrays do not either when the
-    formula uses them only as indices (``_ints_are_indices``).
+    formula of ``cls`` uses them only as indices (``_ints_are_indices``).
     """
     dt = grads[0].dtype if grads[0] is not None else None
     for v in saved:
         if v is not None and type(v) not in _PY_SCALARS and v.dtype is not dt:
-            return _one_dtype_slow(grads, saved, ints_ok)
-    return dt is not None or _one_dtype_slow(grads, saved, ints_ok)
+            return _one_dtype_slow(grads, saved, cls._ints_are_indices)
+    return dt is not None or _one_dtype_slow(grads, saved, cls._ints_are_indices)
 
 
 def _one_dtype_slow(grads, saved, ints_ok):
