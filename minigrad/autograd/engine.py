@@ -339,6 +339,10 @@ def _check_sum_to(gshape, shape, node, index):
 
 def _sum_to_array(g, shape, node, index):
     """``Tensor.sum_to_size`` on an array: sum the leading dims and the dims of size 1."""
+    gshape = g.shape
+    lead = len(gshape) - len(shape)
+    if lead > 0 and gshape[lead:] == shape:  # only leading dims were added (a bias): the usual case
+        return g.sum(axis=0) if lead == 1 else g.sum(axis=tuple(range(lead)))
     g = np.asarray(g)
     _check_sum_to(g.shape, shape, node, index)
     lead = g.ndim - len(shape)

@@ -407,7 +407,8 @@ def select_array(mask, x, zero_where=False):
     clearing the bits of the elements not kept is the same select without one.
     """
     bits = _BITS.get(x.dtype)
-    if bits is None or type(x) is not np.ndarray or x.shape != np.shape(mask):
+    if bits is None or type(x) is not np.ndarray or x.shape != (
+            mask.shape if type(mask) is np.ndarray else np.shape(mask)):
         zero = np.zeros((), dtype=x.dtype)
         return np.where(mask, zero, x) if zero_where else np.where(mask, x, zero)
     m = np.asarray(mask).view(np.uint8)
