@@ -208,8 +208,10 @@ class BackwardNode(FunctionCtx, Node):
         if len(grads) > 1:  # (a node of several outputs)
             grads = self._materialized(grads, _array_zeros)
         cls = self._forward_cls
-        saved = unpack_saved_arrays(self)
-        if not _one_dtype(grads, saved, cls):
+        g = grads[0]
+        dt = None if g is None else g.dtype
+        saved, same = unpack_saved_arrays(self, dt)
+        if not (same and dt is not None) and not _one_dtype(grads, saved, cls._ints_are_indices):
             return _unwrap(self._backward(tuple(_wrap(g) for g in grads)))
         out = cls.formula(ARRAY_OPS, self, *grads, *saved)
         n = len(self.needs_input_grad)
@@ -252,20 +254,14 @@ def _array_zeros(shape, dtype):
     return np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype)
 
 
-def _one_dtype(grads, saved, cls):
-    """True if every float (or integer) array among the values has the first gradient's dtype.
+def _one_dtype(grads, saved, ints_ok):
+    """True if every float (or integer) array among the values shares one dtype.
 
     Bool arrays (masks) never count; integer arrays do not either when the
-    formula of ``cls`` uses them only as indices (``_ints_are_indices``).
+    formula uses them only as indices (``ints_ok``: the class's
+    ``_ints_are_indices``).  (The usual case, every array of the first
+    gradient's dtype, is found while unpacking: ``unpack_saved_arrays``.)
     """
-    dt = grads[0].dtype if grads[0] is not None else None
-    for v in saved:
-        if v is not None and type(v) not in _PY_SCALARS and v.dtype is not dt:
-            return _one_dtype_slow(grads, saved, cls._ints_are_indices)
-    return dt is not None or _one_dtype_slow(grads, saved, cls._ints_are_indices)
-
-
-def _one_dtype_slow(grads, saved, ints_ok):
     dt = None
     ignored = "biu" if ints_ok else "b"
     for group in (grads, saved):

@@ -512,39 +512,50 @@ def unpack_saved_one(node, index):
     return _unpack((values[index],), (node._kept_versions[index],), node)[0]
 
 
-def unpack_saved_arrays(node):
+def unpack_saved_arrays(node, dtype=None):
     """The saved values of ``node`` as numpy arrays (Python numbers stay numbers), checked.
 
     What a gradient formula computes with on a walk that records nothing.
-    Raises as ``unpack_saved``.
+    Returns ``(values, same)``: ``same`` is True if every array among the
+    values has ``dtype`` (then the formula may run on them as they are; see
+    ``BackwardNode._formula_arrays``).  Raises as ``unpack_saved``.
     """
     out = []
+    same = True
     for e, v in zip(node._kept, node._kept_versions):
         te = type(e)
         if te is _Tensor:  # an input, the usual case
             vc = e._vc
             if vc is not None and vc[0] != v:
                 _raise_modified(e, node, v, False)
-            # a Python number (x * 2) stays one: numpy then keeps the tensor's dtype, as PyTorch does
-            out.append(e._data.item() if e._wrapped else e._data)
+            if e._wrapped:
+                # a Python number (x * 2) stays one: numpy then keeps the tensor's dtype, as PyTorch does
+                out.append(e._data.item())
+                continue
+            arr = e._data
         elif te is tuple:  # one of the node's own outputs
             arr, vc, nr = e
             if vc[0] != v:
                 _raise_modified(_Tensor._make(arr, vc=vc), node, v, True, nr)
-            out.append(arr)
         elif e is None:
             out.append(None)
+            continue
         elif te is _Freed:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        elif isinstance(e, SavedTensor):
-            t = e.unpack(node)
-            out.append(t._data.item() if t._wrapped else t._data)
-        else:  # a Tensor subclass (nn.Parameter)
-            vc = e._vc
-            if vc is not None and vc[0] != v:
-                _raise_modified(e, node, v, False)
-            out.append(e._data.item() if e._wrapped else e._data)
-    return out
+        else:
+            t = e.unpack(node) if isinstance(e, SavedTensor) else e  # (or a Tensor subclass)
+            if not isinstance(e, SavedTensor):
+                vc = t._vc
+                if vc is not None and vc[0] != v:
+                    _raise_modified(t, node, v, False)
+            if t._wrapped:
+                out.append(t._data.item())
+                continue
+            arr = t._data
+        if arr.dtype is not dtype:
+            same = False
+        out.append(arr)
+    return out, same
 
 
 def release_saved(node):
