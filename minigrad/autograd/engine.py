@@ -122,7 +122,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     walk.dependencies = count_dependencies(root)                # 1. count dependencies
     if inputs is not None:
         _plan_captures(walk, inputs)
-    ready = [(0, 0, root)]
+    ready = [(0, root)]
     state = grad_mode._state
     prev_mode, prev_quiet = state.enabled, state.numpy_quiet
     state.enabled = bool(create_graph)
@@ -190,13 +190,14 @@ def count_dependencies(root):
 
 # AccumulateGrad runs as soon as it is ready (PyTorch gives it UINT64_MAX), and so do
 # the nodes PyTorch makes without a sequence number (NotImplemented ones); among
-# them, the one that became ready first (the counter in the heap's entries).
-_FIRST = float("-inf")
+# them, the one that became ready first: their keys are _FIRST + a count, below
+# every -sequence_nr.  Keys are unique, so two entries never compare their nodes.
+_FIRST = -(2**64)
 
 
 def take_ready_node(ready):
-    """The ready node created last: ``ready`` is a heap of ``(-sequence_nr, count, node)``."""
-    return heapq.heappop(ready)[2]
+    """The ready node created last: ``ready`` is a heap of ``(key, node)``, key ``-sequence_nr``."""
+    return heapq.heappop(ready)[1]
 
 
 # --- 3. run the node, free its saved values -------------------------------------
@@ -295,8 +296,11 @@ def route_gradients(walk, node, out, ready):
             if nxt not in buffers:
                 buffers[nxt] = [None] * nxt._num_outputs()
             seq = nxt._seq  # (PyTorch's UINT64_MAX: a node made without a sequence number)
-            key = _FIRST if type(nxt) is AccumulateGrad or seq == UINT64_MAX else -seq
-            heapq.heappush(ready, (key, next(walk.counter), nxt))
+            if type(nxt) is AccumulateGrad or seq == UINT64_MAX:
+                key = _FIRST + next(walk.counter)  # in the order they became ready
+            else:
+                key = -seq
+            heapq.heappush(ready, (key, nxt))
 
 
 def _fit(walk, g, meta, node, index):

@@ -705,6 +705,8 @@ def _record(ctx, args, out):
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
         pack_saved(ctx, to_save)  # pack hooks run in this order (saved_names: PyTorch's)
     return out
+
+
 def _record_outputs(ctx, args, outs):
     """Make ``ctx`` the grad_fn of each differentiable output; returns the outputs."""
     if len(outs) > 1 or ctx._out_meta is not None:
