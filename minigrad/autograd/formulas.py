@@ -125,6 +125,8 @@ class _ArrayOps:
     @staticmethod
     def expand(a, shape):
         """``a`` broadcast to ``shape`` (a read-only view: no copy)."""
+        if type(a) is not np.ndarray and isinstance(a, np.generic):
+            a = np.asarray(a)  # (numpy gives a scalar for arithmetic on 0-d arrays)
         if type(a) is np.ndarray and not a.ndim and shape:
             # the gradient of a sum or mean to one number: its stride-0 view made
             # directly (np.broadcast_to's general route costs about 3x as much)

@@ -552,11 +552,13 @@ def _node_for(cls, inputs):
     a constant; its shape and dtype, which the engine checks gradients
     against; and ``needs_input_grad``, one flag per argument of ``apply``.
     """
-    # The usual call: one or two tensors, neither a view nor a later output
-    # of its node (the same edges as the general loop below, without lists).
+    # The usual call: one or two tensors (add and sub: and a number, alpha),
+    # neither a view nor a later output of its node (the same edges as the
+    # general loop below, without lists).
     n = len(inputs)
-    if n == 2:
-        a, b = inputs
+    if n == 2 or (n == 3 and not isinstance(inputs[2], _Tensor)):
+        a = inputs[0]
+        b = inputs[1]
         if (isinstance(a, _Tensor) and isinstance(b, _Tensor) and a._view_of is None
                 and b._view_of is None and not a._output_nr and not b._output_nr):
             ra = a._requires_grad
@@ -575,7 +577,11 @@ def _node_for(cls, inputs):
                 mb = (d.shape, d.dtype)
             else:
                 fb = mb = None
-            return _new_node(cls, _FLAGS2[bool(ra)][bool(rb)], (fa, fb), _ZEROS[2], (ma, mb), None)
+            if n == 2:
+                return _new_node(cls, _FLAGS2[bool(ra)][bool(rb)], (fa, fb), _ZEROS[2], (ma, mb),
+                                 None)
+            return _new_node(cls, _FLAGS2_NUMBER[bool(ra)][bool(rb)], (fa, fb), _ZEROS[2],
+                             (ma, mb), _LEADING2)
     elif n == 1:
         a = inputs[0]
         if isinstance(a, _Tensor) and a._view_of is None and not a._output_nr:
@@ -651,7 +657,9 @@ def _new_node(cls, needs_input_grad, fns, nrs, meta, edge_args):
 
 
 _FLAGS1 = (True,)
+_LEADING2 = _EDGE_ARGS.setdefault((0, 1), (0, 1))  # edges on the first two of three arguments
 _FLAGS2 = (((False, False), (False, True)), ((True, False), (True, True)))
+_FLAGS2_NUMBER = tuple(tuple(f + (False,) for f in row) for row in _FLAGS2)  # (a, b, alpha)
 
 
 def _unusual_edges(inputs):
