@@ -108,7 +108,8 @@ class DivRounding(Function):
             if need[0] or need[1]:
                 ctx.save_for_backward(b, a if need[1] else None)
             return Div.forward(_NoSave, a, b)
-        ctx.save_for_backward(b, a)
+        # as PyTorch's generated code: `self` is kept only for `other`'s gradient
+        ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)
         A, B = operands(a, b)
         if np.asarray(A).dtype == np.bool_ and np.asarray(B).dtype == np.bool_:
             raise NotImplementedError(f'"div_{rounding_mode}_cpu" not implemented for \'Bool\'')
@@ -180,9 +181,13 @@ class RemainderScalarTensor(Function):
 
 
 def _no_integer_zero_division(A, B):
-    """PyTorch raises for an integer divided by an integer zero (floats give inf or nan)."""
+    """PyTorch raises for an integer divided by an integer zero (floats give inf or nan).
+
+    Only where a quotient is computed: an empty dividend (so an empty result)
+    divides nothing, and PyTorch does not raise.
+    """
     A, B = np.asarray(A), np.asarray(B)
-    if A.dtype.kind in "biu" and B.dtype.kind in "biu" and (B == 0).any():
+    if A.dtype.kind in "biu" and B.dtype.kind in "biu" and A.size and (B == 0).any():
         raise RuntimeError("ZeroDivisionError")
 
 
