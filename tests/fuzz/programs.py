@@ -243,7 +243,10 @@ class _Gen:
 
     def _ties(self, t):
         try:
-            return t.numel() > 1 and t.detach().flatten().unique().numel() < t.numel()
+            flat = t.detach().flatten()
+            if flat.is_floating_point() and int(flat.isnan().sum()) > 1:
+                return True  # (unique() counts each nan apart; to sort and topk they tie)
+            return t.numel() > 1 and flat.unique().numel() < t.numel()
         except Exception:  # noqa: BLE001 - bool or 0-d odd cases: assume ties
             return True
 
