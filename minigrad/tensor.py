@@ -667,13 +667,15 @@ class Tensor:
     # the primitives they dispatch to.
 
 
+from .autograd import edges as _edges
 from .autograd import engine as _engine
 from .autograd import formulas as _formulas
 from .autograd import function as _function
 from .autograd import graph as _graph
 from .autograd import view_history as _view_history
 
-_graph._Tensor = _function._Tensor = _view_history._Tensor = _engine._Tensor = _formulas._Tensor = Tensor
+_graph._Tensor = _function._Tensor = _edges._Tensor = _view_history._Tensor = Tensor
+_engine._Tensor = _formulas._Tensor = Tensor
 _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
 
 

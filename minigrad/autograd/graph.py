@@ -25,6 +25,8 @@ import weakref
 
 import numpy as np
 
+from .removable_handle import RemovableHandle, _add_hook  # noqa: F401 (tensor.py, nn read them here)
+
 __all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
            "save_on_cpu", "saved_tensors_hooks"]
 
@@ -229,38 +231,6 @@ def _output_nrs(nrs):
     if n < 8 and not any(nrs):
         return _ZEROS[n]
     return nrs
-
-
-class RemovableHandle:
-    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook.
-
-    Source: ``torch.utils.hooks.RemovableHandle``.
-    """
-
-    __slots__ = ("_hooks", "id")
-    _next_id = itertools.count()
-
-    def __init__(self, hooks):
-        self._hooks = hooks
-        self.id = next(RemovableHandle._next_id)
-
-    def remove(self):
-        """Unregister the hook; removing twice is harmless."""
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-def _add_hook(hooks, fn):
-    if not callable(fn):
-        raise TypeError(f"hook must be callable, got {type(fn).__name__}")
-    handle = RemovableHandle(hooks)
-    hooks[handle.id] = fn
-    return handle
 
 
 class SavedTensor:

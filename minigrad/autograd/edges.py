@@ -1,0 +1,163 @@
+"""The edges a new node gets: PyTorch's ``collect_next_edges``.
+
+``Function.apply`` calls ``node_for`` before running forward.  For each input
+of the call it finds where that input's gradient must go: the node that made
+it (its ``grad_fn``, and which of that node's outputs it is) or, for a leaf
+that requires grad, the leaf's ``AccumulateGrad``; a constant gets no edge,
+``(None, 0)`` in ``next_functions``.  With the edges it keeps each input's
+shape and dtype (the engine checks the gradients against them) and
+``needs_input_grad``.  If no input requires grad there is no node at all.
+
+Source: ``collect_next_edges`` and ``Node``'s constructor
+(torch/csrc/autograd/function.h), ``_wrap_outputs`` (custom_function.cpp).
+"""
+
+from .graph import _ZEROS, _output_nrs, _sequence
+from .view_history import refresh_view as _refresh_view
+
+__all__ = ["node_for"]
+
+_new = object.__new__
+_EDGE_ARGS = {}  # the distinct _edge_args tuples (a handful: (0, 1) for add, ...)
+
+
+def node_for(cls, inputs):
+    """The node ``cls.apply(*inputs)`` records, its edges set; None if no input requires grad.
+
+    As PyTorch's ``collect_next_edges``, this runs before forward: for each
+    input, the node that made it (its ``grad_fn``, or a leaf's
+    ``AccumulateGrad``) and which of that node's outputs it is, or None for
+    a constant; its shape and dtype, which the engine checks gradients
+    against; and ``needs_input_grad``, one flag per argument of ``apply``.
+    """
+    # The usual call: one or two tensors (add and sub: and a number, alpha),
+    # neither a view nor a later output of its node (the same edges as the
+    # general loop below, without lists).
+    n = len(inputs)
+    if n == 2 or (n == 3 and not isinstance(inputs[2], _Tensor)):
+        a = inputs[0]
+        b = inputs[1]
+        if (isinstance(a, _Tensor) and isinstance(b, _Tensor) and a._view_of is None
+                and b._view_of is None and not a._output_nr and not b._output_nr):
+            ra = a._requires_grad
+            rb = b._requires_grad
+            if not (ra or rb):
+                return None
+            fns = (a._grad_fn or _leaf_node(a) if ra else None,
+                   b._grad_fn or _leaf_node(b) if rb else None)
+            meta = ((a._data.shape, a._data.dtype) if ra else None,
+                    (b._data.shape, b._data.dtype) if rb else None)
+            if n == 2:
+                return _new_node(cls, _FLAGS2[bool(ra)][bool(rb)], fns, _ZEROS[2], meta, None)
+            return _new_node(cls, _FLAGS2_NUMBER[bool(ra)][bool(rb)], fns, _ZEROS[2], meta,
+                             _LEADING2)
+    elif n == 1:
+        a = inputs[0]
+        if isinstance(a, _Tensor) and a._view_of is None and not a._output_nr:
+            if not a._requires_grad:
+                return None
+            d = a._data
+            return _new_node(cls, _FLAGS1, (a._grad_fn or _leaf_node(a),), _ZEROS[1],
+                             ((d.shape, d.dtype),), None)
+    flags = []
+    fns = []
+    meta = []
+    edge_args = None  # which arguments have edges, once a non-tensor argument is met
+    unusual = False  # an input that is a view, or not its node's output 0
+    i = 0
+    for a in inputs:
+        if not isinstance(a, _Tensor):
+            flags.append(False)
+            if edge_args is None:
+                edge_args = list(range(i))
+            i += 1
+            continue
+        if a._view_of is not None or a._output_nr:
+            unusual = True  # (its edge is made again by _unusual_edges)
+        if a._requires_grad:
+            flags.append(True)
+            fns.append(a._grad_fn or _leaf_node(a))
+            d = a._data
+            meta.append((d.shape, d.dtype))
+        else:  # a constant: (None, 0) in next_functions
+            flags.append(False)
+            fns.append(None)
+            meta.append(None)
+        if edge_args is not None:
+            edge_args.append(i)
+        i += 1
+    if True not in flags:
+        return None
+    if unusual:  # views whose memory was written since they were made; output numbers
+        node = _new_node(cls, tuple(flags), (), (), (), None)  # its sequence number first
+        fns, meta, nrs = _unusual_edges(inputs)
+        node._next_fns = tuple(fns)
+        node._next_nrs = nrs
+        node._in_meta = tuple(meta)
+    else:
+        n = len(fns)
+        nrs = _ZEROS[n] if n < 8 else _output_nrs((0,) * n)
+        node = _new_node(cls, tuple(flags), tuple(fns), nrs, tuple(meta), None)
+    if edge_args is not None:
+        edge_args = tuple(edge_args)
+        node._edge_args = _EDGE_ARGS.setdefault(edge_args, edge_args)  # one tuple per pattern
+    return node
+
+
+def _leaf_node(t):
+    """A leaf's ``AccumulateGrad`` (while some graph keeps it, the same one)."""
+    ref = t._accum
+    fn = ref() if ref is not None else None
+    return fn if fn is not None else t._accumulator()
+
+
+def _new_node(cls, needs_input_grad, fns, nrs, meta, edge_args):
+    """A fresh node of ``cls``'s backward type with these edges and the next sequence number."""
+    node = _new(cls._backward_cls)
+    node._seq = next(_sequence)
+    node._hooks = None
+    node._to_save = node._kept = node._kept_versions = ()
+    node.needs_input_grad = needs_input_grad
+    node._next_fns = fns
+    node._next_nrs = nrs
+    node._in_meta = meta
+    node._edge_args = edge_args
+    return node
+
+
+_FLAGS1 = (True,)
+_LEADING2 = _EDGE_ARGS.setdefault((0, 1), (0, 1))  # edges on the first two of three arguments
+_FLAGS2 = (((False, False), (False, True)), ((True, False), (True, True)))
+_FLAGS2_NUMBER = tuple(tuple(f + (False,) for f in row) for row in _FLAGS2)  # (a, b, alpha)
+
+
+def _unusual_edges(inputs):
+    """The edges of the tensors among ``inputs`` when one is a view or a node's output > 0.
+
+    A view whose memory was written in place since it was made gets its
+    grad_fn rebuilt first (``_refresh_view``), after the node took its own
+    sequence number, as in PyTorch; a leaf view taken under no_grad requires
+    grad but has no edge.  Returns ``(fns, meta, nrs)``.
+    """
+    fns = []
+    meta = []
+    nrs = []
+    for a in inputs:
+        if not isinstance(a, _Tensor):
+            continue
+        if a._view_of is not None:
+            _refresh_view(a)
+        if a._requires_grad and (a._grad_fn is not None or not a._no_grad_view):
+            fn = a._grad_fn
+            fns.append(fn if fn is not None else a._accumulator())
+            nrs.append(a._output_nr if fn is not None else 0)
+            d = a._data
+            meta.append((d.shape, d.dtype))
+        else:
+            fns.append(None)
+            nrs.append(0)
+            meta.append(None)
+    return fns, meta, _output_nrs(nrs)
+
+
+_Tensor = None  # minigrad.tensor sets this once it is imported
