@@ -513,8 +513,10 @@ def unpack_saved_arrays(node, dtype=None):
         elif te is _Freed:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         else:
-            t = e.unpack(node) if isinstance(e, SavedTensor) else e  # (or a Tensor subclass)
-            if not isinstance(e, SavedTensor):
+            if isinstance(e, SavedTensor):
+                t = e.unpack(node)  # (it checks the version itself)
+            else:  # a Tensor subclass (nn.Parameter)
+                t = e
                 vc = t._vc
                 if vc is not None and vc[0] != v:
                     _raise_modified(t, node, v, False)
