@@ -86,7 +86,8 @@ class _Walk:
         self.arrays = not create_graph  # gradients as numpy arrays: nothing is recorded
         self.accumulate_grad = accumulate_grad
         self.check_nan = anomaly._state.enabled
-        self.buffers = {root: [None]}  # node -> gradients received so far, one per output
+        # node -> gradients received so far, one per output, while it waits for more
+        self.buffers = {}
         self.counter = itertools.count()
         self.inputs = inputs
         self.captures = self.needed = None
@@ -122,19 +123,18 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     walk.dependencies = count_dependencies(root)                # 1. count dependencies
     if inputs is not None:
         _plan_captures(walk, inputs)
-    ready = [(0, root)]
+    ready = [(0, root, [None])]  # (key, node, its input buffer): PyTorch's NodeTask
     state = grad_mode._state
     prev_mode, prev_quiet = state.enabled, state.numpy_quiet
     state.enabled = bool(create_graph)
     state.numpy_quiet = True  # the ops a walk runs need not enter errstate again
     _walks.append(walk)
-    buffers, captures = walk.buffers, walk.captures
+    captures = walk.captures
     try:
         # backward formulas meet inf * 0 too; PyTorch is silent
         with np.errstate(all="ignore"):
             while ready:
-                node = take_ready_node(ready)                   # 2. take the ready node
-                grads = buffers.pop(node)
+                node, grads = take_ready_node(ready)            # 2. take the ready node
                 compute = True
                 if captures is not None or node._hooks is not None or (
                         type(node) is AccumulateGrad and node.variable._hooks):
@@ -196,8 +196,13 @@ _FIRST = -(2**64)
 
 
 def take_ready_node(ready):
-    """The ready node created last: ``ready`` is a heap of ``(key, node)``, key ``-sequence_nr``."""
-    return heapq.heappop(ready)[1]
+    """The ready node created last, and the gradients it received: ``(node, buffer)``.
+
+    ``ready`` is a heap of ``(key, node, buffer)``, key ``-sequence_nr``: as
+    PyTorch's ready queue holds each node with its input buffer (``NodeTask``).
+    """
+    _, node, buffer = heapq.heappop(ready)
+    return node, buffer
 
 
 # --- 3. run the node, free its saved values -------------------------------------
@@ -279,28 +284,28 @@ def route_gradients(walk, node, out, ready):
                     g = _fit(walk, g, m, node, i)
             if check_nan:                                       # (anomaly check)
                 anomaly.check_gradient(node, i, _wrap(g) if walk.arrays else g)
-            buf = buffers.get(nxt)
-            if buf is None:
-                if nxt._out_meta is None:  # one output: the usual case
-                    buffers[nxt] = [g]
-                else:
-                    buf = buffers[nxt] = [None] * len(nxt._out_meta)
-                    buf[nrs[i]] = g
-            else:
-                nr = nrs[i]
-                old = buf[nr]
-                buf[nr] = g if old is None else old + g         # fan-in: sum
         left = deps[nxt] - 1
         deps[nxt] = left
+        buf = buffers.get(nxt) if left else buffers.pop(nxt, None)
+        if buf is None:  # the first gradient for this node
+            if nxt._out_meta is None:  # one output: the usual case
+                buf = [g]
+            else:
+                buf = [None] * len(nxt._out_meta)
+                buf[nrs[i]] = g
+            if left:
+                buffers[nxt] = buf
+        elif g is not None:
+            nr = nrs[i]
+            old = buf[nr]
+            buf[nr] = g if old is None else old + g             # fan-in: sum
         if left == 0:  # every consumer has delivered: ready (see take_ready_node)
-            if nxt not in buffers:
-                buffers[nxt] = [None] * nxt._num_outputs()
             seq = nxt._seq  # (PyTorch's UINT64_MAX: a node made without a sequence number)
             if type(nxt) is AccumulateGrad or seq == UINT64_MAX:
                 key = _FIRST + next(walk.counter)  # in the order they became ready
             else:
                 key = -seq
-            heapq.heappush(ready, (key, nxt))
+            heapq.heappush(ready, (key, nxt, buf))
 
 
 def _fit(walk, g, meta, node, index):
