@@ -31,14 +31,15 @@ def node_for(cls, inputs):
     against; and ``needs_input_grad``, one flag per argument of ``apply``.
     """
     # The usual call: one or two tensors (add and sub: and a number, alpha),
-    # neither a view nor a later output of its node (the same edges as the
+    # each its node's output 0 and not a stale view (the same edges as the
     # general loop below, without lists).
     n = len(inputs)
     if n == 2 or (n == 3 and not isinstance(inputs[2], _Tensor)):
         a = inputs[0]
         b = inputs[1]
-        if (isinstance(a, _Tensor) and isinstance(b, _Tensor) and a._view_of is None
-                and b._view_of is None and not a._output_nr and not b._output_nr):
+        if (isinstance(a, _Tensor) and isinstance(b, _Tensor) and not a._output_nr
+                and not b._output_nr and (a._view_of is None or _current_view(a))
+                and (b._view_of is None or _current_view(b))):
             ra = a._requires_grad
             rb = b._requires_grad
             if not (ra or rb):
@@ -53,7 +54,8 @@ def node_for(cls, inputs):
                              _LEADING2)
     elif n == 1:
         a = inputs[0]
-        if isinstance(a, _Tensor) and a._view_of is None and not a._output_nr:
+        if (isinstance(a, _Tensor) and not a._output_nr
+                and (a._view_of is None or _current_view(a))):
             if not a._requires_grad:
                 return None
             d = a._data
@@ -63,7 +65,7 @@ def node_for(cls, inputs):
     fns = []
     meta = []
     edge_args = None  # which arguments have edges, once a non-tensor argument is met
-    unusual = False  # an input that is a view, or not its node's output 0
+    unusual = False  # an input that is a stale view, or not its node's output 0
     i = 0
     for a in inputs:
         if not isinstance(a, _Tensor):
@@ -72,7 +74,7 @@ def node_for(cls, inputs):
                 edge_args = list(range(i))
             i += 1
             continue
-        if a._view_of is not None or a._output_nr:
+        if a._output_nr or (a._view_of is not None and not _current_view(a)):
             unusual = True  # (its edge is made again by _unusual_edges)
         if a._requires_grad:
             flags.append(True)
@@ -88,7 +90,7 @@ def node_for(cls, inputs):
         i += 1
     if True not in flags:
         return None
-    if unusual:  # views whose memory was written since they were made; output numbers
+    if unusual:  # views whose memory was written since their grad_fn was made; output numbers
         node = _new_node(cls, tuple(flags), (), (), (), None)  # its sequence number first
         fns, meta, nrs = _unusual_edges(inputs)
         node._next_fns = tuple(fns)
@@ -102,6 +104,17 @@ def node_for(cls, inputs):
         edge_args = tuple(edge_args)
         node._edge_args = _EDGE_ARGS.setdefault(edge_args, edge_args)  # one tuple per pattern
     return node
+
+
+def _current_view(v):
+    """True if view ``v``'s edge is the usual one: its grad_fn (or its leaf's AccumulateGrad).
+
+    That is, its memory was not written in place since its grad_fn was made
+    (else ``_unusual_edges`` rebuilds it first), and it is not a view taken
+    under no_grad of a tensor that requires grad (which has no edge).
+    """
+    vc = v._vc
+    return not v._no_grad_view and (vc is None or vc[0] == v._view_version)
 
 
 def _leaf_node(t):
@@ -132,7 +145,7 @@ _FLAGS2_NUMBER = tuple(tuple(f + (False,) for f in row) for row in _FLAGS2)  # (
 
 
 def _unusual_edges(inputs):
-    """The edges of the tensors among ``inputs`` when one is a view or a node's output > 0.
+    """The edges of the tensors among ``inputs`` when one is a stale view or a node's output > 0.
 
     A view whose memory was written in place since it was made gets its
     grad_fn rebuilt first (``_refresh_view``), after the node took its own
