@@ -42,9 +42,8 @@ ERR_BACKWARD_TWICE = (
 # walk runs the ready node with the highest number first, as PyTorch's engine
 # does, so nodes run in the reverse of the order the forward pass made them.
 _sequence = itertools.count()
-# AccumulateGrad runs as soon as it is ready (PyTorch gives it UINT64_MAX).
-ACCUMULATE_PRIORITY = float("inf")
-UINT64_MAX = 2**64 - 1  # the sequence number AccumulateGrad reports, as in PyTorch
+# AccumulateGrad has sequence number UINT64_MAX, as in PyTorch: it runs as soon as it is ready.
+UINT64_MAX = 2**64 - 1
 
 
 class Node:
@@ -137,9 +136,6 @@ class Node:
         return out[0] if len(out) == 1 else out
 
     # --- what the engine calls ---------------------------------------------
-
-    def _priority(self):
-        return self._seq
 
     def _sequence_nr(self):
         """The node's sequence number: larger for nodes recorded later (``Node._sequence_nr()``).
@@ -649,7 +645,11 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        Node.__init__(self)
+        # PyTorch makes it with sequence number UINT64_MAX, taking none from the
+        # counter: so it runs as soon as it is ready
+        self._seq = UINT64_MAX
+        self._next_fns = self._next_nrs = ()
+        self._hooks = None
         self.variable = variable
 
     def name(self):
@@ -661,13 +661,6 @@ class AccumulateGrad(Node):
 
     def __repr__(self):
         return f"<AccumulateGrad object at {hex(id(self))}>"
-
-    def _priority(self):
-        return ACCUMULATE_PRIORITY
-
-    def _sequence_nr(self):
-        """``2**64 - 1`` (PyTorch's UINT64_MAX): a leaf's node runs as soon as it is ready."""
-        return UINT64_MAX
 
     def _backward(self, grads):
         from . import grad_mode

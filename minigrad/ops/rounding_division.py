@@ -150,12 +150,11 @@ def _unsequenced(node):
     them as soon as they are ready, before any other node (its error is
     raised before a leaf elsewhere got a gradient).
     """
-    from ..autograd.graph import ACCUMULATE_PRIORITY, UINT64_MAX
+    from ..autograd.graph import UINT64_MAX
 
+    # AccumulateGrad's number too: on a tie, the node that became ready first
+    # runs first, as in PyTorch's queue
     node._seq = UINT64_MAX
-    # the walk's priority of AccumulateGrad's (also UINT64_MAX in PyTorch): on a
-    # tie, the node that became ready first runs first, as in PyTorch's queue
-    node._priority = lambda: ACCUMULATE_PRIORITY
     node._formula_only = False  # it runs (and raises) even with no edge that needs it
 
 
