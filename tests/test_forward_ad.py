@@ -13,7 +13,6 @@
 """
 
 import contextlib
-import importlib
 
 import numpy as np
 import pytest
@@ -22,74 +21,25 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minigrad
-from minigrad import _tensor_str
 from minigrad.autograd import forward_ad as fwAD
-from minigrad.autograd import function as _function
 from minigrad.autograd.functional import hessian, jacobian
 from minigrad.nn import functional as NF
 from minigrad.ops import elementwise as E
 from minigrad.ops import inplace as IP
 
 F64 = minigrad.float64
-_tensor_module = importlib.import_module("minigrad.tensor")  # (minigrad.tensor is the function)
 
 
 def t64(data, requires_grad=False):
     return minigrad.tensor(data, dtype=F64, requires_grad=requires_grad)
 
 
-# ------------------------------------------------------------------------------------
-# TEMPORARY WIRING: until the lead adds the hook to Function.apply and the tangent
-# suffix to _tensor_str.tensor_repr, this module-scoped fixture adds both by
-# monkeypatching.  It checks first and patches nothing once they are wired, so it can
-# simply be deleted then (it is duplicated in tests/test_functional.py).
-# ------------------------------------------------------------------------------------
-
-
-def _apply_is_wired():
+def test_apply_and_repr_carry_tangents():
+    """Function.apply pushes tangents through every op; a dual tensor's repr shows its tangent."""
     with fwAD.dual_level():
-        d = fwAD.make_dual(minigrad.tensor([1.0]), minigrad.tensor([1.0]))
-        return fwAD.unpack_dual(-d).tangent is not None
-
-
-def _repr_is_wired():
-    with fwAD.dual_level():
-        return "tangent=" in repr(fwAD.make_dual(minigrad.tensor([1.0]), minigrad.tensor([1.0])))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def forward_ad_wired():
-    with pytest.MonkeyPatch.context() as mp:
-        if not _apply_is_wired():
-            original = _function.Function.__dict__["apply"].__func__
-
-            def apply(cls, *args):
-                out = original(cls, *args)
-                if fwAD._state.level is not None:
-                    first = out[0] if type(out) is tuple else out
-                    node = getattr(first, "grad_fn", None)
-                    ctx = node if getattr(node, "_forward_cls", None) is cls else None
-                    fwAD._propagate(cls, args, out, ctx)
-                return out
-
-            mp.setattr(_function.Function, "apply", classmethod(apply))
-        if not _repr_is_wired():
-            original_repr = _tensor_str.tensor_repr
-
-            def tensor_repr(t, prefix="tensor("):
-                suffix = fwAD._repr_suffix(t)
-                if suffix is None:
-                    return original_repr(t, prefix)
-                add = _tensor_str._add_suffixes
-                _tensor_str._add_suffixes = lambda text, sfx, indent: add(text, list(sfx) + [suffix], indent)
-                try:
-                    return original_repr(t, prefix)
-                finally:
-                    _tensor_str._add_suffixes = add
-
-            mp.setattr(_tensor_module, "tensor_repr", tensor_repr)
-        assert _apply_is_wired() and _repr_is_wired()
-        yield
+        d = fwAD.make_dual(minigrad.tensor([1.0]), minigrad.tensor([2.0]))
+        assert fwAD.unpack_dual(-d).tangent.tolist() == [-2.0]
+        assert "tangent=tensor([2.])" in repr(d)
 
 
 @pytest.fixture(autouse=True)

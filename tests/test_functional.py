@@ -19,8 +19,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minigrad
-from minigrad.autograd import forward_ad as fwAD
-from minigrad.autograd import function as _function
 from minigrad.autograd.functional import hessian, hvp, jacobian, jvp, vhp, vjp
 from minigrad.autograd.gradcheck import GradcheckError
 from minigrad.autograd.gradgradcheck import gradgradcheck
@@ -34,39 +32,6 @@ def t64(data, requires_grad=False):
 
 def arr(t):
     return t.detach().numpy()
-
-
-# ------------------------------------------------------------------------------------
-# TEMPORARY WIRING (a copy of the fixture in tests/test_forward_ad.py): forward mode
-# needs the hook in Function.apply; until the lead adds it, patch it in.  Checks first,
-# patches nothing once wired; delete it then.
-# ------------------------------------------------------------------------------------
-
-
-def _apply_is_wired():
-    with fwAD.dual_level():
-        d = fwAD.make_dual(minigrad.tensor([1.0]), minigrad.tensor([1.0]))
-        return fwAD.unpack_dual(-d).tangent is not None
-
-
-@pytest.fixture(scope="module", autouse=True)
-def forward_ad_wired():
-    with pytest.MonkeyPatch.context() as mp:
-        if not _apply_is_wired():
-            original = _function.Function.__dict__["apply"].__func__
-
-            def apply(cls, *args):
-                out = original(cls, *args)
-                if fwAD._state.level is not None:
-                    first = out[0] if type(out) is tuple else out
-                    node = getattr(first, "grad_fn", None)
-                    ctx = node if getattr(node, "_forward_cls", None) is cls else None
-                    fwAD._propagate(cls, args, out, ctx)
-                return out
-
-            mp.setattr(_function.Function, "apply", classmethod(apply))
-        assert _apply_is_wired()
-        yield
 
 
 # ------------------------------------------------------------------ finite differences

@@ -479,12 +479,23 @@ def _binary(fn):
 def _operator(fn, cls, *extra):
     """``fn`` as a Tensor operator, calling its primitive directly (the hot path of ``x * y``)."""
 
-    def op(self, other):
-        if not isinstance(other, Tensor):
-            if not is_scalar(other):
-                return NotImplemented
-            other = wrap_scalar(other)
-        return cls.apply(self, other, *extra)
+    apply = cls.apply
+    if extra:  # add, sub: alpha
+        (alpha,) = extra
+
+        def op(self, other):
+            if not isinstance(other, Tensor):
+                if not is_scalar(other):
+                    return NotImplemented
+                other = wrap_scalar(other)
+            return apply(self, other, alpha)
+    else:
+        def op(self, other):
+            if not isinstance(other, Tensor):
+                if not is_scalar(other):
+                    return NotImplemented
+                other = wrap_scalar(other)
+            return apply(self, other)
 
     op.__name__ = fn.__name__
     op.__doc__ = fn.__doc__
