@@ -228,13 +228,10 @@ def run_node(walk, node, grads, compute=True):
     elif grads[0] is not None or _any(grads) or node is walk.root:
         if walk.check_nan:
             anomaly._state.current = node
-        on_arrays = node._backward_arrays if walk.arrays else None
-        if on_arrays is not None:
-            out = on_arrays(grads)
-        elif not walk.arrays:
+        if walk.arrays:  # (gradients as numpy arrays: nothing is recorded)
+            out = node._backward_arrays(grads)
+        else:
             out = node._backward(tuple(grads))
-        else:  # a backward written with Tensors (a custom Function): wrap, unwrap
-            out = _unwrap(node._backward(tuple(_wrap(g) for g in grads)))
         if hooks is not None and hooks.post:                    # (node post-hooks)
             # PyTorch's validate_outputs runs first: post-hooks see each
             # gradient summed to its input's shape and cast to its dtype
@@ -495,12 +492,6 @@ def _run_post_hooks(walk, out, grads, hooks):
 
 def _wrap(g):
     return None if g is None else _Tensor._make(g)
-
-
-def _unwrap(out):
-    if type(out) is not tuple:
-        out = (out,)
-    return tuple(None if g is None else g._data for g in out)
 
 
 def _as_tensor(walk, g):

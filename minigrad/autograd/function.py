@@ -209,7 +209,7 @@ class BackwardNode(FunctionCtx, Node):
         dt = None if g is None else g.dtype
         saved, same = unpack_saved_arrays(self, dt)
         if not (same and dt is not None) and not _one_dtype(grads, saved, cls._ints_are_indices):
-            return _unwrap(self._backward(tuple(_wrap(g) for g in grads)))
+            return Node._backward_arrays(self, grads)  # (the Tensor formula, wrapped)
         out = cls.formula(ARRAY_OPS, self, *grads, *saved)
         n = len(self.needs_input_grad)
         if type(out) is tuple:
@@ -274,16 +274,6 @@ def _one_dtype(grads, saved, ints_ok):
 
 
 _PY_SCALARS = (float, int, bool)
-
-
-def _wrap(a):
-    return None if a is None else _Tensor._make(a)
-
-
-def _unwrap(out):
-    if type(out) is not tuple:
-        out = (out,)
-    return tuple(None if g is None else g._data for g in out)
 
 
 def _saved_tensor_property(index, name):
@@ -381,8 +371,7 @@ class Function:
             if "backward" not in cls.__dict__:
                 cls.backward = staticmethod(_backward_from_formula(cls))
             ns["_backward_arrays"] = BackwardNode._formula_arrays
-        elif "backward" in cls.__dict__:
-            ns["_backward_arrays"] = None  # a backward written with Tensors (custom Functions)
+        # (a backward written with Tensors, a custom Function's: Node._backward_arrays wraps it)
         cls._backward_cls = type(name, (BackwardNode,), ns)
         # forward(*args) + setup_context(ctx, inputs, output): the style the
         # "Extending PyTorch" note shows first

@@ -152,10 +152,18 @@ class Node:
     def _backward(self, grads):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    # Nodes that can compute on numpy arrays directly (a walk that records
-    # nothing) define ``_backward_arrays(grads)``; for the others the engine
-    # wraps the arrays in Tensors and calls ``_backward``.
-    _backward_arrays = None
+    def _backward_arrays(self, grads):
+        """``_backward`` on numpy arrays (None for a missing gradient), as a walk that records nothing runs it.
+
+        Nodes that compute on arrays directly override it (every primitive's
+        formula, AccumulateGrad, GraphRoot); by default, for a backward
+        written with Tensors (a custom Function's), the arrays are wrapped in
+        Tensors and the results unwrapped.
+        """
+        out = self._backward(tuple(None if g is None else _Tensor._make(g) for g in grads))
+        if type(out) is not tuple:
+            out = (out,)
+        return tuple(None if g is None else g._data for g in out)
 
     def _release_saved(self):
         """Free the saved values once the walk has used them (no-op by default)."""
