@@ -342,6 +342,11 @@ def test_sequence_nr_orders_nodes_as_recorded_and_accumulate_grad_is_uint64_max(
     assert a.grad_fn._sequence_nr() < b.grad_fn._sequence_nr() < z.grad_fn._sequence_nr()
     acc = a.grad_fn.next_functions[0][0]
     assert acc._sequence_nr() == 18446744073709551615
+    # making an AccumulateGrad takes no number from the counter (PyTorch: the next op's
+    # number is the previous op's + 1 even when a new leaf joins the graph)
+    w = minigrad.tensor(4.0, requires_grad=True)
+    c = z * w
+    assert c.grad_fn._sequence_nr() == z.grad_fn._sequence_nr() + 1
     order = []
     for node in (z.grad_fn, a.grad_fn, b.grad_fn):
         node.register_prehook(lambda g, node=node: order.append(node))
