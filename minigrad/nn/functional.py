@@ -439,7 +439,9 @@ class BinaryCrossEntropyGrad(Function):
     def backward(ctx, gg):
         grad, p, t = ctx.saved_tensors
         need = ctx.needs_input_grad
-        scale = 1.0 / p._data.size if ctx.reduction == 1 else 1.0
+        n = p._data.size
+        # (the mean over no elements: nothing is scaled, but 1 / 0 must not raise)
+        scale = (1.0 / n if n else float("inf")) if ctx.reduction == 1 else 1.0
         inner = (p + _EPS) * (1 - p + _EPS)
         gg_out = gg * (p - t) / inner * scale if need[0] else None
         gp = None
