@@ -191,6 +191,13 @@ class _ArrayOps:
         return np.multiply(a, s)
 
     @staticmethod
+    def pow_scalar(a, e):
+        """``a ** e`` for a Python number ``e``, as PyTorch's kernel computes it (PowBackward0)."""
+        from ..ops.elementwise import pow_scalar_array
+
+        return pow_scalar_array(a, e)
+
+    @staticmethod
     def div_scalar(a, s):
         """``a / s`` for a Python number ``s``, in ``a``'s dtype (PyTorch's DivBackward1)."""
         return np.true_divide(a, s).astype(np.result_type(a), copy=False)
@@ -351,6 +358,10 @@ class _TensorOps:
         from ..ops.elementwise import MulScalar
 
         return MulScalar.apply(a, s)
+
+    @staticmethod
+    def pow_scalar(a, e):
+        return a ** e
 
     @staticmethod
     def div_scalar(a, s):

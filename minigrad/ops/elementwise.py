@@ -330,7 +330,7 @@ class PowTensorScalar(Function):
             data = float32_values(data)
         elif data.dtype == np.bool_:
             data = data.astype(np.int64)
-        out = np.power(data, exponent)
+        out = pow_scalar_array(data, exponent)
         return _make(out.astype(data.dtype, copy=False))
 
     @staticmethod
@@ -338,8 +338,35 @@ class PowTensorScalar(Function):
         e = ctx.exponent
         if e == 0:  # PyTorch's pow_backward: zeros_like(self), a constant
             return F.zeros(F.data(grad).shape, grad), None
-        # PyTorch's pow_backward: grad * (exponent * self ** (exponent - 1))
-        return grad * F.mul_scalar(a ** (e - 1), e), None
+        # PyTorch's pow_backward: grad * (exponent * self.pow(exponent - 1))
+        return grad * F.mul_scalar(F.pow_scalar(a, e - 1), e), None
+
+
+def pow_scalar_array(data, exponent):
+    """``data ** exponent`` for a number ``exponent``, computed as PyTorch's CPU kernel does.
+
+    For a floating array PyTorch turns some exponents into other operations
+    (``pow_tensor_scalar_kernel``, aten/src/ATen/native/cpu/PowKernel.cpp):
+    0.5 is ``sqrt`` and -0.5 ``1 / sqrt`` (so ``(-0.0) ** -0.5`` is -inf, where
+    ``np.power`` gives +inf), -1 a reciprocal, and 2, 3 and -2 the products
+    ``x*x``, ``x*x*x`` and ``1 / (x*x)``, which round differently from
+    ``np.power`` in the last bit of about a quarter of float32 values.  Any
+    other exponent, or an integer array: ``np.power``.
+    """
+    if data.dtype.kind == "f" and type(exponent) is not bool:
+        if exponent == 0.5:
+            return np.sqrt(data)
+        if exponent == -0.5:
+            return np.reciprocal(np.sqrt(data))
+        if exponent == -1:
+            return np.reciprocal(data)
+        if exponent == 2:
+            return np.multiply(data, data)
+        if exponent == 3:
+            return np.multiply(np.multiply(data, data), data)
+        if exponent == -2:
+            return np.reciprocal(np.multiply(data, data))
+    return np.power(data, exponent)
 
 
 def _int_power(A, B):
