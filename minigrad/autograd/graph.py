@@ -412,7 +412,7 @@ def pack_saved(node, tensors):
             vc = t._vc
             if t._grad_fn is node:  # its own output, kept as (array, counter, output_nr)
                 if vc is None:
-                    vc = t._shared_vc()
+                    vc = t._vc = [0]  # (its version counter, made now to be shared: _shared_vc)
                 node._kept = ((t._data, vc, t._output_nr),)
             else:
                 node._kept = tensors
