@@ -397,6 +397,12 @@ class PowTensorTensor(Function):
         if dt.kind in "iu" and (B < 0).any():
             out = _make(_int_power(A, B))
         else:
+            shape = np.broadcast_shapes(A.shape, B.shape)
+            if B.shape != shape or 0 in B.strides:
+                # numpy takes an exponent it broadcasts (stride 0) as a scalar and
+                # computes x ** 0.5 as sqrt ((-inf) ** 0.5: nan, not inf); PyTorch's
+                # kernel is pow for each element, as numpy's is for a full array
+                B = np.ascontiguousarray(np.broadcast_to(B, shape))
             out = _make(np.power(A, B))
         ctx.save_for_backward(b, a, out)
         return out
