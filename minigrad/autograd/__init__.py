@@ -48,7 +48,13 @@ def _as_tuple(x):
 
 
 def _make_grads(outputs, grads, is_grads_batched=False):
-    """Seed gradients: given ones must match the output's shape; missing ones must be scalars."""
+    """Seed gradients: given ones must match the output's shape; missing ones must be scalars.
+
+    Raises:
+        TypeError: "gradients can be either Tensors or None, but got ndarray" for a
+            gradient that is not a Tensor (PyTorch's ``_make_grads``).
+        RuntimeError: PyTorch's shape-mismatch and implicit-creation errors.
+    """
     from ..tensor import Tensor, ones_like
 
     result = []
@@ -63,10 +69,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 )
             result.append(ones_like(out))
             continue
-        if not isinstance(g, Tensor):
-            from ..tensor import tensor
-
-            g = tensor(g, dtype=out.dtype)
+        if not isinstance(g, Tensor):  # (a number, an array: PyTorch takes no other kind)
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         if g.shape != out.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g.shape)} and "

@@ -34,6 +34,7 @@ from ..autograd.view_history import view_root as _view_root
 from ..tensor import Tensor
 from ._util import UNSET as _UNSET
 from ._util import is_scalar, wrap_scalar
+from .memory_overlap import check_no_partial_overlap
 
 _state = grad_mode._state
 _make = Tensor._make
@@ -174,7 +175,7 @@ def _adopt(t, result):
             saved._version = t._vc[0]
 
 
-def inplace(t, outofplace, *args, reads_self=True, via_view=False):
+def inplace(t, outofplace, *args, reads_self=True, via_view=False, written=None):
     """Apply ``outofplace(t, *args)`` and write its result into ``t`` (``x.op_(...)``).
 
     With recording on and anything requiring grad, the out-of-place op is
@@ -190,11 +191,16 @@ def inplace(t, outofplace, *args, reads_self=True, via_view=False):
             ``zero_`` and ``fill_`` do not): an expanded ``t`` is refused then.
         via_view: the write goes through a view of ``t`` (``t[0] = v``), for
             PyTorch's choice of leaf error message.
+        written: the array written into when it is not all of ``t`` (``t[0] = v``).
 
     Raises:
-        RuntimeError: PyTorch's leaf, cast and shape errors (see the module docstring).
+        RuntimeError: PyTorch's leaf, cast and shape errors (see the module
+            docstring); its "unsupported operation: some elements of the input
+            tensor and the written-to tensor refer to a single memory location."
+            for an input that overlaps part of the memory written (``memory_overlap.py``).
     """
     recording = _check_writable(t, via_view)
+    check_no_partial_overlap(t._data if written is None else written, args)
     others_need = any(isinstance(a, Tensor) and a._requires_grad for a in args)
     root = _view_root(t)
     # (an integer or bool tensor records nothing: no gradient flows into it,
@@ -611,7 +617,7 @@ def setitem(t, key, value):
     if _state.enabled and multi_view_name(t) is not None:
         _check_writable(t[key])  # PyTorch writes into the view t[key]: its node names the error
     return inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value, reads_self=False,
-                   via_view=True)
+                   via_view=True, written=t._data[np_key])
 
 
 def _whole(key, shape):
