@@ -193,7 +193,7 @@ class _ArrayOps:
     @staticmethod
     def pow_scalar(a, e):
         """``a ** e`` for a Python number ``e``, as PyTorch's kernel computes it (PowBackward0)."""
-        from ..ops.elementwise import pow_scalar_array
+        from ..ops.power_kernels import pow_scalar_array
 
         return pow_scalar_array(a, e)
 

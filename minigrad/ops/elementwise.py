@@ -20,6 +20,7 @@ from ..autograd.formulas import select_array
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import binary_dtype, broadcast_shape, float32_values, operands, quiet
+from .power_kernels import int_power, pow_scalar_array
 
 __all__ = [
     "Abs",
@@ -342,45 +343,6 @@ class PowTensorScalar(Function):
         return grad * F.mul_scalar(F.pow_scalar(a, e - 1), e), None
 
 
-def pow_scalar_array(data, exponent):
-    """``data ** exponent`` for a number ``exponent``, computed as PyTorch's CPU kernel does.
-
-    For a floating array PyTorch turns some exponents into other operations
-    (``pow_tensor_scalar_kernel``, aten/src/ATen/native/cpu/PowKernel.cpp):
-    0.5 is ``sqrt`` and -0.5 ``1 / sqrt`` (so ``(-0.0) ** -0.5`` is -inf, where
-    ``np.power`` gives +inf), -1 a reciprocal, and 2, 3 and -2 the products
-    ``x*x``, ``x*x*x`` and ``1 / (x*x)``, which round differently from
-    ``np.power`` in the last bit of about a quarter of float32 values.  Any
-    other exponent, or an integer array: ``np.power``.
-    """
-    if data.dtype.kind == "f" and type(exponent) is not bool:
-        if exponent == 0.5:
-            return np.sqrt(data)
-        if exponent == -0.5:
-            return np.reciprocal(np.sqrt(data))
-        if exponent == -1:
-            return np.reciprocal(data)
-        if exponent == 2:
-            return np.multiply(data, data)
-        if exponent == 3:
-            return np.multiply(np.multiply(data, data), data)
-        if exponent == -2:
-            return np.reciprocal(np.multiply(data, data))
-    return np.power(data, exponent)
-
-
-def _int_power(A, B):
-    """Integer powers with negative exponents, as PyTorch computes them (numpy refuses).
-
-    A negative power of an integer truncates to 0, except for a base of 1
-    (always 1) and of -1 (±1 by the exponent's parity).
-    """
-    A, B = np.broadcast_arrays(A, B)
-    pos = np.power(A, np.maximum(B, 0))
-    neg = np.where(A == 1, 1, np.where(A == -1, np.where(B % 2 == 0, 1, -1), 0))
-    return np.where(B >= 0, pos, neg).astype(A.dtype)
-
-
 class PowTensorTensor(Function):
     """``self ** exponent`` for a tensor exponent (PowBackward1)."""
 
@@ -395,7 +357,7 @@ class PowTensorTensor(Function):
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
         A, B = a._data.astype(dt, copy=False), b._data.astype(dt, copy=False)
         if dt.kind in "iu" and (B < 0).any():
-            out = _make(_int_power(A, B))
+            out = _make(int_power(A, B))
         else:
             shape = np.broadcast_shapes(A.shape, B.shape)
             if B.shape != shape or 0 in B.strides:
@@ -442,7 +404,7 @@ class PowScalarTensor(Function):
         dt = binary_dtype(b, wrap_scalar(base))
         B = b._data.astype(dt, copy=False)
         if dt.kind in "iu" and (B < 0).any():
-            out = _int_power(np.asarray(base, dtype=dt), B)  # numpy refuses these
+            out = int_power(np.asarray(base, dtype=dt), B)  # numpy refuses these
         else:
             out = np.power(np.asarray(base, dtype=dt), B)
         # PyTorch's pow(Scalar, Tensor) writes a contiguous result, whatever b's layout
