@@ -51,7 +51,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     """Seed gradients: given ones must match the output's shape; missing ones must be scalars.
 
     Raises:
-        TypeError: "gradients can be either Tensors or None, but got ndarray" for a
+        TypeError: "gradients can be either Tensors or None, but got float" for a
             gradient that is not a Tensor (PyTorch's ``_make_grads``).
         RuntimeError: PyTorch's shape-mismatch and implicit-creation errors.
     """
