@@ -116,16 +116,16 @@ def quiet(ufunc, A, B):
     magnitude (1e-18 < |x| < 1e18, or 0) cannot overflow, underflow or make a
     nan in a sum, difference or product, so for them the ufunc runs as it is.
     """
-    if _grad_state.numpy_quiet:  # (inside a backward walk, which is in errstate already)
-        return ufunc(A, B)
     # each operand: a 0-d array read as a number, or a Python number
     a = (float(A) if not A.ndim else None) if type(A) is _ndarray else (
         A if type(A) is float or type(A) is int else None)
-    if a is not None and (a == 0 or 1e-18 < abs(a) < 1e18):
+    if a is not None and (1e-18 < a < 1e18 or -1e18 < a < -1e-18 or a == 0):
         b = (float(B) if not B.ndim else None) if type(B) is _ndarray else (
             B if type(B) is float or type(B) is int else None)
-        if b is not None and (b == 0 or 1e-18 < abs(b) < 1e18):
+        if b is not None and (1e-18 < b < 1e18 or -1e18 < b < -1e-18 or b == 0):
             return ufunc(A, B)
+    if _grad_state.numpy_quiet:  # (inside a backward walk, which is in errstate already)
+        return ufunc(A, B)
     with np.errstate(all="ignore"):
         return ufunc(A, B)
 
