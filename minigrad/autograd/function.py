@@ -460,7 +460,8 @@ class Function:
         finally:
             if switch:
                 state.enabled = enabled
-        if ctx._dirty:
+        dirty = ctx._dirty
+        if dirty:
             _mark_dirty_outputs(ctx, out, node is not None)
         if cls._is_view:
             out._view_of = args[0]  # what an in-place write into `out` must rebase
@@ -471,7 +472,7 @@ class Function:
             if vc is not None:
                 out._view_version = vc[0]
         if node is not None:
-            out = _record(node, inputs, out)
+            out = _record(node, inputs, out, dirty)
         elif cls._is_view and not enabled and _view_root(args[0])._requires_grad:
             # PyTorch: a view of a tensor that requires grad, taken under
             # no_grad, is a leaf that still requires grad, but no gradient
@@ -527,8 +528,11 @@ class _ForwardOnlyCtx(FunctionCtx):
     _dirty = ()  # set (in the instance dict) only by mark_dirty
 
 
-def _record(ctx, args, out):
-    """Make the node ``ctx`` the history of ``out``, and store what forward saved."""
+def _record(ctx, args, out, dirty=()):
+    """Make the node ``ctx`` the history of ``out``, and store what forward saved.
+
+    ``dirty``: the inputs forward marked dirty (``ctx._dirty``, read once by ``apply``).
+    """
     if anomaly._state.enabled:
         anomaly.record_forward_trace(ctx)
     if type(out) is tuple:
@@ -539,7 +543,7 @@ def _record(ctx, args, out):
                 out = _record_outputs(ctx, args, (out,))[0]
                 break
         else:
-            if type(out) is _Tensor and not ctx._non_differentiable and not ctx._dirty:
+            if type(out) is _Tensor and not dirty and not ctx._non_differentiable:
                 out._grad_fn = ctx  # the usual case
                 out._requires_grad = True
             else:
