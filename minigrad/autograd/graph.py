@@ -498,16 +498,7 @@ def unpack_saved_arrays(node, dtype=None):
     same = True
     for e, v in zip(node._kept, node._kept_versions):
         te = type(e)
-        if te is _Tensor:  # an input, the usual case
-            vc = e._vc
-            if vc is not None and vc[0] != v:
-                _raise_modified(e, node, v, False)
-            if e._wrapped:
-                # a Python number (x * 2) stays one: numpy then keeps the tensor's dtype, as PyTorch does
-                out.append(e._data.item())
-                continue
-            arr = e._data
-        elif te is tuple:  # one of the node's own outputs
+        if te is tuple:  # one of the node's own outputs
             arr, vc, nr = e
             if vc[0] != v:
                 _raise_modified(_Tensor._make(arr, vc=vc), node, v, True, nr)
@@ -517,14 +508,15 @@ def unpack_saved_arrays(node, dtype=None):
         elif te is _Freed:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         else:
-            if isinstance(e, SavedTensor):
+            if te is not _Tensor and isinstance(e, SavedTensor):
                 t = e.unpack(node)  # (it checks the version itself)
-            else:  # a Tensor subclass (nn.Parameter)
+            else:  # an input (a Tensor, or a subclass: nn.Parameter), the usual case
                 t = e
                 vc = t._vc
                 if vc is not None and vc[0] != v:
                     _raise_modified(t, node, v, False)
             if t._wrapped:
+                # a Python number (x * 2) stays one: numpy then keeps the tensor's dtype, as PyTorch does
                 out.append(t._data.item())
                 continue
             arr = t._data
