@@ -13,6 +13,7 @@ Source: ``collect_next_edges`` and ``Node``'s constructor
 """
 
 from .graph import _ZEROS, _output_nrs, _sequence
+from .view_history import is_current as _is_current
 from .view_history import refresh_view as _refresh_view
 
 __all__ = ["node_for"]
@@ -113,8 +114,7 @@ def _current_view(v):
     (else ``_unusual_edges`` rebuilds it first), and it is not a view taken
     under no_grad of a tensor that requires grad (which has no edge).
     """
-    vc = v._vc
-    return not v._no_grad_view and (vc is None or vc[0] == v._view_version)
+    return not v._no_grad_view and _is_current(v)
 
 
 def _leaf_node(t):

@@ -14,7 +14,7 @@ Source: PyTorch's ``VariableHooks::grad_fn`` and ``ViewInfo``
 
 from . import grad_mode
 
-__all__ = ["refresh_view", "view_root"]
+__all__ = ["is_current", "refresh_view", "view_root"]
 
 _state = grad_mode._state
 
@@ -24,6 +24,12 @@ def view_root(t):
     while t._view_of is not None:
         t = t._view_of
     return t
+
+
+def is_current(v):
+    """True if view ``v``'s memory was not written in place since its grad_fn was made."""
+    vc = v._vc
+    return vc is None or vc[0] == v._view_version
 
 
 def refresh_view(v):
@@ -37,9 +43,9 @@ def refresh_view(v):
     optimizer's step into a weight a view was taken of): the version counter
     they share says the view's recorded history is out of date.
     """
-    vc = v._vc
-    if vc is None or vc[0] == v._view_version:
+    if is_current(v):
         return
+    vc = v._vc
     root = view_root(v)
     if root._grad_fn is None and not root._requires_grad:
         v._view_version = vc[0]
