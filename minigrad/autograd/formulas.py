@@ -43,9 +43,12 @@ def _ops():
 
         from ..ops.activation_backward import one_minus_square
         from ..ops.elementwise import _math_exp, rounded_once
+        from ..ops.softmax_backward import log_softmax_backward_data, softmax_backward_data
 
         _lazy = types.SimpleNamespace(one_minus_square=one_minus_square, rounded_once=rounded_once,
-                                      math_exp=_math_exp)
+                                      math_exp=_math_exp,
+                                      log_softmax_backward_data=log_softmax_backward_data,
+                                      softmax_backward_data=softmax_backward_data)
     return _lazy
 
 
@@ -93,11 +96,21 @@ class _ArrayOps:
         return grad * (1 - result) * result
 
     @staticmethod
-    def nll_loss_backward(grad, x, onehot, picked, batched_none):
-        """nll_loss's gradient: ``grad * onehot`` at the targets (``picked``), exact zeros elsewhere."""
+    def log_softmax_backward(grad, y, d, saved_dim):
+        """``grad - exp(y) Σ_d grad`` (PyTorch's _log_softmax_backward_data)."""
+        return _ops().log_softmax_backward_data(grad, y, d)
+
+    @staticmethod
+    def softmax_backward(grad, y, d, saved_dim):
+        """``y (grad - Σ_d grad y)`` (PyTorch's _softmax_backward_data)."""
+        return _ops().softmax_backward_data(grad, y, d)
+
+    @staticmethod
+    def nll_loss_backward(grad, x, rows, cols, coef, batched_none):
+        """nll_loss's gradient: ``grad * coef`` at the targets ``(rows, cols)``, exact zeros elsewhere."""
         from ..nn.functional import nll_loss_backward_array
 
-        return nll_loss_backward_array(grad, onehot, picked, batched_none)
+        return nll_loss_backward_array(grad, x.shape, rows, cols, coef, batched_none)
 
     @staticmethod
     def call(cls, *args):
@@ -286,10 +299,22 @@ class _TensorOps:
         return SigmoidBackward.apply(grad, result)
 
     @staticmethod
-    def nll_loss_backward(grad, x, onehot, picked, batched_none):
+    def log_softmax_backward(grad, y, d, saved_dim):
+        from ..ops.softmax_backward import LogSoftmaxBackwardData
+
+        return LogSoftmaxBackwardData.apply(grad, y, d, saved_dim)
+
+    @staticmethod
+    def softmax_backward(grad, y, d, saved_dim):
+        from ..ops.softmax_backward import SoftmaxBackwardData
+
+        return SoftmaxBackwardData.apply(grad, y, d, saved_dim)
+
+    @staticmethod
+    def nll_loss_backward(grad, x, rows, cols, coef, batched_none):
         from ..nn.functional import NllLossGrad
 
-        return NllLossGrad.apply(grad, x, onehot, picked, batched_none)
+        return NllLossGrad.apply(grad, x, rows, cols, coef, batched_none)
 
     @staticmethod
     def call(cls, *args):
@@ -424,10 +449,14 @@ def select_array(mask, x, zero_where=False):
             mask.shape if type(mask) is np.ndarray else np.shape(mask)):
         zero = np.zeros((), dtype=x.dtype)
         return np.where(mask, zero, x) if zero_where else np.where(mask, x, zero)
-    m = np.asarray(mask).view(np.uint8)
-    # all ones where the element is kept: -1 or 1 - 1 in unsigned arithmetic
-    keep = np.subtract(m, 1, dtype=bits) if zero_where else np.negative(m, dtype=bits)
-    return np.bitwise_and(x.view(bits), keep).view(x.dtype)
+    # all ones where the element is kept: -1 or 1 - 1 in unsigned arithmetic; built
+    # in one buffer (astype is numpy's fast cast; a ufunc casting on the fly is not)
+    keep = np.asarray(mask).view(np.uint8).astype(bits)
+    if zero_where:
+        np.subtract(keep, 1, out=keep)
+    else:
+        np.negative(keep, out=keep)
+    return np.bitwise_and(keep, x.view(bits), out=keep).view(x.dtype)
 
 
 ARRAY_OPS = _ArrayOps()

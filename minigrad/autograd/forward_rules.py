@@ -379,6 +379,26 @@ def _build_rules():
 
     r[R.Softmax], r[R.LogSoftmax] = softmax, log_softmax
 
+    from ..ops import softmax_backward as SB
+
+    def log_softmax_backward(args, out, t):
+        # d[g - exp(y) Σg] = (ġ - exp(y) Σġ) - exp(y) ẏ Σg
+        g, y, d, saved_dim = args
+        dg = None if t[0] is None else SB.LogSoftmaxBackwardData.apply(t[0], y, d, saved_dim)
+        dy = None if t[1] is None else -(y.exp() * t[1]) * g.sum(d, keepdim=True)
+        return _plus(dg, dy)
+
+    def softmax_backward(args, out, t):
+        # d[y (g - Σ g y)] = y (ġ - Σ ġ y) + ẏ (g - Σ g y) - y Σ g ẏ
+        g, y, d, saved_dim = args
+        dg = None if t[0] is None else SB.SoftmaxBackwardData.apply(t[0], y, d, saved_dim)
+        dy = None if t[1] is None else (t[1] * (g - (g * y).sum(d, keepdim=True))
+                                        - y * (g * t[1]).sum(d, keepdim=True))
+        return _plus(dg, dy)
+
+    r[SB.LogSoftmaxBackwardData] = log_softmax_backward
+    r[SB.SoftmaxBackwardData] = softmax_backward
+
     # -- shape: all linear -------------------------------------------------
     r[S.View] = lambda args, out, t: S.View.apply(t[0], args[1])  # a tangent need not be viewable
     for cls in (S.UnsafeView, S.Clone, S.Transpose, S.Permute, S.T, S.Expand, S.ToCopy,

@@ -12,7 +12,6 @@ Source: torch/nn/functional.py and derivatives.yaml (``mse_loss``,
 import numpy as np
 
 from .. import ops as _ops
-from ..autograd.formulas import select_array
 from ..autograd.function import Function
 from ..ops import matmul, sigmoid, tanh
 from ..ops._util import as_saved_int
@@ -237,24 +236,32 @@ class NllLoss(Function):
             raise ValueError(
                 f"Expected input batch_size ({xb.shape[0]}) to match target batch_size ({tb.shape[0]})."
             )
-        valid = tb != ignore_index
         n_classes = xb.shape[1]
-        every = bool(valid.all())  # no target ignored: the usual case, fewer passes
-        ok = tb if every else tb[valid]
-        if ok.size and (ok.min() < 0 or ok.max() >= n_classes):
-            bad = int(ok[(ok < 0) | (ok >= n_classes)][0])
-            raise IndexError(f"Target {bad} is out of bounds.")
-        rows = np.arange(xb.shape[0])
-        if every:
-            picked = -xb[rows, tb]
+        n = tb.shape[0]
+        rows = np.arange(n)
+        lo, hi = (int(tb.min()), int(tb.max())) if n else (0, -1)
+        if not lo <= ignore_index <= hi:  # no target ignored: the usual case, fewer passes
+            if lo < 0 or hi >= n_classes:
+                raise IndexError(f"Target {int(tb[(tb < 0) | (tb >= n_classes)][0])} is out of bounds.")
+            cols = tb
+            picked = -xb[rows, cols]
         else:
+            valid = tb != ignore_index
+            cols = tb[valid]
+            if cols.size and (cols.min() < 0 or cols.max() >= n_classes):
+                bad = int(cols[(cols < 0) | (cols >= n_classes)][0])
+                raise IndexError(f"Target {bad} is out of bounds.")
             picked = np.where(valid, -xb[rows, np.where(valid, tb, 0)], 0).astype(x.dtype)
-        total = np.asarray(valid.sum() if not every else tb.shape[0], dtype=x.dtype)
+            rows = rows[valid]
+        total = np.asarray(cols.shape[0], dtype=x.dtype)
         ctx.reduction, ctx.ignore_index, ctx.weight = reduction, as_saved_int(ignore_index), None
-        ctx._batched, ctx._valid, ctx._tb, ctx._every = batched, valid, tb, every
+        # the targets that count, for backward: row rows[k] of the input at class cols[k]
+        ctx._batched, ctx._rows, ctx._cols = batched, rows, cols
         ctx.save_for_backward(input, _make(t), _make(total))
         if reduction == 1:
-            with np.errstate(invalid="ignore", divide="ignore"):
+            if cols.shape[0]:  # (a nonzero count: the division cannot warn)
+                return _make(np.asarray(picked.sum() / total, dtype=x.dtype))
+            with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0: nan, as PyTorch
                 return _make(np.asarray(picked.sum() / total, dtype=x.dtype))
         if reduction == 2:
             return _make(np.asarray(picked.sum(), dtype=x.dtype))
@@ -264,34 +271,34 @@ class NllLoss(Function):
 
     @staticmethod
     def formula(F, ctx, grad, x, target, total):
-        xd = F.data(x)
-        shape = xd.shape if ctx._batched else (1,) + xd.shape
-        onehot = np.zeros(shape, dtype=xd.dtype)
-        picked = np.zeros(shape, dtype=bool)
-        rows = np.arange(shape[0])
-        if ctx._every:  # no target ignored: the usual case
-            onehot[rows, ctx._tb] = -1.0
-            picked[rows, ctx._tb] = True
-        else:
-            cols = np.where(ctx._valid, ctx._tb, 0)
-            onehot[rows, cols] = np.where(ctx._valid, -1.0, 0.0)
-            picked[rows, cols] = ctx._valid
-        if ctx.reduction == 1:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                onehot = onehot / F.data(total)
-        if not ctx._batched:
-            onehot, picked = onehot[0], picked[0]
+        one = F.data(x).dtype.type(1)
+        # the gradient at each target: -grad / total (mean), -grad (sum, none)
+        if ctx.reduction != 1:
+            coef = -one
+        else:  # (no target counted: total is 0 and no coefficient is read)
+            coef = -one / F.data(total) if ctx._rows.size else -one
         batched_none = not ctx.reduction and ctx._batched
-        return F.nll_loss_backward(grad, x, onehot, picked, batched_none), None, None, None
+        out = F.nll_loss_backward(grad, x, ctx._rows, ctx._cols, coef, batched_none)
+        return out, None, None, None
 
 
 NllLoss._numpy_forward = True  # its forward computes with numpy alone
 
 
-def nll_loss_backward_array(grad, onehot, picked, batched_none):
-    """``-grad / total`` at the targets, exact zeros elsewhere, on numpy arrays (see NllLossGrad)."""
-    g = grad[:, None] if batched_none else grad
-    return select_array(picked, np.multiply(g, onehot).astype(onehot.dtype, copy=False))
+def nll_loss_backward_array(grad, shape, rows, cols, coef, batched_none):
+    """nll_loss's gradient on numpy arrays: ``grad * coef`` at the targets, exact zeros elsewhere.
+
+    ``shape``: the input's, (N, C) or (C,); the targets are ``(rows[k],
+    cols[k])`` (row 0 of a (C,) input); ``coef`` a numpy scalar of the input's
+    dtype (``-1 / total`` for a mean), which the result has; ``grad`` is 0-d,
+    or (N,) for ``reduction='none'`` of a batch (``batched_none``).  Written
+    into zeros, so an inf gradient gives no nan off the targets (as PyTorch's
+    kernel, which writes only the targets).
+    """
+    out = np.zeros(shape, dtype=coef.dtype)
+    at = out if len(shape) == 2 else out[None]
+    at[rows, cols] = (grad[rows] if batched_none else grad) * coef
+    return out
 
 
 class NllLossGrad(Function):
@@ -306,21 +313,24 @@ class NllLossGrad(Function):
     node_name = "NllLossBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, x, onehot, picked, batched_none):
-        ctx._onehot, ctx._picked, ctx._batched_none = onehot, picked, batched_none
-        out = nll_loss_backward_array(grad._data, onehot, picked, batched_none)
-        return _make(out.astype(x._data.dtype, copy=False))
+    def forward(ctx, grad, x, rows, cols, coef, batched_none):
+        shape = x._data.shape
+        ctx._targets, ctx._batched_none = (shape, rows, cols, coef), batched_none
+        return _make(nll_loss_backward_array(grad._data, shape, rows, cols, coef, batched_none))
 
     @staticmethod
     def backward(ctx, gg):
         need = ctx.needs_input_grad
         ggrad = gx = None
-        if need[0]:
-            prod = gg * Tensor._make(np.where(ctx._picked, ctx._onehot, 0).astype(gg._data.dtype))
+        if need[0]:  # the same linear map's adjoint: gg read at the targets, times coef
+            shape, rows, cols, coef = ctx._targets
+            picks = np.zeros(shape, dtype=gg._data.dtype)
+            (picks if len(shape) == 2 else picks[None])[rows, cols] = coef
+            prod = gg * Tensor._make(picks)
             ggrad = prod.sum(1) if ctx._batched_none else prod.sum()
         if need[1]:
             gx = _make(np.zeros(gg._data.shape, dtype=gg._data.dtype))
-        return ggrad, gx, None, None, None
+        return ggrad, gx, None, None, None, None
 
 
 def _type_name(t):

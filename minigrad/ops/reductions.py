@@ -530,10 +530,10 @@ class Softmax(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
-        (y,) = ctx.saved_tensors
-        # (a 0-d input too: its gradient is 0, through the result, as PyTorch's)
-        return y * (grad - (grad * y).sum(ctx._d, keepdim=True)), None
+    def formula(F, ctx, grad, y):
+        # PyTorch's _softmax_backward_data op (a 0-d input too: its gradient is 0,
+        # through the result, as PyTorch's)
+        return F.softmax_backward(grad, y, ctx._d, ctx.dim), None
 
 
 class LogSoftmax(Function):
@@ -564,7 +564,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def formula(F, ctx, grad, y):
-        return grad - F.exp(y) * F.sum(grad, ctx._d, keepdim=True), None
+        return F.log_softmax_backward(grad, y, ctx._d, ctx.dim), None  # PyTorch's _log_softmax_backward_data op
 
 
 def _named_pair(name):
