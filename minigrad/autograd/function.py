@@ -453,8 +453,7 @@ class Function:
         try:
             if cls._quiet_numpy and not state.numpy_quiet:
                 # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
-                with np.errstate(all="ignore"):
-                    out = cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
+                out = _forward_ignoring_fp_errors(cls, ctx, args, kwargs, plain)
             else:
                 out = cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
         finally:
@@ -504,6 +503,13 @@ def _bind_default_args(forward, args, kwargs):
     bound = inspect.signature(forward).bind(*args, **kwargs)
     bound.apply_defaults()
     return bound.args, bound.kwargs
+
+
+# np.errstate as a decorator: the same context (numpy's public API), entered for
+# about half the cost of a with-statement (no errstate object made per call)
+@np.errstate(all="ignore")
+def _forward_ignoring_fp_errors(cls, ctx, args, kwargs, plain):
+    return cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
 
 
 def _run_forward(cls, ctx, args, kwargs):

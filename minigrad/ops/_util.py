@@ -126,8 +126,14 @@ def quiet(ufunc, A, B):
             return ufunc(A, B)
     if _grad_state.numpy_quiet:  # (inside a backward walk, which is in errstate already)
         return ufunc(A, B)
-    with np.errstate(all="ignore"):
-        return ufunc(A, B)
+    return _ignoring_fp_errors(ufunc, A, B)
+
+
+# np.errstate as a decorator: the same context (numpy's public API), entered for
+# about half the cost of a with-statement (no errstate object made per call)
+@np.errstate(all="ignore")
+def _ignoring_fp_errors(ufunc, A, B):
+    return ufunc(A, B)
 
 
 def broadcast_shape(a, b, opname="op"):
