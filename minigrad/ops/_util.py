@@ -146,6 +146,12 @@ def broadcast_shape(a, b, opname="op"):
     sa, sb = a._data.shape, b._data.shape
     if sa == sb:
         return sa
+    # one shape the other's trailing dims (a bias): the usual broadcast, no need to ask numpy
+    la, lb = len(sa), len(sb)
+    if lb < la and sa[la - lb:] == sb:
+        return sa
+    if la < lb and sb[lb - la:] == sa:
+        return sb
     try:
         return np.broadcast_shapes(sa, sb)
     except ValueError:
