@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minigrad
 import minigrad.nn.functional as F
@@ -105,6 +107,19 @@ def test_quiet_arithmetic_never_warns_and_computes_as_numpy():
         assert np.isnan(quiet(np.subtract, np.array(np.inf), np.array(np.inf)))
         y = minigrad.tensor(3e38) * minigrad.tensor(10.0)
     assert np.isinf(y.item())
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.sampled_from([np.float32, np.float64]), st.sampled_from([np.add, np.subtract, np.multiply]),
+       st.floats(-1e18, 1e18), st.floats(-1e18, 1e18))
+def test_quiet_on_two_0d_floats_gives_numpy_s_bits(dtype, ufunc, a, b):
+    # the Python-float path (float32 rounded once from float64) against numpy's own float32
+    A, B = np.array(a, dtype), np.array(b, dtype)
+    expected = ufunc(A, B)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = quiet(ufunc, A, B)
+    assert out.dtype == expected.dtype and np.asarray(out).tobytes() == np.asarray(expected).tobytes()
 
 
 def test_accumulate_grad_takes_over_only_what_nobody_else_holds():

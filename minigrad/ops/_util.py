@@ -1,6 +1,7 @@
 """Small helpers shared by the primitives: argument checks in PyTorch's words."""
 
 import numbers
+import operator
 
 import numpy as np
 
@@ -108,13 +109,24 @@ def operands(a, b):
 _ndarray = np.ndarray
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+_PYTHON_OP = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul}
+
+
 def quiet(ufunc, A, B):
     """``ufunc(A, B)`` (add, subtract, multiply) without numpy's floating-point warnings.
 
     PyTorch never warns about an overflow or a nan; numpy would, unless inside
     ``np.errstate``, which costs about a microsecond.  Two scalars of moderate
     magnitude (1e-18 < |x| < 1e18, or 0) cannot overflow, underflow or make a
-    nan in a sum, difference or product, so for them the ufunc runs as it is.
+    nan in a sum, difference or product, so for them the ufunc runs as it is;
+    two 0-d arrays of one float dtype are computed in Python floats, faster
+    than numpy for one value and the same bits: a float64 operation is
+    Python's own, and a float32 sum, difference or product computed in
+    float64 and rounded once to float32 is the correctly rounded float32
+    result (float64 has more than twice float32's digits, plus two: Figueroa,
+    "When is double rounding innocuous?", 1995).  The result is then a 0-d
+    array (else numpy's scalar).
     """
     # each operand: a 0-d array read as a number, or a Python number
     a = (float(A) if not A.ndim else None) if type(A) is _ndarray else (
@@ -123,6 +135,10 @@ def quiet(ufunc, A, B):
         b = (float(B) if not B.ndim else None) if type(B) is _ndarray else (
             B if type(B) is float or type(B) is int else None)
         if b is not None and (1e-18 < b < 1e18 or -1e18 < b < -1e-18 or b == 0):
+            if type(B) is _ndarray and type(A) is _ndarray:
+                dt = A.dtype
+                if dt is B.dtype and (dt is _FLOAT32 or dt is _FLOAT64):
+                    return np.array(_PYTHON_OP[ufunc](a, b), dt)
             return ufunc(A, B)
     if _grad_state.numpy_quiet:  # (inside a backward walk, which is in errstate already)
         return ufunc(A, B)
