@@ -489,13 +489,13 @@ def rounded_once(ufunc, scalar_fn, d):
     draws it agrees with PyTorch's tanh in 99.9% and exp in 99%, against 68%
     and 61%.  A tanh near 1 feeds ``1 - y*y`` in its gradient, where one ulp
     of ``y`` is a factor of two.  A 0-d array goes through ``scalar_fn``
-    (Python's math module, faster than numpy on one value).  Other dtypes:
-    ``ufunc(d)``.
+    (Python's math module, faster than numpy on one value) and gives a 0-d
+    array.  Other dtypes: ``ufunc(d)``.
     """
     if d.dtype != np.float32:
         return ufunc(d)
     if not d.ndim:
-        return np.float32(scalar_fn(float(d)))
+        return np.array(scalar_fn(float(d)), np.float32)  # (a 0-d array, as a tensor holds it)
     return ufunc(d, dtype=np.float64).astype(np.float32)
 
 
