@@ -194,6 +194,12 @@ def count_dependencies(root):
 # every -sequence_nr.  Keys are unique, so two entries never compare their nodes.
 _FIRST = -(2**64)
 
+_ndarray = np.ndarray
+# numpy's float scalar types and their dtypes, for route_gradients' check of a
+# numpy scalar (what arithmetic on 0-d values gives): its .dtype is made afresh
+# on every read, and the type is enough
+_SCALAR_DTYPES = {t: np.dtype(t) for t in (np.float16, np.float32, np.float64)}
+
 
 def take_ready_node(ready):
     """The ready node created last, and the gradients it received: ``(node, buffer)``.
@@ -277,7 +283,10 @@ def route_gradients(walk, node, out, ready):
         if g is not None:
             if meta is not None:
                 m = meta[i]
-                if g.shape != m[0] or g.dtype is not m[1]:
+                if type(g) is _ndarray:
+                    if g.shape != m[0] or g.dtype is not m[1]:
+                        g = _fit(walk, g, m, node, i)
+                elif m[0] or _SCALAR_DTYPES.get(type(g)) is not m[1]:  # a numpy scalar; a Tensor
                     g = _fit(walk, g, m, node, i)
             if check_nan:                                       # (anomaly check)
                 anomaly.check_gradient(node, i, _wrap(g) if walk.arrays else g)
