@@ -31,6 +31,7 @@ __all__ = ["Size", "Tensor", "is_tensor", "ones", "ones_like", "tensor", "zeros"
 
 _state = grad_mode._state
 _new = object.__new__
+_ndarray = np.ndarray  # (a module-level name: numpy's module attributes are slow to read)
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -117,7 +118,7 @@ class Tensor:
         """
         t = _new(cls)
         # numpy returns scalars, not 0-d arrays, from operations on 0-d arrays
-        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t._data = data if type(data) is _ndarray else np.asarray(data)
         t._requires_grad = requires_grad or grad_fn is not None
         t._grad_fn = grad_fn
         t._vc = vc

@@ -92,7 +92,8 @@ def operands(a, b):
     """
     A = a._data
     B = b._data
-    if A.dtype == B.dtype:
+    da = A.dtype
+    if da is B.dtype or da == B.dtype:  # (one dtype object: no comparison to run)
         if A.shape != B.shape and A.ndim and B.ndim:
             broadcast_shape(a, b)
         return A, B
