@@ -111,6 +111,7 @@ _ndarray = np.ndarray
 
 
 _FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+_array = np.array  # (a module-level name: numpy's own attributes are slow to read)
 _PYTHON_OP = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul}
 
 
@@ -139,7 +140,7 @@ def quiet(ufunc, A, B):
             if type(B) is _ndarray and type(A) is _ndarray:
                 dt = A.dtype
                 if dt is B.dtype and (dt is _FLOAT32 or dt is _FLOAT64):
-                    return np.array(_PYTHON_OP[ufunc](a, b), dt)
+                    return _array(_PYTHON_OP[ufunc](a, b), dt)
             return ufunc(A, B)
     if _grad_state.numpy_quiet:  # (inside a backward walk, which is in errstate already)
         return ufunc(A, B)

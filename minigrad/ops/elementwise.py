@@ -57,6 +57,9 @@ __all__ = [
 ]
 
 _make = Tensor._make
+# module-level names for the hot paths: numpy's own attributes are slow to read
+_FLOAT32 = np.dtype(np.float32)
+_array = np.array
 
 
 def _const(array):
@@ -492,10 +495,11 @@ def rounded_once(ufunc, scalar_fn, d):
     (Python's math module, faster than numpy on one value) and gives a 0-d
     array.  Other dtypes: ``ufunc(d)``.
     """
-    if d.dtype != np.float32:
+    dt = d.dtype
+    if dt is not _FLOAT32 and dt != _FLOAT32:
         return ufunc(d)
     if not d.ndim:
-        return np.array(scalar_fn(float(d)), np.float32)  # (a 0-d array, as a tensor holds it)
+        return _array(scalar_fn(float(d)), _FLOAT32)  # (a 0-d array, as a tensor holds it)
     return ufunc(d, dtype=np.float64).astype(np.float32)
 
 
