@@ -418,6 +418,18 @@ def pack_saved(node, tensors):
                 node._kept = tensors
             node._kept_versions = _VERSIONS0[1] if vc is None or not vc[0] else (vc[0],)
             return
+    if not _saved_hooks_stack:
+        # inputs only (or None), none written since it was made: the usual case of
+        # a binary op, kept as they are
+        for t in tensors:
+            if t is not None and (t._grad_fn is node or t._inference
+                                  or (t._vc is not None and t._vc[0])):
+                break
+        else:
+            n = len(tensors)
+            node._kept = tensors
+            node._kept_versions = _VERSIONS0[n] if n < 8 else (0,) * n
+            return
     values = []
     versions = []
     hooked = bool(_saved_hooks_stack)
