@@ -164,14 +164,18 @@ def _lerp_values(s, e, w):
 
 
 def _lerp_dtype(start, end, weight, kernel):
-    """The dtype ``lerp`` computes in, after PyTorch's checks: ``end`` (and a ``weight`` with
-    dims) of ``start``'s dtype; a 0-d weight is not checked and takes part in the promotion."""
+    """The dtype ``lerp`` computes in, after PyTorch's checks in PyTorch's order: ``end``
+    (and a ``weight`` with dims) of ``start``'s dtype (a 0-d weight is not checked and
+    takes part in the promotion); the shapes broadcast; the kernel exists for the dtype."""
     from .._dtype import result_type
 
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t._data.dtype != start._data.dtype and (name == "end" or t._data.ndim):
             raise RuntimeError(f"expected dtype {_C_NAMES[str(start._data.dtype)]} for `{name}` but got dtype "
                                f"{_C_NAMES[str(t._data.dtype)]}")
+    shape = broadcast_shape(start, end)
+    if weight is not None:
+        broadcast_shape(Tensor._make(np.empty(shape, dtype=np.bool_)), weight)
     dt = start._data.dtype if weight is None else result_type(start, end, weight).np
     if dt.kind != "f":
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_KIND[str(dt)]}\'')
@@ -191,7 +195,6 @@ class LerpScalar(Function):
     @staticmethod
     def forward(ctx, a, end, weight):
         _lerp_dtype(a, end, None, "lerp_kernel_scalar")
-        broadcast_shape(a, end)
         ctx.weight = weight
         s = a._data
         return _make(_like_first(np.asarray(_lerp_values(s, end._data, np.asarray(weight, dtype=s.dtype))), a))
@@ -216,7 +219,6 @@ class LerpTensor(Function):
     @staticmethod
     def forward(ctx, a, end, weight):
         dt = _lerp_dtype(a, end, weight, "lerp_kernel_tensor")
-        broadcast_shape(Tensor._make(np.empty(broadcast_shape(a, end), dtype=np.bool_)), weight)
         need = ctx.needs_input_grad
         ctx.save_for_backward(end if need[2] else None, a if need[2] else None,
                               weight if need[0] or need[1] else None)
