@@ -39,9 +39,11 @@ _KIND = {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double
 
 def _like_first(out, first):
     """``out`` laid out in memory as ``first`` (PyTorch's TensorIterator follows its first input's
-    strides where they decide the order, as for a transposed input); numpy's choice otherwise."""
+    strides where they decide the order, as for a transposed input); numpy's choice otherwise,
+    and for an expanded ``first``: a stride 0 decides nothing (TensorIterator looks at the
+    next operand, as numpy's ufuncs do; ``np.empty_like`` would put that dim innermost)."""
     d = first._data
-    if d.shape != out.shape or d.flags.c_contiguous or out.ndim < 2:
+    if d.shape != out.shape or d.flags.c_contiguous or out.ndim < 2 or 0 in d.strides:
         return out
     laid = np.empty_like(d, dtype=out.dtype)
     laid[...] = out
