@@ -186,7 +186,8 @@ def _build_rules():
     r[E.Log] = _unary(lambda a, out, ta: ta / a)
     r[E.Tanh] = _unary(lambda a, out, ta: ta * (1 - out * out))
     r[E.Sigmoid] = _unary(lambda a, out, ta: ta * out * (1 - out))
-    r[E.Relu] = _unary(lambda a, out, ta: ta * _const(out._data > 0, ta))
+    # PyTorch's jvp is threshold_backward(ṫ, result, 0): a nan result passes the tangent
+    r[E.Relu] = _unary(lambda a, out, ta: E.ThresholdBackward.apply(ta, out))
     r[E.Abs] = _unary(lambda a, out, ta: ta * _const(E.sign_data(a._data), ta))
     r[E.Sgn] = _unary(lambda a, out, ta: ta * 0)
 
@@ -658,6 +659,13 @@ def _build_loss_rules(r):
         r[F.MseLoss] = mse
     if hasattr(F, "NllLoss"):
         r[F.NllLoss] = _linear(F.NllLoss)  # linear in the log-probabilities
+    if hasattr(F, "NllLossGrad"):
+        def nll_loss_grad(args, out, t):
+            # linear in the incoming gradient; the input only gives the shape
+            g, x, rows, cols, coef, batched_none = args
+            return None if t[0] is None else F.NllLossGrad.apply(t[0], x, rows, cols, coef, batched_none)
+
+        r[F.NllLossGrad] = nll_loss_grad
     if hasattr(F, "BinaryCrossEntropy"):
         def bce(args, out, t):
             p, y, code = args

@@ -17,6 +17,7 @@ from ..ops import matmul, sigmoid, tanh
 from ..ops._util import as_saved_int
 from ..ops.linalg import Addmm
 from ..tensor import Tensor
+from ._reduction import reduction_of
 
 __all__ = [
     "binary_cross_entropy",
@@ -120,6 +121,16 @@ def linear(input, weight, bias=None):
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
 
+def _no_weight(loss, weight, signature=None):
+    """Class weights: PyTorch's TypeError for a non-tensor (``signature``: its function's name), else not here."""
+    if weight is None:
+        return
+    if signature is not None and not isinstance(weight, Tensor):
+        raise TypeError(f"{signature}(): argument 'weight' (position 3) must be Tensor, not "
+                        f"{type(weight).__name__}")
+    raise NotImplementedError(f"minigrad: {loss} does not support weight")
+
+
 def _reduction(reduction):
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -162,7 +173,7 @@ class MseLoss(Function):
         return gx, gy, None
 
 
-def mse_loss(input, target, reduction="mean"):
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean (or sum, or none) of squared differences (``F.mse_loss``).
 
     Args:
@@ -170,14 +181,18 @@ def mse_loss(input, target, reduction="mean"):
             PyTorch's warning (``broadcast_tensors``: ExpandBackward0 for the
             one whose shape grows).
         reduction: "mean" (default), "sum" or "none".
+        size_average, reduce: PyTorch's deprecated names of a reduction (with its warning).
+        weight: only None.
 
     Raises:
+        NotImplementedError: for a ``weight``.
         ValueError: for an unknown reduction.
         RuntimeError: if the shapes do not broadcast.
         NotImplementedError: '"mse_cpu" not implemented for 'Long'' when
             neither tensor is floating, as PyTorch.
     """
-    code = _reduction(reduction)
+    _no_weight("mse_loss", weight)
+    code = _reduction(reduction_of(size_average, reduce, reduction))
     kinds = (input._data.dtype.kind, target._data.dtype.kind)
     if "f" not in kinds:
         kind = "Bool" if "b" in kinds and kinds[0] == kinds[1] else "Long"
@@ -253,19 +268,23 @@ class NllLoss(Function):
                 raise IndexError(f"Target {bad} is out of bounds.")
             picked = np.where(valid, -xb[rows, np.where(valid, tb, 0)], 0).astype(x.dtype)
             rows = rows[valid]
-        total = np.asarray(cols.shape[0], dtype=x.dtype)
+        # (PyTorch's kernel leaves the total at 0 for a batch with reduction='none')
+        total = np.asarray(cols.shape[0] if reduction or not batched else 0, dtype=x.dtype)
         ctx.reduction, ctx.ignore_index, ctx.weight = reduction, as_saved_int(ignore_index), None
         # the targets that count, for backward: row rows[k] of the input at class cols[k]
         ctx._batched, ctx._rows, ctx._cols = batched, rows, cols
         ctx.save_for_backward(input, _make(t), _make(total))
+        # PyTorch's kernel sums from 0 (a sum of zeros is +0, numpy's of -0s is -0), and
+        # computes one sample's loss as 0 - x[target] (+0 for a zero), a batch's as -x[target]
+        zero = x.dtype.type(0)
         if reduction == 1:
             if cols.shape[0]:  # (a nonzero count: the division cannot warn)
-                return _make(np.asarray(picked.sum() / total, dtype=x.dtype))
+                return _make(np.asarray((picked.sum() + zero) / total, dtype=x.dtype))
             with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0: nan, as PyTorch
                 return _make(np.asarray(picked.sum() / total, dtype=x.dtype))
         if reduction == 2:
-            return _make(np.asarray(picked.sum(), dtype=x.dtype))
-        return _make(picked if batched else picked.reshape(()))
+            return _make(np.asarray(picked.sum() + zero, dtype=x.dtype))
+        return _make(picked if batched else (picked + zero).reshape(()))
 
     _ints_are_indices = True  # the saved target: class indices, not a factor
 
@@ -337,16 +356,22 @@ def _type_name(t):
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[t.dtype.name]
 
 
-def nll_loss(input, target, reduction="mean", ignore_index=-100):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
     """Negative log-likelihood of int64 class ``target`` under log-probabilities ``input`` (``F.nll_loss``).
 
     Args:
-        input (Tensor): (N, C) or (C,) log-probabilities.
+        input (Tensor): (N, C) or (C,) float log-probabilities.
         target (Tensor): (N,) or () int64 class indices.
-        reduction: "mean" (default; over non-ignored targets), "sum" or "none".
+        weight: only None (class weights are not here).
+        size_average, reduce: PyTorch's deprecated names of a reduction (with its warning).
         ignore_index (int): targets equal to it contribute nothing.
+        reduction: "mean" (default; over non-ignored targets), "sum" or "none".
 
     Raises:
+        TypeError: PyTorch's, for a ``weight`` that is not a tensor.
+        NotImplementedError: for a ``weight``; PyTorch's '"nll_loss_out_frame" not implemented for 'Long'' for
+            an integer input.
         RuntimeError: "expected target dtype to be Long or Byte, but got Float"
             for a float (or bool) target, as PyTorch 2.13 words it.
         IndexError: "Target 5 is out of bounds." for a class index out of range.
@@ -362,19 +387,35 @@ def nll_loss(input, target, reduction="mean", ignore_index=-100):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if t.dtype != np.int64:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
+    _no_weight("nll_loss", weight, "nll_loss_nd")
+    reduction = reduction_of(size_average, reduce, reduction)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f'"nll_loss_out_frame" not implemented for \'{_type_name(input)}\'')
     return NllLoss.apply(input, t, _reduction(reduction), ignore_index)
 
 
-def cross_entropy(input, target, reduction="mean", ignore_index=-100):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
     """Cross-entropy of logits ``input`` (N, C) and int64 class ``target`` (N,) (``F.cross_entropy``).
 
     Computed as ``nll_loss(log_softmax(input, 1), target)``: stable for logits
     of magnitude 1e3 (the recording shows NllLossBackward0 ← LogSoftmaxBackward0).
     A float ``target`` of the input's shape holds class probabilities
     (soft labels): the loss is then -Σ target · log_softmax(input) per sample.
+    ``weight`` must be None and ``label_smoothing`` 0 (NotImplementedError
+    otherwise; PyTorch's TypeError for a non-tensor weight); ``size_average``
+    and ``reduce`` are PyTorch's deprecated names of a reduction;
+    ``ignore_index`` is for class indices only (PyTorch's RuntimeError with
+    soft labels).
     """
+    _no_weight("cross_entropy", weight, "cross_entropy_loss")
+    reduction = reduction_of(size_average, reduce, reduction)
+    if label_smoothing != 0.0:
+        raise NotImplementedError("minigrad: cross_entropy does not support label_smoothing")
     dim = 1 if input.ndim >= 2 else 0
     if target._data.dtype.kind == "f" and target.shape == input.shape:
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         # class probabilities (soft labels): -sum(p * log_softmax) per sample
         code = _reduction(reduction)
         per_sample = -(target * log_softmax(input, dim)).sum(dim)
@@ -463,8 +504,11 @@ class BinaryCrossEntropyGrad(Function):
         return gg_out, gp, gt, None
 
 
-def binary_cross_entropy(input, target, reduction="mean"):
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Binary cross-entropy of probabilities ``input`` and ``target`` of one shape (``F.binary_cross_entropy``).
+
+    ``weight``: only None (NotImplementedError otherwise); ``size_average``, ``reduce``:
+    PyTorch's deprecated names of a reduction (with its warning).
 
     Raises:
         RuntimeError: "all elements of input should be between 0 and 1".
@@ -475,6 +519,8 @@ def binary_cross_entropy(input, target, reduction="mean"):
             f"Using a target size ({_size(target.shape)}) that is different to the input size "
             f"({_size(input.shape)}) is deprecated. Please ensure they have the same size."
         )
+    _no_weight("binary_cross_entropy", weight)
+    reduction = reduction_of(size_average, reduce, reduction)
     return BinaryCrossEntropy.apply(input, target, _reduction(reduction))
 
 

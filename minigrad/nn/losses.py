@@ -40,6 +40,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..ops.inplace import _TYPE_NAMES
 from ..tensor import Tensor
+from ._reduction import reduction_of
 
 __all__ = ["huber_loss", "kl_div", "l1_loss", "smooth_l1_loss", "xlogy"]
 
@@ -230,10 +231,6 @@ def _float_kernel(input, target, kernel):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_TYPE_NAMES[input._data.dtype.name]}\'')
 
 
-def _check_legacy(size_average, reduce):
-    if size_average is not None or reduce is not None:
-        raise NotImplementedError("minigrad: size_average and reduce are deprecated in PyTorch and "
-                                  "not supported; use reduction='mean' | 'sum' | 'none'")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -249,7 +246,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """
     from .functional import _reduction
 
-    _check_legacy(size_average, reduce)
+    reduction = reduction_of(size_average, reduce, reduction)
     code = _reduction(reduction)
     input, target = _broadcast(input, target)
     loss = (input - target).abs()
@@ -272,7 +269,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """
     from .functional import _reduction
 
-    _check_legacy(size_average, reduce)
+    reduction = reduction_of(size_average, reduce, reduction)
     code = _reduction(reduction)
     input, target = _broadcast(input, target)
     if beta == 0.0:
@@ -380,7 +377,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     """
     from .functional import _reduction
 
-    _check_legacy(size_average, reduce)
+    reduction = reduction_of(size_average, reduce, reduction)
     if reduction == "mean":
         warnings.warn(
             "reduction: 'mean' divides the total loss by both the batch size and the support size."
