@@ -133,7 +133,8 @@ def _infer_array(data, dtype):
     if kind == "f":
         # Python floats give the default dtype; float values that came with a
         # dtype (numpy scalars, one-element tensors) keep the widest of theirs
-        return arr.astype(np.float32 if declared is None else declared)
+        with np.errstate(over="ignore"):  # too large for float32: inf, silently, as in PyTorch
+            return arr.astype(np.float32 if declared is None else declared)
     raise TypeError(f"can't convert data of type {arr.dtype} to a tensor")
 
 
@@ -150,7 +151,23 @@ def cast_python_values(arr, target, name="int64"):
             bad = ~np.isfinite(arr) | (arr >= 2.0 ** 63) | (arr < -(2.0 ** 63))
         if bad.any():
             raise RuntimeError(f"value cannot be converted to type {name} without overflow")
-    return arr.astype(target)
+    with np.errstate(over="ignore"):  # a float too large for float32 is inf, silently, as in PyTorch
+        return arr.astype(target)
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def check_fill_value(value, target):
+    """PyTorch's RuntimeError for a finite float too large for a float32 ``target`` (numpy dtype).
+
+    ``full``, ``full_like`` and ``fill_`` convert their value checked, as PyTorch's
+    ``checked_convert``: "value cannot be converted to type float without overflow"
+    (inf and nan pass; ``torch.tensor`` does not check, and gives inf).
+    """
+    if (target == np.float32 and type(value) is float and math.isfinite(value)
+            and abs(value) > _FLOAT32_MAX):
+        raise RuntimeError("value cannot be converted to type float without overflow")
 
 
 def _declared_float(data):
@@ -338,7 +355,10 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     d = as_dtype(dtype)
     if isinstance(fill_value, float) and d.np.kind in "iu":
         fill_value = cast_python_values(np.asarray(fill_value), d.np, "int64_t")
-    return _leaf(np.full(_shape_arg((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype=d.np), requires_grad)
+    check_fill_value(fill_value, d.np)
+    with np.errstate(over="ignore"):  # a float too large for float32 is inf, silently, as in PyTorch
+        data = np.full(_shape_arg((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype=d.np)
+    return _leaf(data, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):

@@ -104,7 +104,8 @@ def operands(a, b):
     dt = result_type(a, b).np
     if A.shape != B.shape and A.ndim and B.ndim:
         broadcast_shape(a, b)
-    return A.astype(dt, copy=False), B.astype(dt, copy=False)
+    with np.errstate(over="ignore"):  # a float64 too large for float32 becomes inf, silently, as in PyTorch
+        return A.astype(dt, copy=False), B.astype(dt, copy=False)
 
 
 _ndarray = np.ndarray

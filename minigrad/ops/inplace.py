@@ -698,6 +698,9 @@ def install():
         """Fill with ``value`` in place (``Tensor.fill_``); FillBackward2 (a number) or 3 (a tensor)."""
         if isinstance(value, Tensor):
             return inplace(self, _FillTensor.apply, value, reads_self=False)
+        from ..creation import check_fill_value
+
+        check_fill_value(value, self._data.dtype)  # PyTorch's overflow error for a float too large
         return inplace(self, _Fill.apply, value, reads_self=False)
 
     def copy_(self, src):
