@@ -119,7 +119,8 @@ def test_make_dual_of_a_tensor_that_requires_grad_is_backward_differentiable():
         y = (d * d).sum()
         y.backward()
         p = fwAD.unpack_dual(d).primal
-        assert p.grad_fn.name() == "Identity"  # PyTorch's node for the primal view
+        assert p.grad_fn.name() == "torch::autograd::Identity"  # PyTorch's node for the primal view
+        assert "grad_fn=<Identity>" in repr(p)
         assert fwAD.unpack_dual(y).tangent.item() == 2.0
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
 

@@ -333,6 +333,11 @@ def _primal_view():
             def backward(ctx, grad):
                 return grad
 
+        def name(node):
+            # PyTorch's name() of this C++ node; the tensor's repr still shows grad_fn=<Identity>
+            return "torch::autograd::Identity"
+
+        PrimalView._backward_cls.name = name
         _PRIMAL_VIEW = PrimalView
         _RULES[PrimalView] = lambda args, out, tangents: None  # the primal carries no tangent
     return _PRIMAL_VIEW
