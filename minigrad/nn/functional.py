@@ -266,7 +266,9 @@ class NllLoss(Function):
             if cols.size and (cols.min() < 0 or cols.max() >= n_classes):
                 bad = int(cols[(cols < 0) | (cols >= n_classes)][0])
                 raise IndexError(f"Target {bad} is out of bounds.")
-            picked = np.where(valid, -xb[rows, np.where(valid, tb, 0)], 0).astype(x.dtype)
+            # (every target ignored of zero classes: nothing to gather)
+            at = -xb[rows, np.where(valid, tb, 0)] if n_classes else np.zeros(n, x.dtype)
+            picked = np.where(valid, at, 0).astype(x.dtype)
             rows = rows[valid]
         # (PyTorch's kernel leaves the total at 0 for a batch with reduction='none')
         total = np.asarray(cols.shape[0] if reduction or not batched else 0, dtype=x.dtype)
