@@ -294,10 +294,8 @@ class NllLoss(Function):
     def formula(F, ctx, grad, x, target, total):
         one = F.data(x).dtype.type(1)
         # the gradient at each target: -grad / total (mean), -grad (sum, none)
-        if ctx.reduction != 1:
-            coef = -one
-        else:  # (no target counted: total is 0 and no coefficient is read)
-            coef = -one / F.data(total) if ctx._rows.size else -one
+        # (a mean over no target: -1 / 0, written nowhere; its derivative is PyTorch's 0 / 0)
+        coef = -one if ctx.reduction != 1 else -one / F.data(total)
         batched_none = not ctx.reduction and ctx._batched
         out = F.nll_loss_backward(grad, x, ctx._rows, ctx._cols, coef, batched_none)
         return out, None, None, None
@@ -349,6 +347,8 @@ class NllLossGrad(Function):
             (picks if len(shape) == 2 else picks[None])[rows, cols] = coef
             prod = gg * Tensor._make(picks)
             ggrad = prod.sum(1) if ctx._batched_none else prod.sum()
+            if not len(rows) and not np.isfinite(coef):  # a mean over no target: 0 / 0, as PyTorch
+                ggrad = ggrad * float("nan")
         if need[1]:
             gx = _make(np.zeros(gg._data.shape, dtype=gg._data.dtype))
         return ggrad, gx, None, None, None, None
