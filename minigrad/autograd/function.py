@@ -437,8 +437,10 @@ class Function:
             inputs = args + tuple(kwargs.values()) if kwargs else args
         state = _state
         enabled = state.enabled
-        # inference mode records nothing, even under enable_grad
-        node = _node_for(cls, inputs) if enabled and not state.inference else None
+        # inference mode records nothing, even under enable_grad (the thread's flag is
+        # read only while some inference_mode block is open: grad_mode.inference_blocks)
+        node = (_node_for(cls, inputs) if enabled and not (grad_mode.inference_blocks and state.inference)
+                else None)
         if node is not None:
             ctx = node  # the node that will be recorded is also the ctx forward fills in
         else:  # nothing to record: a throwaway context, no graph node
