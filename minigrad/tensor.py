@@ -538,7 +538,10 @@ class Tensor:
         """Call ``hook(grad)`` when the gradient of this tensor is computed; it may return a replacement.
 
         The hook sees the gradient summed over all consumers, once.  For a leaf
-        it runs before the gradient is accumulated into ``.grad``.
+        it runs before the gradient is accumulated into ``.grad``.  As in
+        PyTorch, it sees None when the node that made this tensor runs but no
+        gradient reached this output (the other half of a ``split``); it may
+        not replace a None with a tensor.
 
         Returns:
             a handle whose ``remove()`` unregisters the hook.
@@ -546,7 +549,8 @@ class Tensor:
         Raises:
             RuntimeError: "cannot register a hook on a tensor that doesn't
                 require gradient"; at backward, "hook 'name' has changed the
-                size of value" if the hook returns another shape.
+                size of value" if the hook returns another shape, "can't
+                replace a None gradient with a non-None value".
 
         Source: ``torch.Tensor.register_hook``.
         """
@@ -561,9 +565,8 @@ class Tensor:
         nr = self._output_nr
 
         def pre(grads):
+            # (PyTorch calls the hook with None when the node runs but this output got no gradient)
             g = grads[nr]
-            if g is None:
-                return None
             new = hook(g)
             if new is None:
                 return None
@@ -682,6 +685,8 @@ _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dt
 
 def _check_hook_result(hook, grad, new):
     name = getattr(hook, "__name__", repr(hook))
+    if grad is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if new._data.shape != grad._data.shape:

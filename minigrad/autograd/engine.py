@@ -429,9 +429,9 @@ def before_node(walk, node, grads):
     hooks = node._hooks
     if hooks is not None and hooks.tensor_pre:
         grads = _run_pre_hooks(walk, grads, hooks.tensor_pre)
-    elif type(node) is AccumulateGrad and node.variable._hooks and grads[0] is not None:
-        g = grads[0]
-        grads = [_from_tensor(walk, node.variable._run_leaf_hooks(_as_tensor(walk, g)))]
+    elif type(node) is AccumulateGrad and node.variable._hooks:
+        # (a leaf's hooks see None too when its AccumulateGrad gets no gradient, as in PyTorch)
+        grads = [_from_tensor(walk, node.variable._run_leaf_hooks(_as_tensor(walk, grads[0])))]
     if captures is not None:
         cap = captures.get(node)
         if cap:
