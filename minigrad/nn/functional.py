@@ -9,6 +9,8 @@ Source: torch/nn/functional.py and derivatives.yaml (``mse_loss``,
 ``nll_loss``, ``binary_cross_entropy``).
 """
 
+import numbers
+
 import numpy as np
 
 from .. import ops as _ops
@@ -129,6 +131,15 @@ def _no_weight(loss, weight, signature=None):
         raise TypeError(f"{signature}(): argument 'weight' (position 3) must be Tensor, not "
                         f"{type(weight).__name__}")
     raise NotImplementedError(f"minigrad: {loss} does not support weight")
+
+
+def _check_ignore_index(ignore_index, signature):
+    """PyTorch's argument parsing of ``ignore_index``: an int64 (not a bool, float or None)."""
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, numbers.Integral):
+        raise TypeError(f"{signature}(): argument 'ignore_index' (position 5) must be int, not "
+                        f"{type(ignore_index).__name__}")
+    if not -(2 ** 63) <= ignore_index < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
 
 
 def _reduction(reduction):
@@ -377,7 +388,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         RuntimeError: "expected target dtype to be Long or Byte, but got Float"
             for a float (or bool) target, as PyTorch 2.13 words it.
         IndexError: "Target 5 is out of bounds." for a class index out of range.
+        TypeError, ValueError: PyTorch's, for an ``ignore_index`` that is not an int64.
     """
+    # PyTorch's argument parsing first, then nll_loss_nd's checks
+    _no_weight("nll_loss", weight, "nll_loss_nd")
+    _check_ignore_index(ignore_index, "nll_loss_nd")
     x, t = input._data, target._data
     # PyTorch's order of checks (nll_loss_nd, then the kernel's): dims, batch size, target dims, dtype
     if x.ndim < 1:
@@ -389,7 +404,6 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if t.dtype != np.int64:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target)}")
-    _no_weight("nll_loss", weight, "nll_loss_nd")
     reduction = reduction_of(size_average, reduce, reduction)
     if x.dtype.kind != "f":
         raise NotImplementedError(f'"nll_loss_out_frame" not implemented for \'{_type_name(input)}\'')
@@ -411,6 +425,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     soft labels).
     """
     _no_weight("cross_entropy", weight, "cross_entropy_loss")
+    _check_ignore_index(ignore_index, "cross_entropy_loss")
     reduction = reduction_of(size_average, reduce, reduction)
     if label_smoothing != 0.0:
         raise NotImplementedError("minigrad: cross_entropy does not support label_smoothing")
