@@ -5,7 +5,7 @@ Source: ``torch/nn/_reduction.py`` (``legacy_get_string``).
 
 import warnings
 
-__all__ = ["legacy_get_string"]
+__all__ = ["legacy_get_string", "reduction_of"]
 
 
 def legacy_get_string(size_average, reduce, emit_warning=True):
