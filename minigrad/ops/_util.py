@@ -111,8 +111,10 @@ def operands(a, b):
 _ndarray = np.ndarray
 
 
-_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
-_array = np.array  # (a module-level name: numpy's own attributes are slow to read)
+# module-level names for the ops' hot paths (here and in elementwise.py,
+# activation_backward.py): numpy's own module attributes are slow to read
+FLOAT32, FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+_array = np.array
 _PYTHON_OP = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul}
 
 
@@ -140,7 +142,7 @@ def quiet(ufunc, A, B):
         if b is not None and (1e-18 < b < 1e18 or -1e18 < b < -1e-18 or b == 0):
             if type(B) is _ndarray and type(A) is _ndarray:
                 dt = A.dtype
-                if dt is B.dtype and (dt is _FLOAT32 or dt is _FLOAT64):
+                if dt is B.dtype and (dt is FLOAT32 or dt is FLOAT64):
                     return _array(_PYTHON_OP[ufunc](a, b), dt)
             return ufunc(A, B)
     if _grad_state.numpy_quiet:  # (inside a backward walk, which is in errstate already)

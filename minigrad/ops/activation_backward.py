@@ -26,13 +26,12 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
+from ._util import FLOAT32
 
 __all__ = ["SigmoidBackward", "TanhBackward", "one_minus_square"]
 
 _make = Tensor._make
-# module-level names for the hot path: numpy's own attributes are slow to read
-_FLOAT32 = np.dtype(np.float32)
-_float32 = np.float32
+_float32 = np.float32  # (a module-level name: numpy's own attributes are slow to read)
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split of a float64 into two halves
 
 
@@ -48,7 +47,7 @@ def one_minus_square(r):
     precision" (1971); the ``tanh_backward`` kernel of ATen (BinaryOpsKernel.cpp).
     """
     dt = r.dtype
-    if dt is _FLOAT32 or dt == _FLOAT32:
+    if dt is FLOAT32 or dt == FLOAT32:
         if r.ndim == 0:
             v = float(r)
             return _float32(1.0 - v * v)

@@ -19,7 +19,7 @@ import numpy as np
 from ..autograd.formulas import select_array
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import binary_dtype, broadcast_shape, float32_values, operands, quiet
+from ._util import FLOAT32, _array, binary_dtype, broadcast_shape, float32_values, operands, quiet
 from .power_kernels import int_power, pow_scalar_array
 
 __all__ = [
@@ -57,9 +57,6 @@ __all__ = [
 ]
 
 _make = Tensor._make
-# module-level names for the hot paths: numpy's own attributes are slow to read
-_FLOAT32 = np.dtype(np.float32)
-_array = np.array
 
 
 def _const(array):
@@ -496,10 +493,10 @@ def rounded_once(ufunc, scalar_fn, d):
     array.  Other dtypes: ``ufunc(d)``.
     """
     dt = d.dtype
-    if dt is not _FLOAT32 and dt != _FLOAT32:
+    if dt is not FLOAT32 and dt != FLOAT32:
         return ufunc(d)
     if not d.ndim:
-        return _array(scalar_fn(float(d)), _FLOAT32)  # (a 0-d array, as a tensor holds it)
+        return _array(scalar_fn(float(d)), FLOAT32)  # (a 0-d array, as a tensor holds it)
     return ufunc(d, dtype=np.float64).astype(np.float32)
 
 
