@@ -652,9 +652,7 @@ class Tensor:
 
         Source: ``torch.Tensor.backward``.
         """
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------- copies
 
@@ -671,6 +669,7 @@ class Tensor:
     # the primitives they dispatch to.
 
 
+from . import autograd as _autograd
 from .autograd import edges as _edges
 from .autograd import engine as _engine
 from .autograd import formulas as _formulas
@@ -713,3 +712,5 @@ from .creation import (  # noqa: E402 (Tensor must exist first: creation imports
     zeros,
     zeros_like,
 )
+
+_autograd._Tensor, _autograd._ones_like = Tensor, ones_like

@@ -37,12 +37,15 @@ __all__ = [
 ]
 
 
-def _as_tuple(x):
-    from ..tensor import Tensor
+# minigrad.Tensor and ones_like, set by tensor.py once they exist (tensor.py
+# imports this package before it defines Tensor)
+_Tensor = _ones_like = None
 
+
+def _as_tuple(x):
     if x is None:
         return None
-    if isinstance(x, Tensor):
+    if isinstance(x, _Tensor):
         return (x,)
     return tuple(x)
 
@@ -55,8 +58,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             gradient that is not a Tensor (PyTorch's ``_make_grads``).
         RuntimeError: PyTorch's shape-mismatch and implicit-creation errors.
     """
-    from ..tensor import Tensor, ones_like
-
+    Tensor, ones_like = _Tensor, _ones_like
     result = []
     for i, out in enumerate(outputs):
         g = grads[i] if grads is not None and i < len(grads) else None

@@ -19,7 +19,16 @@ import numpy as np
 from ..autograd.formulas import select_array
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import FLOAT32, _array, binary_dtype, broadcast_shape, float32_values, operands, quiet
+from ._util import (
+    FLOAT32,
+    _array,
+    binary_dtype,
+    broadcast_shape,
+    float32_values,
+    operands,
+    quiet,
+    wrap_scalar,
+)
 from .power_kernels import int_power, pow_scalar_array
 
 __all__ = [
@@ -144,8 +153,6 @@ class Rsub(Function):
 
     @staticmethod
     def forward(ctx, a, other, alpha=1):
-        from ._util import wrap_scalar
-
         ctx.alpha = alpha
         w = wrap_scalar(other)
         _no_bool_subtraction(a, w)

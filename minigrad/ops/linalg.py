@@ -18,6 +18,15 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int
+from .shape import (
+    SqueezeDim,
+    SqueezeDimMatmul,
+    Transpose,
+    UnsafeView,
+    Unsqueeze,
+    contiguous,
+    expand,
+)
 
 __all__ = ["Bmm", "DiagEmbed", "Diagonal", "DiagonalCopy", "Dot", "Mm", "Mv", "Tril", "Triu", "bmm", "diag",
            "diagonal", "dot", "ger", "matmul", "mm", "mv", "outer", "tril", "triu"]
@@ -373,16 +382,6 @@ def matmul(input, other):
 
     Source: ``at::native::_matmul_impl`` (aten/src/ATen/native/LinearAlgebra.cpp).
     """
-    from .shape import (
-        SqueezeDim,
-        SqueezeDimMatmul,
-        Transpose,
-        UnsafeView,
-        Unsqueeze,
-        contiguous,
-        expand,
-    )
-
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     da, db = input._data.ndim, other._data.ndim
