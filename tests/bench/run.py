@@ -90,9 +90,10 @@ def report(title, times, unit, scale, per=1, against=("numpy", "PyTorch")):
     """Print the median time of each program, and minigrad's per-round ratios to the baselines."""
     print(f"\n== {title}")
     mine = times["minigrad"]
+    width = max(10, *(len(name) for name in times))
     for name, ts in times.items():
         med = statistics.median(ts) / per * scale
-        line = f"  {name:<10} {med:10.3f} {unit}"
+        line = f"  {name:<{width}} {med:10.3f} {unit}"
         if name != "minigrad":
             ratios = sorted(m / t for m, t in zip(mine, ts))
             line += (f"    minigrad / {name} = {statistics.median(ratios):6.3g}"
@@ -100,7 +101,15 @@ def report(title, times, unit, scale, per=1, against=("numpy", "PyTorch")):
         print(line)
     for name in against:
         if name not in times:
-            print(f"  {name:<10} {'-':>10}        {_absent(name)}")
+            print(f"  {name:<{width}} {'-':>10}        {_absent(name)}")
+    if PAUSED in times and "PyTorch" in times:
+        ratios = sorted(m / t for m, t in zip(times[PAUSED], times["PyTorch"]))
+        print(f"  ({PAUSED} / PyTorch = {statistics.median(ratios):.3g},"
+              f" spread {ratios[0]:.3g}-{ratios[-1]:.3g}: the rest is the collector's)")
+
+
+# minigrad's program timed again with the garbage collector off (paused_collector)
+PAUSED = "minigrad, collector off"
 
 
 def _absent(name):
@@ -148,8 +157,28 @@ def chain_numpy(n):
     return g, ga, gb
 
 
+def paused_collector(fn):
+    """``fn`` run with Python's cyclic garbage collector switched off (a diagnostic).
+
+    PyTorch's nodes are C++ objects the collector never sees; each of
+    minigrad's nodes, its edges tuple and its saved values are Python objects
+    it walks on every full collection, and a chain that keeps 100,000 nodes
+    alive triggers several.  Timing the same program with the collector off
+    says how much of minigrad's time is the collector's.
+    """
+    def run():
+        gc.disable()
+        try:
+            return fn()
+        finally:
+            gc.enable()
+
+    return run
+
+
 def bench_chain(n, repeat):
-    programs = {"numpy": lambda: chain_numpy(n), "minigrad": lambda: chain_lib(minigrad, n)}
+    programs = {"numpy": lambda: chain_numpy(n), "minigrad": lambda: chain_lib(minigrad, n),
+                PAUSED: paused_collector(lambda: chain_lib(minigrad, n))}
     if HAVE_TORCH:
         programs["PyTorch"] = lambda: chain_lib(torch, n)
     g_np = chain_numpy(300)
