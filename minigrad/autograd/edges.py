@@ -133,9 +133,22 @@ def _new_node(cls, needs_input_grad, fns, nrs, meta, edge_args):
     node.needs_input_grad = needs_input_grad
     node._next_fns = fns
     node._next_nrs = nrs
-    node._in_meta = meta
+    node._in_meta = _METAS.get(meta) or _interned(meta)
     node._edge_args = edge_args
     return node
+
+
+# The distinct _in_meta tuples, one object each.  A graph repeats a handful of
+# (shape, dtype) patterns; sharing them keeps three new tuples per node from
+# surviving until the collector's next pass (each survivor brings its next
+# collection closer, and a long graph's full collections walk all of it).
+_METAS = {}
+
+
+def _interned(meta):
+    if len(_METAS) >= 4096:  # (a program whose shapes keep changing: start again)
+        _METAS.clear()
+    return _METAS.setdefault(meta, meta)
 
 
 _FLAGS1 = (True,)
