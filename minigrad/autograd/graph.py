@@ -383,9 +383,8 @@ class SavedTensor:
 #   what every entry becomes once something inspects ``node._saved``;
 # * ``_FREED`` / ``_FREED_OUTPUT``: released by the backward walk.
 #
-# Nothing here is a new object per saved value, so a recorded graph costs
-# the collector little; ``saved_records`` turns the entries into
-# ``SavedTensor`` records for the tools that look inside (viz, memory).
+# No record object per saved input, so a graph leaves the collector little to walk
+# (``saved_records`` makes ``SavedTensor`` records for viz, memory and the like).
 
 
 class _Freed:
@@ -419,16 +418,20 @@ def pack_saved(node, tensors):
             node._kept_versions = _VERSIONS0[1] if vc is None or not vc[0] else (vc[0],)
             return
     if not _saved_hooks_stack:
-        # inputs only (or None), none written since it was made: the usual case of
-        # a binary op, kept as they are
+        # inputs only (or None): the usual case of a binary op, kept as they are
+        written = False  # (a parameter an optimizer has stepped: its version is > 0)
         for t in tensors:
-            if t is not None and (t._grad_fn is node or t._inference
-                                  or (t._vc is not None and t._vc[0])):
-                break
+            if t is not None:
+                if t._grad_fn is node or t._inference:
+                    break
+                if t._vc is not None and t._vc[0]:
+                    written = True
         else:
             n = len(tensors)
             node._kept = tensors
-            node._kept_versions = _VERSIONS0[n] if n < 8 else (0,) * n
+            node._kept_versions = (
+                tuple([0 if t is None or t._vc is None else t._vc[0] for t in tensors]) if written
+                else _VERSIONS0[n] if n < 8 else (0,) * n)
             return
     values = []
     versions = []
