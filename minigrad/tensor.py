@@ -99,6 +99,7 @@ class Tensor:
     _no_grad_view = False  # a view taken under no_grad of a tensor that requires grad
     _multi_view = None  # (op, k): output k of a function returning several views (split)
     _inference = False
+    _detached_seq = None  # the sequence number when detach_() took its grad_fn away
 
     # numpy must defer to Tensor's reflected operators (ndarray * Tensor)
     __array_priority__ = 1000
@@ -437,7 +438,14 @@ class Tensor:
                     "and the tensor are the same size"
                 )
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_C_NAME[value._data.dtype.name]}' "
+                    f"to a tensor with grad_dtype '{_SCALAR_NAME[self._data.dtype.name]}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). "
+                    "You can set the tensor's grad_dtype attribute with a specific dtype, or None "
+                    "to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems that assume they match."
+                )
         self._grad = value
 
     @property
@@ -624,6 +632,9 @@ class Tensor:
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
+        if self._grad_fn is not None:  # (a node that saved it must now refuse it)
+            self._detached_seq = next(_graph._sequence)
+            _graph.detached_in_place = True
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
@@ -695,6 +706,11 @@ def _check_hook_result(hook, grad, new):
             f"hook '{name}' has changed the type of value (was {_legacy_type(grad)} got "
             f"{_legacy_type(new)})"
         )
+
+
+# dtypes as PyTorch's messages name them: the C type, and the ScalarType
+_C_NAME = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+_SCALAR_NAME = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
 
 def _legacy_type(t):

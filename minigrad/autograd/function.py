@@ -492,7 +492,7 @@ _NO_GRAD = tuple((False,) * n for n in range(8))
 
 def _backward_from_formula(cls):
     def backward(ctx, *grads):
-        return cls.formula(TENSOR_OPS, ctx, *grads, *unpack_saved(ctx))
+        return cls.formula(TENSOR_OPS, ctx, *grads, *unpack_saved(ctx, formula=True))
 
     backward.__doc__ = f"``{cls.__name__}.formula`` on Tensors (recorded under create_graph=True)."
     return backward

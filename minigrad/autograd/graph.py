@@ -26,17 +26,12 @@ import weakref
 import numpy as np
 
 from .removable_handle import RemovableHandle, _add_hook  # noqa: F401 (tensor.py, nn read them here)
+from .saved_errors import ERR_BACKWARD_TWICE, check_not_detached  # noqa: F401 (jit reads the first here)
+from .saved_errors import raise_modified as _raise_modified
 
 __all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
            "save_on_cpu", "saved_tensors_hooks"]
 
-ERR_BACKWARD_TWICE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward."
-)
 
 # Each node gets the next sequence number when it is created.  The backward
 # walk runs the ready node with the highest number first, as PyTorch's engine
@@ -460,18 +455,20 @@ def pack_saved(node, tensors):
     node._kept_versions = _VERSIONS0[n] if n < 8 and not any(versions) else tuple(versions)
 
 
-def unpack_saved(node):
-    """The saved tensors of ``node``, checked (``ctx.saved_tensors``).
+def unpack_saved(node, formula=False):
+    """The saved tensors of ``node``, checked (``ctx.saved_tensors``; ``formula``: for a
+    built-in gradient formula, which also refuses an input detached in place).
 
     Raises:
         RuntimeError: PyTorch's "Trying to backward through the graph a second
             time ..." once released; its in-place modification error if a
-            saved tensor changed since it was saved.
+            saved tensor changed since it was saved; its detached-in-place
+            error (``check_not_detached``).
     """
-    return _unpack(node._kept, node._kept_versions, node)
+    return _unpack(node._kept, node._kept_versions, node, formula)
 
 
-def _unpack(values, versions, node):
+def _unpack(values, versions, node, formula=False):
     out = []
     for e, v in zip(values, versions):
         if e is None:
@@ -486,11 +483,19 @@ def _unpack(values, versions, node):
         elif isinstance(e, SavedTensor):
             out.append(e.unpack(node))
         else:
+            if formula and detached_in_place and e._grad_fn is None:
+                check_not_detached(e, node)
             vc = e._vc
             if vc is not None and vc[0] != v:
                 _raise_modified(e, node, v, False)
             out.append(e)
     return out
+
+
+# Set once some tensor with a grad_fn was detached in place (Tensor.detach_),
+# so that its check (saved_errors.check_not_detached) costs the usual walk nothing.
+detached_in_place = False
+
 
 
 def unpack_saved_one(node, index):
@@ -528,6 +533,8 @@ def unpack_saved_arrays(node, dtype=None):
                 t = e.unpack(node)  # (it checks the version itself)
             else:  # an input (a Tensor, or a subclass: nn.Parameter), the usual case
                 t = e
+                if detached_in_place and t._grad_fn is None:
+                    check_not_detached(t, node)
                 vc = t._vc
                 if vc is not None and vc[0] != v:
                     _raise_modified(t, node, v, False)
@@ -614,33 +621,6 @@ def _reattached_array(array, node, output_nr, vc):
     if output_nr:
         out._output_nr = output_nr
     return out
-
-
-def _raise_modified(t, node, saved_version, is_output, output_nr=0):
-    """PyTorch's error for a saved tensor changed in place after it was saved."""
-    import re
-
-    kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
-            "bool": "BoolTensor"}[t.dtype.name]
-    shape = ", ".join(str(s) for s in t.shape)
-    # the tensor's history now (a view written since is AsStridedBackward0), as PyTorch names it
-    try:
-        producer = node if is_output else t.grad_fn
-    except RuntimeError:  # (a split/unbind output whose memory was written)
-        producer = t._grad_fn
-    # PyTorch names the producing operation without its "Backward0" suffix
-    where = ""
-    if producer is not None:
-        op = re.sub(r"Backward\d*$", "", producer.name())
-        nr = output_nr if is_output else t._output_nr
-        where = f", which is output {nr} of {op},"
-    raise RuntimeError(
-        "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [torch.{kind} [{shape}]]{where} is at version {t._version}; "
-        f"expected version {saved_version} instead. Hint: enable anomaly detection to find the "
-        "operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
-    )
 
 
 class AccumulateGrad(Node):

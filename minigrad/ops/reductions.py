@@ -218,8 +218,7 @@ def sum_to_size(input, *size):
         return input
     lead = len(shape) - len(size)
     if lead < 0 or any(s != 1 and s != g for s, g in zip(size, shape[lead:])):
-        raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
-                           f"{{{', '.join(map(str, shape))}}}.")
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
     if not size:
         return Sum.apply(input, None)  # at::sum_to's shortcut for a 0-d target: SumBackward0
     dims = tuple(range(lead)) + tuple(

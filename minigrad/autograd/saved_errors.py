@@ -1,0 +1,75 @@
+"""The errors a saved value raises when it is read back, in PyTorch's words.
+
+A node checks each value it saved before its gradient formula uses it
+(``autograd/graph.py``): freed by an earlier backward, changed in place since
+it was saved (the version counter moved), or, for a built-in formula, an
+input whose grad_fn was taken away by ``detach_()``.
+
+Source: ``SavedVariable::unpack`` (torch/csrc/autograd/saved_variable.cpp).
+"""
+
+import re
+
+__all__ = ["ERR_BACKWARD_TWICE", "check_not_detached", "raise_modified"]
+
+ERR_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+def raise_modified(t, node, saved_version, is_output, output_nr=0):
+    """PyTorch's error for a saved tensor changed in place after it was saved.
+
+    Raises:
+        RuntimeError: always, naming the tensor (dtype, shape), the operation
+            that produced it, its version now and the version saved.
+    """
+    kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
+            "bool": "BoolTensor"}[t.dtype.name]
+    shape = ", ".join(str(s) for s in t.shape)
+    # the tensor's history now (a view written since is AsStridedBackward0), as PyTorch names it
+    try:
+        producer = node if is_output else t.grad_fn
+    except RuntimeError:  # (a split/unbind output whose memory was written)
+        producer = t._grad_fn
+    # PyTorch names the producing operation without its "Backward0" suffix
+    where = ""
+    if producer is not None:
+        op = re.sub(r"Backward\d*$", "", producer.name())
+        nr = output_nr if is_output else t._output_nr
+        where = f", which is output {nr} of {op},"
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [torch.{kind} [{shape}]]{where} is at version {t._version}; "
+        f"expected version {saved_version} instead. Hint: enable anomaly detection to find the "
+        "operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+
+
+_DETACHED = ("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+             "This is not supported, please use out-of-place `.detach()` instead")
+
+
+def check_not_detached(t, node):
+    """Refuse a saved input whose grad_fn ``detach_()`` took away after ``node`` saved it.
+
+    As PyTorch's ``SavedVariable::unpack``: a tensor that had a grad_fn when
+    saved and has none now cannot be given back to a built-in formula (its
+    place in the graph is lost); checked before the version.  ``detach_``
+    notes the sequence number it was called at: a node made before then saved
+    the tensor with its grad_fn (one made later saved a leaf).  (A tensor
+    saved as a leaf, then given a grad_fn by an in-place op and detached,
+    gets this error where PyTorch gives the version error.)
+
+    Raises:
+        RuntimeError: PyTorch's "Trying to use a saved tensor that has been
+            detached in-place ..." when that is so.
+    """
+    seq = t._detached_seq
+    if seq is not None and node._seq < seq:
+        raise RuntimeError(_DETACHED)
