@@ -104,8 +104,8 @@ def report(title, times, unit, scale, per=1, against=("numpy", "PyTorch")):
             print(f"  {name:<{width}} {'-':>10}        {_absent(name)}")
     if PAUSED in times and "PyTorch" in times:
         ratios = sorted(m / t for m, t in zip(times[PAUSED], times["PyTorch"]))
-        print(f"  ({PAUSED} / PyTorch = {statistics.median(ratios):.3g},"
-              f" spread {ratios[0]:.3g}-{ratios[-1]:.3g}: the rest is the collector's)")
+        print(f"  ({PAUSED} / PyTorch = {statistics.median(ratios):.2f},"
+              f" spread {ratios[0]:.2f}-{ratios[-1]:.2f}: the rest is the collector's)")
 
 
 # minigrad's program timed again with the garbage collector off (paused_collector)
@@ -481,10 +481,10 @@ def machine():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
-    parser.add_argument("--only", choices=["chain", "chain100k", "small", "mnist", "matmul", "memory"],
-                        action="append", help="run only these workloads")
+    parser.add_argument("--only", choices=list(WORKLOADS), action="append",
+                        help="run only these workloads (replay: tests/bench/replay.py)")
     args = parser.parse_args()
-    only = set(args.only or ["chain", "chain100k", "small", "mnist", "matmul", "memory"])
+    only = set(args.only or WORKLOADS)
     r = 3 if args.quick else 1
     minigrad.manual_seed(0)
     gc.freeze()
@@ -510,10 +510,14 @@ def main():
                bench_matmul(repeat=max(5, 11 // r)), "ms", 1e3)
     if "memory" in only:
         bench_memory()
+    if "replay" in only:
+        import replay  # compiled replay against eager (tests/bench/replay.py)
+
+        replay.main()
+
+
+WORKLOADS = ("chain", "chain100k", "small", "mnist", "matmul", "memory", "replay")
 
 
 if __name__ == "__main__":
     main()
-    import replay  # compiled replay against eager (tests/bench/replay.py)
-
-    replay.main()
