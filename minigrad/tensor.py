@@ -425,6 +425,13 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
+        """Set ``.grad``: None, or a Tensor of this tensor's shape and dtype.
+
+        Raises:
+            TypeError: for a value that is not a Tensor.
+            RuntimeError: PyTorch 2.13's "attempting to assign a gradient of
+                size ..." / "... with dtype ..." for another shape or dtype.
+        """
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(
@@ -620,6 +627,10 @@ class Tensor:
 
     def detach_(self):
         """Cut this tensor from the graph in place, making it a leaf (``Tensor.detach_``).
+
+        A node that saved it before then refuses it in backward, as PyTorch's
+        nodes do ("Trying to use a saved tensor that has been detached
+        in-place ...": ``autograd/saved_errors.py``).
 
         Raises:
             RuntimeError: PyTorch's "Can't detach views in-place. ..." for a view.
