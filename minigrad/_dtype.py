@@ -49,6 +49,11 @@ int64 = dtype("int64", np.int64, 1)
 bool = dtype("bool", np.bool_, 0)
 
 _ALL = (float32, float64, int64, bool)
+
+# each dtype as PyTorch's messages name it: its ScalarType ("Float", as in
+# torch.FloatTensor) and its C++ element type ("float")
+SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
 _FROM_NP = {d.np: d for d in _ALL}
 _ALIASES = {"float": float32, "double": float64, "long": int64}
 

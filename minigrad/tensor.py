@@ -446,8 +446,8 @@ class Tensor:
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_C_NAME[value._data.dtype.name]}' "
-                    f"to a tensor with grad_dtype '{_SCALAR_NAME[self._data.dtype.name]}'. The "
+                    f"attempting to assign a gradient with dtype '{_dtype.C_TYPE_NAMES[value._data.dtype.name]}' "
+                    f"to a tensor with grad_dtype '{_dtype.SCALAR_TYPE_NAMES[self._data.dtype.name]}'. The "
                     "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). "
                     "You can set the tensor's grad_dtype attribute with a specific dtype, or None "
                     "to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
@@ -717,11 +717,6 @@ def _check_hook_result(hook, grad, new):
             f"hook '{name}' has changed the type of value (was {_legacy_type(grad)} got "
             f"{_legacy_type(new)})"
         )
-
-
-# dtypes as PyTorch's messages name them: the C type, and the ScalarType
-_C_NAME = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
-_SCALAR_NAME = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
 
 def _legacy_type(t):

@@ -17,6 +17,7 @@ import builtins
 import numpy as np
 
 from .. import autograd
+from .._dtype import C_TYPE_NAMES, SCALAR_TYPE_NAMES
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim
@@ -196,11 +197,8 @@ def _arguments(name, input, dim, dtype):
 
     dtype = as_dtype(dtype)
     if input._requires_grad and autograd.is_grad_enabled() and not dtype.is_floating_point:
-        raise RuntimeError(f"Autograd not support dtype: {_TYPE_NAMES.get(str(dtype.np), dtype)}")
+        raise RuntimeError(f"Autograd not support dtype: {SCALAR_TYPE_NAMES.get(str(dtype.np), dtype)}")
     return dtype
-
-
-_TYPE_NAMES = {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}
 
 
 def cumsum(input, dim=_NO_DIM, *, dtype=None):
@@ -249,9 +247,6 @@ def cumprod_(self, dim=_NO_DIM, *, dtype=None):
     return _running_inplace("cumprod", cumprod, self, dim, dtype)
 
 
-_C_NAMES = {"int64": "long int", "bool": "bool", "float32": "float", "float64": "double"}
-
-
 def _running_inplace(name, fn, self, dim, dtype):
     from .inplace import inplace
 
@@ -267,6 +262,6 @@ def _running_inplace(name, fn, self, dim, dtype):
 
         dtype = as_dtype(dtype)
         if dtype is not self.dtype:
-            raise RuntimeError(f"Bad in-place call: input tensor dtype {_C_NAMES[str(self._data.dtype)]} "
-                               f"and output tensor dtype {_C_NAMES[str(dtype.np)]} should match")
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {C_TYPE_NAMES[str(self._data.dtype)]} "
+                               f"and output tensor dtype {C_TYPE_NAMES[str(dtype.np)]} should match")
     return inplace(self, lambda a: fn(a, dim, dtype=self.dtype))

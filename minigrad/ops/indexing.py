@@ -15,6 +15,7 @@ and derivatives.yaml (``select``, ``slice``, ``index``, ``gather``).
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim
@@ -489,9 +490,6 @@ def gather(input, dim, index):
 
 # -------------------------------------------- index_select and index_add
 
-_KIND = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
-
-
 def _vector_index(index, name):
     """Check an index tensor the way index_select / index_add_ do; return it as int64 data."""
     if not isinstance(index, Tensor):
@@ -502,7 +500,7 @@ def _vector_index(index, name):
         if name == "index_select":
             raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
-                           f"{_KIND[str(data.dtype)]}")
+                           f"{SCALAR_TYPE_NAMES[str(data.dtype)]}")
     if data.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {data.ndim} "
                          f"with type: Long and size: {list(data.shape)}")
@@ -557,8 +555,8 @@ class IndexAdd(Function):
         idx = _vector_index(index, "index_add_")
         data, src = a._data, source._data
         if data.dtype != src.dtype:
-            raise RuntimeError(f"index_add_(): self ({_KIND[str(data.dtype)]}) and source "
-                               f"({_KIND[str(src.dtype)]}) must have the same scalar type")
+            raise RuntimeError(f"index_add_(): self ({SCALAR_TYPE_NAMES[str(data.dtype)]}) and source "
+                               f"({SCALAR_TYPE_NAMES[str(src.dtype)]}) must have the same scalar type")
         d = canonical_dim(dim, data.ndim)
         if data.ndim and src.ndim == 0 and idx.size != 1:
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")

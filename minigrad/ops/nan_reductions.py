@@ -15,6 +15,7 @@ Source: derivatives.yaml (``nansum``) and FunctionsManual.cpp's
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import reduction_dims
@@ -23,7 +24,6 @@ from .reductions import _raw_dims, _sum_dtype, _unsqueeze_dims
 __all__ = ["Nansum", "nanmean", "nansum"]
 
 _make = Tensor._make
-_KIND = {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}
 
 
 class Nansum(Function):
@@ -101,7 +101,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     _check("nanmean", input)
     if input._data.dtype.kind != "f":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
-                           f"{_KIND[str(input._data.dtype)]}")
+                           f"{SCALAR_TYPE_NAMES[str(input._data.dtype)]}")
     from .elementwise import Div
 
     data = input._data

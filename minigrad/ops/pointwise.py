@@ -25,6 +25,7 @@ PointwiseOps.cpp.
 
 import numpy as np
 
+from .._dtype import C_TYPE_NAMES, SCALAR_TYPE_NAMES
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import broadcast_shape, float32_values, is_scalar
@@ -33,8 +34,6 @@ __all__ = ["Addcdiv", "Addcmul", "Atan2", "Fmax", "Fmin", "LerpScalar", "LerpTen
            "arctan2", "atan2", "fmax", "fmin", "lerp"]
 
 _make = Tensor._make
-_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
-_KIND = {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}
 
 
 def _like_first(out, first):
@@ -173,14 +172,14 @@ def _lerp_dtype(start, end, weight, kernel):
 
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t._data.dtype != start._data.dtype and (name == "end" or t._data.ndim):
-            raise RuntimeError(f"expected dtype {_C_NAMES[str(start._data.dtype)]} for `{name}` but got dtype "
-                               f"{_C_NAMES[str(t._data.dtype)]}")
+            raise RuntimeError(f"expected dtype {C_TYPE_NAMES[str(start._data.dtype)]} for `{name}` but got dtype "
+                               f"{C_TYPE_NAMES[str(t._data.dtype)]}")
     shape = broadcast_shape(start, end)
     if weight is not None:
         broadcast_shape(Tensor._make(np.empty(shape, dtype=np.bool_)), weight)
     dt = start._data.dtype if weight is None else result_type(start, end, weight).np
     if dt.kind != "f":
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_KIND[str(dt)]}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[str(dt)]}\'')
     return dt
 
 
@@ -308,7 +307,7 @@ class Addcdiv(Function):
         if need[1]:  # grad * (value / tensor2): DivBackward0, the number as a constant
             kind = F.data(t2).dtype
             if kind.kind != "f":  # PyTorch's C++ writes value / tensor2 into a tensor like tensor2
-                raise RuntimeError(f"result type Float can't be cast to the desired output type {_KIND[str(kind)]}")
+                raise RuntimeError(f"result type Float can't be cast to the desired output type {SCALAR_TYPE_NAMES[str(kind)]}")
             g1 = grad * (F.const(np.asarray(v, dtype=kind)) / t2)
         if need[2]:  # -grad * (value * tensor1 / (tensor2 * tensor2))
             g2 = -grad * (F.mul_scalar(t1, v) / (t2 * t2))

@@ -23,6 +23,7 @@ Source: ``torch.optim.Optimizer`` (torch/optim/optimizer.py).
 import warnings
 from collections import defaultdict
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 
@@ -41,8 +42,7 @@ required = _RequiredParameter()
 
 def _typename(obj):
     if isinstance(obj, Tensor):
-        kind = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
-        return f"torch.{kind[obj.dtype.name]}Tensor"
+        return f"torch.{SCALAR_TYPE_NAMES[obj.dtype.name]}Tensor"
     cls = type(obj)
     if cls.__module__ in ("builtins", None):
         return cls.__qualname__
