@@ -720,8 +720,7 @@ def _check_hook_result(hook, grad, new):
 
 
 def _legacy_type(t):
-    return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor",
-                       "int64": "LongTensor", "bool": "BoolTensor"}[t.dtype.name]
+    return f"torch.{_dtype.SCALAR_TYPE_NAMES[t.dtype.name]}Tensor"
 
 
 # tensor(), zeros(), ones() and the conversion of Python data live in creation.py

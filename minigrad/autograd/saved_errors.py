@@ -10,6 +10,8 @@ Source: ``SavedVariable::unpack`` (torch/csrc/autograd/saved_variable.cpp).
 
 import re
 
+from .._dtype import SCALAR_TYPE_NAMES
+
 __all__ = ["ERR_BACKWARD_TWICE", "check_not_detached", "raise_modified"]
 
 ERR_BACKWARD_TWICE = (
@@ -28,8 +30,7 @@ def raise_modified(t, node, saved_version, is_output, output_nr=0):
         RuntimeError: always, naming the tensor (dtype, shape), the operation
             that produced it, its version now and the version saved.
     """
-    kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
-            "bool": "BoolTensor"}[t.dtype.name]
+    kind = SCALAR_TYPE_NAMES[t.dtype.name] + "Tensor"
     shape = ", ".join(str(s) for s in t.shape)
     # the tensor's history now (a view written since is AsStridedBackward0), as PyTorch names it
     try:

@@ -13,14 +13,13 @@ Source: ``Tensor.to`` (aten/src/ATen/native/TensorConversions.cpp), ``Tensor.typ
 import numpy as np
 
 from .. import _device
-from .._dtype import _ALL, as_dtype, dtype
+from .._dtype import _ALL, SCALAR_TYPE_NAMES, as_dtype, dtype
 from ..tensor import Tensor
 from . import shape as _sh
 
 __all__ = ["METHODS", "to"]
 
-_LEGACY = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
-           "bool": "BoolTensor"}
+_LEGACY = {name: kind + "Tensor" for name, kind in SCALAR_TYPE_NAMES.items()}
 _FROM_LEGACY = {"torch." + v: d for d in _ALL for k, v in _LEGACY.items() if d.name == k}
 
 
