@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import minigrad
 import minigrad.nn.functional as F
+from minigrad.autograd import formulas
 from minigrad.autograd.formulas import select_array
 from minigrad.ops._util import quiet
 
@@ -70,10 +71,12 @@ def test_mixed_dtypes_are_promoted_as_pytorch_does_not_as_numpy():
     assert x.grad.numpy().tolist() == [np.float32(0.1)] * 2
 
 
+@pytest.mark.parametrize("repeat", [1, 700])  # 8 elements: np.where; 5,600: the branch-free select
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_select_array_is_where_bit_for_bit(dtype):
-    x = np.array([-0.0, 0.0, -1.5, 2.0, np.nan, -np.inf, np.inf, 1e-40], dtype=dtype)
-    mask = np.array([True, False, True, False, True, True, False, True])
+def test_select_array_is_where_bit_for_bit(dtype, repeat):
+    x = np.tile(np.array([-0.0, 0.0, -1.5, 2.0, np.nan, -np.inf, np.inf, 1e-40], dtype=dtype), repeat)
+    mask = np.tile(np.array([True, False, True, False, True, True, False, True]), repeat)
+    assert (x.size >= formulas._BRANCH_FREE_FROM) == (repeat > 1)
     for got, want in [(select_array(mask, x), np.where(mask, x, dtype(0))),
                       (select_array(x < 0, x, zero_where=True), np.where(x < 0, dtype(0), x))]:
         assert got.dtype == x.dtype

@@ -53,15 +53,17 @@ def node_for(cls, inputs):
                 return _new_node(cls, _FLAGS2[bool(ra)][bool(rb)], fns, _ZEROS[2], meta, None)
             return _new_node(cls, _FLAGS2_NUMBER[bool(ra)][bool(rb)], fns, _ZEROS[2], meta,
                              _LEADING2)
-    elif n == 1:
+    # One tensor, first, then up to two other arguments (sum's dim, rsub's other and alpha)
+    if n == 1 or (1 < n < 4 and not isinstance(inputs[1], _Tensor)
+                  and (n == 2 or not isinstance(inputs[2], _Tensor))):
         a = inputs[0]
         if (isinstance(a, _Tensor) and not a._output_nr
                 and (a._view_of is None or _current_view(a))):
             if not a._requires_grad:
                 return None
             d = a._data
-            return _new_node(cls, _FLAGS1, (a._grad_fn or _leaf_node(a),), _ZEROS[1],
-                             ((d.shape, d.dtype),), None)
+            return _new_node(cls, _FLAGS_FIRST[n], (a._grad_fn or _leaf_node(a),), _ZEROS[1],
+                             ((d.shape, d.dtype),), None if n == 1 else _FIRST_ONLY)
     flags = []
     fns = []
     meta = []
@@ -151,7 +153,8 @@ def _interned(meta):
     return _METAS.setdefault(meta, meta)
 
 
-_FLAGS1 = (True,)
+_FLAGS_FIRST = (None, (True,), (True, False), (True, False, False))  # by number of arguments
+_FIRST_ONLY = _EDGE_ARGS.setdefault((0,), (0,))  # an edge on the first argument only
 _LEADING2 = _EDGE_ARGS.setdefault((0, 1), (0, 1))  # edges on the first two of three arguments
 _FLAGS2 = (((False, False), (False, True)), ((True, False), (True, True)))
 _FLAGS2_NUMBER = tuple(tuple(f + (False,) for f in row) for row in _FLAGS2)  # (a, b, alpha)

@@ -435,6 +435,7 @@ class _TensorOps:
 
 # float dtype -> the unsigned integer of its width, for branch-free selects
 _BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+_BRANCH_FREE_FROM = 4096  # elements (see select_array)
 
 
 def select_array(mask, x, zero_where=False):
@@ -443,9 +444,13 @@ def select_array(mask, x, zero_where=False):
     With ``zero_where=True`` the other way round: +0.0 where ``mask`` holds.
     ``np.where`` with a data-dependent mask mispredicts a branch per element;
     clearing the bits of the elements not kept is the same select without one.
+    That takes four numpy calls where ``np.where`` takes one, so below
+    ``_BRANCH_FREE_FROM`` elements ``np.where`` is faster and gives the same
+    bits (measured here, random signs: 1.4 against 2.8 us at 100 elements,
+    even at 4,096, 7 against 5 us at 10,000, 47 against 10 us at 32,768).
     """
     bits = _BITS.get(x.dtype)
-    if bits is None or type(x) is not np.ndarray or x.shape != (
+    if bits is None or type(x) is not np.ndarray or x.size < _BRANCH_FREE_FROM or x.shape != (
             mask.shape if type(mask) is np.ndarray else np.shape(mask)):
         zero = np.zeros((), dtype=x.dtype)
         return np.where(mask, zero, x) if zero_where else np.where(mask, x, zero)
