@@ -24,6 +24,10 @@ process.  The workloads:
 Baselines: the same arithmetic written by hand in numpy (what the program
 costs with no recording at all) and, when importable, PyTorch eager and
 micrograd (``pip install micrograd``).  Neither is a dependency of minigrad.
+The chain and the small MLP also run on the bare tape (``bare_tape.py``):
+the same walk with none of PyTorch's behaviours (no version counters, hooks,
+checks), the least a Python tape over numpy costs; minigrad's ratio to it is
+the price of those behaviours.
 To compare against PyTorch, run the bench with a Python that has it:
 ``make torch-setup`` makes ``.venv-torch`` (PyTorch 2.13 CPU), which ``make
 bench`` then uses; or ``make bench BENCH_PYTHON=/path/to/python`` (this file
@@ -56,6 +60,9 @@ import numpy as np  # noqa: E402 (after the BLAS thread setting)
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
 import minigrad  # noqa: E402
 import minigrad.nn.functional as mF  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bare_tape  # noqa: E402 (tests/bench/bare_tape.py)
 
 HAVE_TORCH = importlib.util.find_spec("torch") is not None
 HAVE_MICROGRAD = importlib.util.find_spec("micrograd") is not None
@@ -106,10 +113,17 @@ def report(title, times, unit, scale, per=1, against=("numpy", "PyTorch")):
         ratios = sorted(m / t for m, t in zip(times[PAUSED], times["PyTorch"]))
         print(f"  ({PAUSED} / PyTorch = {statistics.median(ratios):.2f},"
               f" spread {ratios[0]:.2f}-{ratios[-1]:.2f}: the rest is the collector's)")
+    if BARE in times and "PyTorch" in times:
+        ratios = sorted(m / t for m, t in zip(times[BARE], times["PyTorch"]))
+        print(f"  ({BARE} / PyTorch = {statistics.median(ratios):.2f},"
+              f" spread {ratios[0]:.2f}-{ratios[-1]:.2f}: the least a Python tape over numpy"
+              " costs here)")
 
 
 # minigrad's program timed again with the garbage collector off (paused_collector)
 PAUSED = "minigrad, collector off"
+# the same program on tests/bench/bare_tape.py: the same walk with none of PyTorch's behaviours
+BARE = "bare tape"
 
 
 def _absent(name):
@@ -178,12 +192,15 @@ def paused_collector(fn):
 
 def bench_chain(n, repeat):
     programs = {"numpy": lambda: chain_numpy(n), "minigrad": lambda: chain_lib(minigrad, n),
-                PAUSED: paused_collector(lambda: chain_lib(minigrad, n))}
+                PAUSED: paused_collector(lambda: chain_lib(minigrad, n)),
+                BARE: lambda: chain_lib(bare_tape, n)}
     if HAVE_TORCH:
         programs["PyTorch"] = lambda: chain_lib(torch, n)
     g_np = chain_numpy(300)
     g_mg = [float(g) for g in chain_lib(minigrad, 300)]
+    g_bare = [float(g) for g in chain_lib(bare_tape, 300)]
     assert np.allclose(g_np, g_mg, rtol=1e-4), (g_np, g_mg)
+    assert np.allclose(g_bare, g_mg, rtol=1e-4), (g_bare, g_mg)
     return rounds(programs, repeat)
 
 
@@ -262,8 +279,10 @@ def bench_small_mlp(repeat):
     P = [w.copy() for w in Ws]
     ref = small_mlp_numpy([w.copy() for w in Ws], X, y)
     assert np.isclose(ref, float(SmallMLP(minigrad, Ws, X, y).step()), rtol=1e-5)
+    assert np.isclose(ref, float(SmallMLP(bare_tape, Ws, X, y).step()), rtol=1e-5)
     programs = {"numpy": lambda: small_mlp_numpy(P, X, y),
-                "minigrad": SmallMLP(minigrad, Ws, X, y).step}
+                "minigrad": SmallMLP(minigrad, Ws, X, y).step,
+                BARE: SmallMLP(bare_tape, Ws, X, y).step}
     if HAVE_TORCH:
         programs["PyTorch"] = SmallMLP(torch, Ws, X, y).step
     times = rounds(programs, repeat, inner=20)
