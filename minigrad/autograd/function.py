@@ -210,7 +210,13 @@ class BackwardNode(FunctionCtx, Node):
         saved, same = unpack_saved_arrays(self, dt)
         if not (same and dt is not None) and not _one_dtype(grads, saved, cls._ints_are_indices):
             return Node._backward_arrays(self, grads)  # (the Tensor formula, wrapped)
-        out = cls.formula(ARRAY_OPS, self, *grads, *saved)
+        try:
+            out = cls.formula(ARRAY_OPS, self, *grads, *saved)
+        except ValueError:
+            # numpy's "operands could not be broadcast together" (a saved tensor's .data
+            # replaced by one of another shape since forward): the formula on Tensors
+            # raises PyTorch's "The size of tensor a (3) must match the size of tensor b (2) ..."
+            return Node._backward_arrays(self, grads)
         n = len(self.needs_input_grad)
         if type(out) is tuple:
             if len(out) == n:
