@@ -14,6 +14,7 @@ Source: PyTorch's derivatives.yaml (``sum``, ``sum.dim_IntList``, ``mean``,
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.formulas import TENSOR_OPS
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
@@ -118,7 +119,7 @@ class SumDim(Function):
 
 def _mean_check(a, name="mean"):
     if a._data.dtype.kind != "f":
-        kind = {"int64": "Long", "bool": "Bool"}[str(a._data.dtype)]
+        kind = SCALAR_TYPE_NAMES[str(a._data.dtype)]
         raise RuntimeError(
             f"{name}(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {kind}"
@@ -497,7 +498,7 @@ def _float_only(a, d, name):
     if data.dtype.kind != "f" and data.size:  # an empty tensor never reaches the kernel
         last = data.ndim == 0 or d == data.ndim - 1
         kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
-        kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
+        kind = SCALAR_TYPE_NAMES[str(data.dtype)]
         raise NotImplementedError(f'"{kernel}" not implemented for \'{kind}\'')
     return data
 

@@ -10,6 +10,7 @@ Source: derivatives.yaml (``var.correction``, ``std.correction``,
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import reduction_dims
@@ -175,7 +176,7 @@ class VectorNorm(Function):
     def forward(ctx, a, ord, dim, keepdim):
         data = a._data
         if data.dtype.kind != "f":
-            kind = {"int64": "Long", "bool": "Bool"}[str(data.dtype)]
+            kind = SCALAR_TYPE_NAMES[str(data.dtype)]
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                                f"as input. Got {kind}")
         dims = reduction_dims(dim, data.ndim) if dim not in (None, (), []) else None
