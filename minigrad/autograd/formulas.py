@@ -41,6 +41,7 @@ def _ops():
     if _lazy is None:
         import types
 
+        from ..nn.functional import nll_loss_backward_array
         from ..ops.activation_backward import one_minus_square
         from ..ops.elementwise import _math_exp, rounded_once
         from ..ops.softmax_backward import log_softmax_backward_data, softmax_backward_data
@@ -48,7 +49,8 @@ def _ops():
         _lazy = types.SimpleNamespace(one_minus_square=one_minus_square, rounded_once=rounded_once,
                                       math_exp=_math_exp,
                                       log_softmax_backward_data=log_softmax_backward_data,
-                                      softmax_backward_data=softmax_backward_data)
+                                      softmax_backward_data=softmax_backward_data,
+                                      nll_loss_backward_array=nll_loss_backward_array)
     return _lazy
 
 
@@ -108,9 +110,7 @@ class _ArrayOps:
     @staticmethod
     def nll_loss_backward(grad, x, rows, cols, coef, batched_none):
         """nll_loss's gradient: ``grad * coef`` at the targets ``(rows, cols)``, exact zeros elsewhere."""
-        from ..nn.functional import nll_loss_backward_array
-
-        return nll_loss_backward_array(grad, x.shape, rows, cols, coef, batched_none)
+        return _ops().nll_loss_backward_array(grad, x.shape, rows, cols, coef, batched_none)
 
     @staticmethod
     def call(cls, *args):
