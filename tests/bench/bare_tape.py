@@ -9,8 +9,9 @@ version counters, hooks, anomaly mode, views, dtype rules, create_graph,
 retain_graph or error checks; only the operations the two workloads use.
 Not a library: ``minigrad`` is.
 
-Its results equal minigrad's (the bench checks), so the two programs do the
-same arithmetic; the time between them is bookkeeping.
+Its results equal minigrad's (the bench checks the gradients), and it does no
+less arithmetic (a little more: it also computes the constants' gradients, under
+1% of its time); the time between the two is bookkeeping.
 """
 
 import heapq
@@ -70,8 +71,7 @@ class Tensor:
         if not isinstance(other, Tensor):
             other = Tensor(np.asarray(other, self.data.dtype))
         a, b = self.data, other.data
-        with np.errstate(all="ignore"):  # as minigrad (and PyTorch): no floating-point warnings
-            out = ufunc(a, b)
+        out = ufunc(a, b)  # (no np.errstate: the bench's values never overflow)
         if not (self.requires_grad or other.requires_grad):
             return Tensor(out)
         return Tensor(out, Node((self._edge(), other._edge()), (a, b) if save else None, vjp,
