@@ -15,6 +15,7 @@ Read it next to the lessons in ``notebooks/``.  Where to look:
 """
 
 import math
+import sys
 
 from . import (
     autograd,
@@ -90,3 +91,7 @@ __all__ = [
     "is_inference_mode_enabled", "is_anomaly_enabled", "set_detect_anomaly", "autograd", "nn",
     "optim", "utils", "linalg", "jit", "compile", "get_num_threads", "set_num_threads",
 ] + list(_ops_all)
+
+# The package registers itself with the one module that reaches up to it: a jit Recorder
+# wraps the functions of the package a lesson calls as ``torch``.
+jit.recording.register_namespace(sys.modules[__name__])

@@ -17,6 +17,7 @@ Source: torch/autograd/graph.py (``register_multi_grad_hook``,
 import itertools
 import weakref
 
+from .. import _device
 from . import engine
 from .graph import AccumulateGrad, saved_tensors_hooks
 
@@ -169,6 +170,10 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     return _MultiHandle(tuple(t.register_hook(inner(i)) for i, t in zip(itertools.count(), tensors)))
 
 
+# The device namespaces minigrad offers, by name (minigrad.cpu, minigrad.cuda, ...)
+_DEVICE_MODULES = {name: getattr(_device, name) for name in ("cpu", "cuda", "accelerator", "backends")}
+
+
 class save_on_cpu(saved_tensors_hooks):
     """Keep the tensors saved inside the block on the CPU (``torch.autograd.graph.save_on_cpu``).
 
@@ -192,9 +197,8 @@ class save_on_cpu(saved_tensors_hooks):
     """
 
     def __init__(self, pin_memory=False, device_type="cuda"):
-        import minigrad
-
-        device_module = getattr(minigrad, device_type, minigrad.cuda)
+        # PyTorch: getattr(torch, device_type, torch.cuda)
+        device_module = _DEVICE_MODULES.get(device_type, _device.cuda)
 
         def pack_to_cpu(tensor):
             if not pin_memory:
@@ -203,7 +207,9 @@ class save_on_cpu(saved_tensors_hooks):
                 raise RuntimeError("pin_memory=True requires a CUDA or other accelerator "
                                    "backend; no pinned memory allocator is available on this "
                                    "system.")
-            packed = minigrad.empty(tensor.size(), dtype=tensor.dtype)
+            # PyTorch: torch.empty(tensor.size(), dtype=tensor.dtype, ...).copy_(tensor);
+            # minigrad's empty is zeros, so is new_zeros (and it needs no import of creation)
+            packed = tensor.new_zeros(tensor.size())
             packed.copy_(tensor)
             return (tensor.device, packed)
 

@@ -230,14 +230,23 @@ _DUNDER_NAMES = {"__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le",
                  "__rxor__": "bitwise_xor", "__invert__": "bitwise_not"}
 
 
-def _modules_with_functions():
-    import minigrad
+# The top package (``torch`` in a lesson's ``import minigrad as torch``), whose functions a
+# Recorder wraps too: minigrad/__init__.py registers itself here once it is complete.
+_namespace = None
 
+
+def register_namespace(module):
+    """Called by ``minigrad/__init__.py`` at its end with the package itself."""
+    global _namespace
+    _namespace = module
+
+
+def _modules_with_functions():
     from .. import creation, ops
     from .. import tensor as tensor_module
     from ..ops import comparison
 
-    return (minigrad, ops, comparison, creation, tensor_module)
+    return (_namespace, ops, comparison, creation, tensor_module)
 
 
 class Recording:

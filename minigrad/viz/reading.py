@@ -150,14 +150,9 @@ _LIBS = {}
 def _lib(name):
     lib = _LIBS.get(name)
     if lib is None:
-        lib = _LIBS[name] = Library(name, sys.modules[name] if name != "minigrad" else _minigrad())
+        # a module of minigrad runs only once the package is imported: both are in sys.modules
+        lib = _LIBS[name] = Library(name, sys.modules[name])
     return lib
-
-
-def _minigrad():
-    import minigrad
-
-    return minigrad
 
 
 def _torch():

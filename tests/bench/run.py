@@ -41,6 +41,7 @@ concern, the objects each graph creates are.
 import argparse
 import gc
 import importlib.util
+import json
 import os
 import platform
 import statistics
@@ -57,7 +58,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402 (after the BLAS thread setting)
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+# The minigrad timed: this repository's, or another checkout's (BENCH_MINIGRAD: its root),
+# as tests/bench/ab.py times two versions with the same bench.
+sys.path.insert(0, os.environ.get("BENCH_MINIGRAD")
+                or str(__import__("pathlib").Path(__file__).resolve().parents[2]))
 import minigrad  # noqa: E402
 import minigrad.nn.functional as mF  # noqa: E402
 
@@ -506,31 +510,41 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
     parser.add_argument("--only", choices=list(WORKLOADS), action="append",
                         help="run only these workloads (replay: tests/bench/replay.py)")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write each workload's times per round, by program, to FILE"
+                             " (what tests/bench/ab.py reads)")
     args = parser.parse_args()
     only = set(args.only or WORKLOADS)
     r = 3 if args.quick else 1
     minigrad.manual_seed(0)
     gc.freeze()
     print("minigrad bench:", machine())
+    print("minigrad from", os.path.dirname(os.path.dirname(os.path.abspath(minigrad.__file__))))
     print("times are medians over interleaved rounds; ratios are per-round, median (spread)")
+    results = {}  # workload: {program: seconds per round}
     if "chain" in only:
         n = 10_002
+        results["chain"] = bench_chain(n, repeat=max(5, 21 // r))
         report(f"chain of {n} 0-d ops (y*a, y+b, tanh), forward + backward, per op",
-               bench_chain(n, repeat=max(5, 21 // r)), "us/op", 1e6, per=n)
+               results["chain"], "us/op", 1e6, per=n)
     if "chain100k" in only:
         n = 100_002
-        report(f"chain of {n} 0-d ops, forward + backward", bench_chain(n, repeat=max(3, 7 // r)),
-               "s", 1)
+        results["chain100k"] = bench_chain(n, repeat=max(3, 7 // r))
+        report(f"chain of {n} 0-d ops, forward + backward", results["chain100k"], "s", 1)
     if "small" in only:
+        results["small"] = bench_small_mlp(repeat=max(5, 15 // r))
         report("micrograd's demo: 2-16-16-1 ReLU MLP, batch 100, SVM loss + L2, one SGD step",
-               bench_small_mlp(repeat=max(5, 15 // r)), "ms/step", 1e3,
-               against=("numpy", "PyTorch", "micrograd"))
+               results["small"], "ms/step", 1e3, against=("numpy", "PyTorch", "micrograd"))
     if "mnist" in only:
+        results["mnist"] = bench_mnist(repeat=max(5, 15 // r))
         report("784-256-256-10 ReLU MLP, batch 128, cross-entropy, forward + backward",
-               bench_mnist(repeat=max(5, 15 // r)), "ms", 1e3)
+               results["mnist"], "ms", 1e3)
     if "matmul" in only:
-        report("1024 x 1024 float32 matmul, forward + backward",
-               bench_matmul(repeat=max(5, 11 // r)), "ms", 1e3)
+        results["matmul"] = bench_matmul(repeat=max(5, 11 // r))
+        report("1024 x 1024 float32 matmul, forward + backward", results["matmul"], "ms", 1e3)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f)
     if "memory" in only:
         bench_memory()
     if "replay" in only:
