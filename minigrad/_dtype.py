@@ -128,16 +128,15 @@ def result_type(a, b, *more):
     integer < floating) is higher than every higher tier's; a Python float
     then gives the default dtype, float32.
     """
-    from .tensor import Tensor
-
     tiers = [None, None, None]  # best dtype seen in each tier: dim tensors, 0-d, scalars
     for v in (a, b, *more):
-        if isinstance(v, Tensor) and v._wrapped:
+        data = getattr(v, "_data", None)  # a Tensor's values (this module sits below Tensor)
+        if data is not None and v._wrapped:
             d = (bool, int64, float32)[v.dtype._rank]
             t = 2
-        elif isinstance(v, Tensor):
+        elif data is not None:
             d = v.dtype
-            t = 0 if v._data.ndim else 1
+            t = 0 if data.ndim else 1
         else:
             c = _category(v)
             d = (bool, int64, float32)[c]

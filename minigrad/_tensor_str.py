@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .autograd import forward_ad
+from . import _dtype
 
 PRECISION = 4
 THRESHOLD = 1000
@@ -148,8 +148,6 @@ def tensor_repr(t, prefix="tensor("):
     Returns:
         str, e.g. ``"tensor([1., 2.], requires_grad=True)"``.
     """
-    from . import _dtype
-
     a = t._data
     indent = len(prefix)
     suffixes = []
@@ -173,7 +171,18 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    tangent = forward_ad._repr_suffix(t)
+    tangent = _tangent_suffix(t) if _tangent_suffix is not None else None
     if tangent is not None:
         suffixes.append(tangent)
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+# A dual tensor's ``tangent=...`` (forward mode): the repr asks forward_ad, a layer
+# above the Tensor, which fills this slot once it is loaded.
+_tangent_suffix = None
+
+
+def register_tangent_suffix(fn):
+    """Called by ``minigrad/autograd/forward_ad.py``: ``fn(t)`` gives ``"tangent=..."`` or None."""
+    global _tangent_suffix
+    _tangent_suffix = fn

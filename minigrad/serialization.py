@@ -23,8 +23,13 @@ Source: ``torch.save`` / ``torch.load`` (torch/serialization.py),
 import io
 import os
 import pickle
+from types import SimpleNamespace as _Namespace
 
 import numpy as np
+
+from . import _dtype
+from . import tensor as _tensor
+from .tensor import Tensor
 
 __all__ = ["load", "save"]
 
@@ -56,9 +61,6 @@ def _rebuild_tensor(data, dtype_name, shape, requires_grad):
     """
     if _placing_error[0] is not None:
         raise RuntimeError(_placing_error[0])
-    from . import _dtype
-    from .tensor import Tensor
-
     arr = np.frombuffer(data, dtype=_dtype._by_name(dtype_name).np).reshape(shape).copy()
     return Tensor._make(arr, requires_grad=requires_grad)
 
@@ -197,3 +199,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     finally:
         _placing_error[0] = None
 
+
+# Pickling and deepcopy of a Tensor (its __reduce_ex__, __deepcopy__) are carried out
+# here: tensor.py sits below this module, which fills its slot once loaded.
+_tensor.register_serialization(_Namespace(reduce_tensor=reduce_tensor,
+                                          deepcopy_tensor=deepcopy_tensor))

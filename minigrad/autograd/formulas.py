@@ -28,6 +28,8 @@ transformations.
 
 import numpy as np
 
+from ..tensor import Tensor
+
 __all__ = ["ARRAY_OPS", "TENSOR_OPS", "select_array"]
 
 _lazy = None  # the ops modules the array formulas call into, once imported (see _ops)
@@ -261,7 +263,7 @@ class _TensorOps:
 
     @staticmethod
     def const(array):
-        return _Tensor._make(np.asarray(array))
+        return Tensor._make(np.asarray(array))
 
     @staticmethod
     def data(x):
@@ -271,14 +273,14 @@ class _TensorOps:
     def where(cond, a, b):
         from ..ops.elementwise import where
 
-        return where(cond if isinstance(cond, _Tensor) else _Tensor._make(np.asarray(cond)), a, b)
+        return where(cond if isinstance(cond, Tensor) else Tensor._make(np.asarray(cond)), a, b)
 
     @staticmethod
     def select(mask, grad):
         from ..ops.elementwise import where
 
-        zero = _Tensor._make(np.zeros((), dtype=grad._data.dtype))
-        return where(_Tensor._make(np.asarray(mask)), grad, zero)
+        zero = Tensor._make(np.zeros((), dtype=grad._data.dtype))
+        return where(Tensor._make(np.asarray(mask)), grad, zero)
 
     @staticmethod
     def threshold_backward(grad, result):
@@ -466,5 +468,3 @@ def select_array(mask, x, zero_where=False):
 
 ARRAY_OPS = _ArrayOps()
 TENSOR_OPS = _TensorOps()
-
-_Tensor = None  # minigrad.tensor sets this once it is imported

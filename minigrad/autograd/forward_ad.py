@@ -54,6 +54,8 @@ JMLR 18 (2018), section 3.1.
 import weakref
 from typing import NamedTuple
 
+from .. import _tensor_str
+
 __all__ = [
     "UnpackedDualTensor",
     "enter_dual_level",
@@ -522,3 +524,6 @@ def _copy_tangent(src, dst):
 
 
 from .forward_rules import _RULES, _rule_for  # noqa: E402 (the rules import this module)
+
+# A dual tensor prints its tangent: the repr (below the autograd layers) asks here.
+_tensor_str.register_tangent_suffix(_repr_suffix)

@@ -28,6 +28,7 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 
 import numpy as np
 
+from ..tensor import Tensor
 from . import anomaly, forward_ad, grad_mode
 from .edges import node_for as _node_for
 from .formulas import ARRAY_OPS, TENSOR_OPS
@@ -71,8 +72,8 @@ class FunctionCtx:
             TypeError: if an argument is neither a Tensor nor None.
         """
         for t in tensors:
-            if t is not None and not isinstance(t, _Tensor):
-                i = next(i for i, t in enumerate(tensors) if t is not None and not isinstance(t, _Tensor))
+            if t is not None and not isinstance(t, Tensor):
+                i = next(i for i, t in enumerate(tensors) if t is not None and not isinstance(t, Tensor))
                 raise TypeError(
                     f"save_for_backward can only save variables, but argument {i} is of type "
                     f"{type(tensors[i]).__name__}"
@@ -557,7 +558,7 @@ def _record(ctx, args, out, dirty=()):
                 out = _record_outputs(ctx, args, (out,))[0]
                 break
         else:
-            if type(out) is _Tensor and not dirty and not ctx._non_differentiable:
+            if type(out) is Tensor and not dirty and not ctx._non_differentiable:
                 out._grad_fn = ctx  # the usual case
                 out._requires_grad = True
             else:
@@ -583,7 +584,7 @@ def _record_outputs(ctx, args, outs):
                 break
     nondiff = ctx._non_differentiable
     for k, t in enumerate(outs):
-        if not isinstance(t, _Tensor):
+        if not isinstance(t, Tensor):
             raise TypeError(
                 f"{ctx._forward_cls.__name__}.forward must return Tensors, got {type(t).__name__}"
             )
@@ -603,7 +604,7 @@ def _alias_if_input(t, args, dirty=()):
         return t
     for a in args:
         if t is a:
-            return _Tensor._make(t._data, vc=t._shared_vc(), base=t)
+            return Tensor._make(t._data, vc=t._shared_vc(), base=t)
     return t
 
 
@@ -632,12 +633,9 @@ def _rebase_dirty(ctx, outs):
 
     for k, t in enumerate(outs):
         if t._view_of is not None and any(t is d for d in ctx._dirty):
-            result = _Tensor._make(t._data, grad_fn=ctx)
+            result = Tensor._make(t._data, grad_fn=ctx)
             result._output_nr = k
             rebase_view_write(t, result)
-
-
-_Tensor = None  # minigrad.tensor sets this once it is imported
 # While minigrad.jit traces a function, the callable that records each call of
 # ``apply`` (it runs the call itself, with ``_tracer`` set back to None, so the
 # operations a primitive runs inside its own forward are not recorded twice).
@@ -661,7 +659,7 @@ def once_differentiable(fn):
             outputs = fn(ctx, *args)
         if not _state.enabled:
             return outputs
-        if not any(isinstance(a, _Tensor) and a._requires_grad for a in args):
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
             return outputs
         single = type(outputs) is not tuple
         outs = (outputs,) if single else outputs
@@ -688,7 +686,7 @@ class _DelayedError(Function):
 
     @staticmethod
     def forward(ctx, *tensors):
-        outs = tuple(None if t is None else _Tensor._make(t._data) for t in tensors)
+        outs = tuple(None if t is None else Tensor._make(t._data) for t in tensors)
         return outs if len(outs) != 1 else outs[0]
 
     @staticmethod

@@ -48,16 +48,11 @@ exact multiplication by the Hessian", Neural Computation 6 (1994) for vhp/hvp.
 
 import numpy as np
 
+from ..tensor import Tensor
 from . import forward_ad as fwAD
 from . import grad_mode
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
-
-
-def _Tensor():
-    from ..tensor import Tensor
-
-    return Tensor
 
 
 def _size(shape):
@@ -80,7 +75,6 @@ def _as_tuple(inp, arg_name=None, fn_name=None):
     """``(was_a_tuple, tuple_of_tensors)``; PyTorch's TypeError for anything but tensors."""
     if arg_name is None and fn_name is None:
         return _as_tuple_nocheck(inp)
-    Tensor = _Tensor()
     is_inp_tuple = True
     if not isinstance(inp, tuple):
         inp = (inp,)
@@ -129,7 +123,7 @@ def _grad_preprocess(inputs, create_graph, need_graph):
 
 def _grad_postprocess(inputs, create_graph):
     """Detach the results unless ``create_graph`` (nested tuples are walked)."""
-    if isinstance(inputs[0], _Tensor()):
+    if isinstance(inputs[0], Tensor):
         if not create_graph:
             return tuple(inp.detach() for inp in inputs)
         return inputs
@@ -390,7 +384,7 @@ def _basis_column(inp, k):
     """The k-th standard basis vector in ``inp``'s shape and dtype (a one-hot tangent)."""
     arr = np.zeros(inp.numel(), dtype=inp._data.dtype)
     arr[k] = 1
-    return _Tensor()._make(arr.reshape(inp.shape))
+    return Tensor._make(arr.reshape(inp.shape))
 
 
 def _jacfwd(func, inputs, strict=False, vectorize=False):
@@ -594,7 +588,6 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
     Source: ``torch.autograd.functional.hessian``.
     """
-    Tensor = _Tensor()
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
@@ -628,7 +621,7 @@ def _scalar_function_outputs(func, inputs, name, strict):
     outputs = func(*inputs)
     is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", name)
     _check_requires_grad(outputs, "outputs", strict=strict)
-    if is_outputs_tuple or not isinstance(outputs[0], _Tensor()):
+    if is_outputs_tuple or not isinstance(outputs[0], Tensor):
         raise RuntimeError(f"The function given to {name} should return a single Tensor")
     if outputs[0].numel() != 1:
         raise RuntimeError(

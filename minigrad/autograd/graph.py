@@ -25,6 +25,7 @@ import weakref
 
 import numpy as np
 
+from ..tensor import Tensor
 from .removable_handle import RemovableHandle, _add_hook  # noqa: F401 (tensor.py, nn read them here)
 from .saved_errors import ERR_BACKWARD_TWICE, check_not_detached  # noqa: F401 (jit reads the first here)
 from .saved_errors import raise_modified as _raise_modified
@@ -155,7 +156,7 @@ class Node:
         written with Tensors (a custom Function's), the arrays are wrapped in
         Tensors and the results unwrapped.
         """
-        out = self._backward(tuple(None if g is None else _Tensor._make(g) for g in grads))
+        out = self._backward(tuple(None if g is None else Tensor._make(g) for g in grads))
         if type(out) is not tuple:
             out = (out,)
         return tuple(None if g is None else g._data for g in out)
@@ -278,7 +279,7 @@ class SavedTensor:
             self._tensor = None
         else:
             # an output is kept as an alias without history: no node <-> output cycle
-            self._tensor = _Tensor._alias_of(tensor) if is_output else tensor
+            self._tensor = Tensor._alias_of(tensor) if is_output else tensor
             self._origin = None
 
     def unpack(self, node):
@@ -286,7 +287,7 @@ class SavedTensor:
         t = self._tensor
         if self._unpack_hook is not None:
             t = self._unpack_hook(self._packed)
-            if not isinstance(t, _Tensor):
+            if not isinstance(t, Tensor):
                 raise TypeError(
                     f"Output of saved tensor unpack_hook expected to be a Tensor but got result "
                     f"of type {type(t).__name__}"
@@ -297,11 +298,11 @@ class SavedTensor:
             if self._is_output:
                 return _reattached(t, node, self._output_nr, None, self._origin)
             if type(origin) is tuple:
-                out = _Tensor._make(t._data, grad_fn=origin[0])
+                out = Tensor._make(t._data, grad_fn=origin[0])
                 out._output_nr = origin[1]
                 return out
             if origin is not None:
-                out = _Tensor._make(t._data, requires_grad=True)
+                out = Tensor._make(t._data, requires_grad=True)
                 out._accum = weakref.ref(origin._accumulator())  # gradients reach the leaf
                 return out
             return t
@@ -340,7 +341,7 @@ class SavedTensor:
             self._origin = (t._grad_fn, t._output_nr) if t._grad_fn else t
         else:
             self._origin = None
-        self._packed = pack_hook(_Tensor._make(t._data, vc=t._shared_vc()))
+        self._packed = pack_hook(Tensor._make(t._data, vc=t._shared_vc()))
         self._unpack_hook = unpack_hook
         self._tensor = None
 
@@ -402,7 +403,7 @@ def pack_saved(node, tensors):
     """Store ``tensors`` (what ``save_for_backward`` got) on ``node``: entries and versions."""
     if len(tensors) == 1 and not _saved_hooks_stack:
         t = tensors[0]  # one tensor, no hooks: the usual case of a unary op
-        if type(t) is _Tensor and not t._inference:
+        if type(t) is Tensor and not t._inference:
             vc = t._vc
             if t._grad_fn is node:  # its own output, kept as (array, counter, output_nr)
                 if vc is None:
@@ -476,7 +477,7 @@ def _unpack(values, versions, node, formula=False):
         elif type(e) is tuple:  # one of the node's own outputs
             arr, vc, nr = e
             if vc[0] != v:
-                _raise_modified(_Tensor._make(arr, vc=vc), node, v, True, nr)
+                _raise_modified(Tensor._make(arr, vc=vc), node, v, True, nr)
             out.append(_reattached_array(arr, node, nr, vc))
         elif type(e) is _Freed:
             raise RuntimeError(ERR_BACKWARD_TWICE)
@@ -495,6 +496,17 @@ def _unpack(values, versions, node, formula=False):
 # Set once some tensor with a grad_fn was detached in place (Tensor.detach_),
 # so that its check (saved_errors.check_not_detached) costs the usual walk nothing.
 detached_in_place = False
+
+
+def note_detached(t):
+    """``t.detach_()`` on a recorded tensor: a node that saved ``t`` must now refuse it.
+
+    The sequence number marks the moment: nodes recorded before it saved the
+    tensor while it was still part of the graph (``saved_errors.check_not_detached``).
+    """
+    global detached_in_place
+    t._detached_seq = next(_sequence)
+    detached_in_place = True
 
 
 
@@ -522,14 +534,14 @@ def unpack_saved_arrays(node, dtype=None):
         if te is tuple:  # one of the node's own outputs
             arr, vc, nr = e
             if vc[0] != v:
-                _raise_modified(_Tensor._make(arr, vc=vc), node, v, True, nr)
+                _raise_modified(Tensor._make(arr, vc=vc), node, v, True, nr)
         elif e is None:
             out.append(None)
             continue
         elif te is _Freed:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         else:
-            if te is not _Tensor and isinstance(e, SavedTensor):
+            if te is not Tensor and isinstance(e, SavedTensor):
                 t = e.unpack(node)  # (it checks the version itself)
             else:  # an input (a Tensor, or a subclass: nn.Parameter), the usual case
                 t = e
@@ -557,7 +569,7 @@ def release_saved(node):
     if not values:
         return
     for e in values:
-        if type(e) is not _Tensor:
+        if type(e) is not Tensor:
             break
     else:  # the usual case: inputs only, each let go
         n = len(values)
@@ -593,7 +605,7 @@ def saved_records(node):
         changed = True
         if type(e) is tuple:
             arr, vc, nr = e
-            records.append(SavedTensor._record_of(_Tensor._make(arr, vc=vc), v, True, nr))
+            records.append(SavedTensor._record_of(Tensor._make(arr, vc=vc), v, True, nr))
         elif type(e) is _Freed:
             records.append(SavedTensor._record_of(None, v, e.is_output))
         else:
@@ -617,7 +629,7 @@ def _reattached(t, node, output_nr, vc, moved=None):
 
 
 def _reattached_array(array, node, output_nr, vc):
-    out = _Tensor._make(array, grad_fn=node, vc=vc)
+    out = Tensor._make(array, grad_fn=node, vc=vc)
     if output_nr:
         out._output_nr = output_nr
     return out
@@ -650,6 +662,20 @@ class AccumulateGrad(Node):
         self._hooks = None
         self.variable = variable
 
+    @classmethod
+    def of(cls, leaf):
+        """The leaf's AccumulateGrad: one per leaf while a graph holds it (``Tensor._accumulator``).
+
+        The leaf keeps only a weak reference to it (PyTorch's ``grad_accumulator_``
+        is a weak_ptr too), so it dies with the last graph that uses it.
+        """
+        ref = leaf._accum
+        node = ref() if ref is not None else None
+        if node is None:
+            node = cls(leaf)
+            leaf._accum = weakref.ref(node)
+        return node
+
     def name(self):
         """``'torch::autograd::AccumulateGrad'``: PyTorch's name() of its C++ class.
 
@@ -674,14 +700,14 @@ class AccumulateGrad(Node):
                 # .grad can be differentiated again
                 from ..ops.inplace import _Copy
 
-                var._grad = _Copy.apply(_Tensor._make(np.empty_like(grad._data)), grad)
+                var._grad = _Copy.apply(Tensor._make(np.empty_like(grad._data)), grad)
             else:
-                var._grad = _Tensor._make(_own(grad._data))
+                var._grad = Tensor._make(_own(grad._data))
         elif grad_mode._state.enabled:
             # create_graph=True: out of place, so the sum is itself recorded.
             var._grad = old + grad
         elif not old._data.flags.writeable:
-            var._grad = _Tensor._make(old._data + grad._data)
+            var._grad = Tensor._make(old._data + grad._data)
         else:
             # in place, as PyTorch; a .grad recorded by create_graph keeps its grad_fn
             old._add_inplace_raw(grad._data)
@@ -697,9 +723,9 @@ class AccumulateGrad(Node):
         old = var._grad
         if old is None:
             # the first gradient: taken over if nothing else holds it, else copied
-            var._grad = _Tensor._make(grad if _unshared(grad, var._data) else _own(grad))
+            var._grad = Tensor._make(grad if _unshared(grad, var._data) else _own(grad))
         elif not old._data.flags.writeable:
-            var._grad = _Tensor._make(old._data + grad)
+            var._grad = Tensor._make(old._data + grad)
         else:
             old._add_inplace_raw(grad)
         if var._post_acc_hooks:
@@ -773,7 +799,6 @@ class saved_tensors_hooks:
         return False
 
 
-_Tensor = None  # set by minigrad.tensor once it is imported (it imports this module)
 
 # PyTorch's torch.autograd.graph also holds these (written in hooks.py)
 from .hooks import register_multi_grad_hook, save_on_cpu  # noqa: E402

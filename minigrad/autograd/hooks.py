@@ -1,5 +1,11 @@
-"""Hook helpers of ``torch.autograd.graph``: ``register_multi_grad_hook``, ``save_on_cpu``, raw saved tensors.
+"""Hooks: a tensor's (``register_hook``, ``retain_grad``), and those of ``torch.autograd.graph``.
 
+* ``register_hook``, ``add_retain_hook``, ``run_leaf_hooks`` and
+  ``register_post_accumulate_grad_hook`` do what the Tensor methods of those
+  names ask (tensor.py sits below autograd: its methods call these through
+  its ``_autograd`` slot).  A leaf's hooks run in its AccumulateGrad, before
+  the gradient is accumulated; a non-leaf's are tensor pre-hooks of its
+  ``grad_fn``, and retain_grad's runs last.
 * ``register_multi_grad_hook(tensors, fn)`` calls ``fn(grads)`` once per
   backward pass, after the gradients of all of ``tensors`` that the pass
   computes are known (None for the others); with ``mode="any"``, ``fn(grad)``
@@ -10,16 +16,22 @@
 * ``node._raw_saved_self`` (``SavedTensor``) lets a single saved tensor get
   its own pack/unpack pair with ``register_hooks``.
 
-Source: torch/autograd/graph.py (``register_multi_grad_hook``,
-``save_on_cpu``) and ``torch._C._autograd.SavedTensor``.
+Source: ``torch.Tensor.register_hook`` and ``retain_grad`` (torch/_tensor.py,
+torch/csrc/autograd/python_hook.cpp), torch/autograd/graph.py
+(``register_multi_grad_hook``, ``save_on_cpu``) and ``torch._C._autograd.SavedTensor``.
 """
 
 import itertools
 import weakref
 
-from .. import _device
+from .. import _device, _dtype
+from .._layout import contiguous_format
+from ..creation import empty
+from ..tensor import Tensor
 from . import engine
+from .grad_mode import _state
 from .graph import AccumulateGrad, saved_tensors_hooks
+from .removable_handle import _add_hook
 
 __all__ = ["SavedTensor", "register_multi_grad_hook", "save_on_cpu"]
 
@@ -207,9 +219,7 @@ class save_on_cpu(saved_tensors_hooks):
                 raise RuntimeError("pin_memory=True requires a CUDA or other accelerator "
                                    "backend; no pinned memory allocator is available on this "
                                    "system.")
-            # PyTorch: torch.empty(tensor.size(), dtype=tensor.dtype, ...).copy_(tensor);
-            # minigrad's empty is zeros, so is new_zeros (and it needs no import of creation)
-            packed = tensor.new_zeros(tensor.size())
+            packed = empty(tensor.size(), dtype=tensor.dtype)
             packed.copy_(tensor)
             return (tensor.device, packed)
 
@@ -218,3 +228,117 @@ class save_on_cpu(saved_tensors_hooks):
             return tensor.to(device, non_blocking=pin_memory)
 
         super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+# ------------------------------------------------------------------ tensor hooks
+# Tensor.register_hook, retain_grad and register_post_accumulate_grad_hook are thin
+# methods (tensor.py sits below autograd); what they do is here.
+
+def register_hook(t, hook):
+    """``t.register_hook(hook)``: ``hook(grad)`` sees ``t``'s gradient and may replace it.
+
+    On a leaf the hook goes into ``t._hooks`` (its AccumulateGrad runs them,
+    ``run_leaf_hooks``); on a non-leaf it becomes a tensor pre-hook of
+    ``t.grad_fn`` that rewrites output ``t.output_nr`` of the gradients the
+    node receives.  Errors: see ``Tensor.register_hook``.
+    """
+    if not t._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t._grad_fn is None:
+        if t._hooks is None:
+            t._hooks = {}
+        return _add_hook(t._hooks, hook)
+    nr = t._output_nr
+
+    def pre(grads):
+        # (PyTorch calls the hook with None when the node runs but this output got no gradient)
+        g = grads[nr]
+        new = hook(g)
+        if new is None:
+            return None
+        _check_hook_result(hook, g, new)
+        grads = list(grads)
+        grads[nr] = new
+        return tuple(grads)
+
+    pre.__name__ = getattr(hook, "__name__", "hook")
+    return _add_tensor_hook(t, pre)
+
+
+def run_leaf_hooks(t, grad):
+    """Apply the hooks registered on leaf ``t`` to ``grad`` (its AccumulateGrad's turn)."""
+    for hook in tuple(t._hooks.values()):
+        new = hook(grad)
+        if new is not None:
+            _check_hook_result(hook, grad, new)
+            grad = new
+    return grad
+
+
+def add_retain_hook(t):
+    """Register retain_grad's hook on ``t``'s current grad_fn (again after an in-place op moves it).
+
+    As PyTorch's ``update_tensor_hooks_on_new_gradfn``: an in-place write
+    gives the tensor a new grad_fn, and the retain_grad hook moves to it
+    (other hooks stay with the old one), so ``.grad`` is the gradient of
+    the tensor's current value.
+    """
+    old = t.__dict__.get("_retain_handle")
+    if old is not None:
+        old.remove()
+    ref = weakref.ref(t)
+    nr = t._output_nr
+
+    def retain(grads):
+        t = ref()
+        g = grads[nr]
+        if t is not None and g is not None:
+            if t._grad is None:
+                # under create_graph a recorded clone (CloneBackward0), contiguous
+                # as PyTorch's retains-grad hook makes it
+                t._grad = (g.clone(memory_format=contiguous_format) if _state.enabled
+                           else Tensor._make(g._data.copy()))
+            else:
+                t._grad = t._grad + g
+
+    retain._runs_last = True  # after the tensor's own hooks, as in PyTorch
+    t._retain_handle = _add_tensor_hook(t, retain)
+
+
+def register_post_accumulate_grad_hook(t, hook):
+    """``t.register_post_accumulate_grad_hook(hook)``: ``hook(t)`` after ``t.grad`` was updated."""
+    if not t._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if t._post_acc_hooks is None:
+        t._post_acc_hooks = {}
+    return _add_hook(t._post_acc_hooks, hook)
+
+
+def _add_tensor_hook(t, fn):
+    """Register ``fn(grads) -> grads | None`` on non-leaf ``t``'s grad_fn, as a tensor hook."""
+    node = t._grad_fn
+    if node._tensor_pre_hooks is None:
+        node._tensor_pre_hooks = {}
+    return _add_hook(node._tensor_pre_hooks, fn)
+
+
+def _check_hook_result(hook, grad, new):
+    """PyTorch's checks of what a tensor hook returned (``check_single_result``)."""
+    name = getattr(hook, "__name__", repr(hook))
+    if grad is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new._data.shape != grad._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if new._data.dtype != grad._data.dtype:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {_legacy_type(grad)} got "
+            f"{_legacy_type(new)})"
+        )
+
+
+def _legacy_type(t):
+    return f"torch.{_dtype.SCALAR_TYPE_NAMES[t.dtype.name]}Tensor"

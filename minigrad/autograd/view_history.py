@@ -12,6 +12,7 @@ Source: PyTorch's ``VariableHooks::grad_fn`` and ``ViewInfo``
 (torch/csrc/autograd/variable.cpp).
 """
 
+from ..tensor import Tensor
 from . import grad_mode
 
 __all__ = ["is_current", "refresh_view", "view_root"]
@@ -68,7 +69,7 @@ def refresh_view(v):
             "views. Such functions do not allow the output views to be modified inplace. You "
             "should replace the inplace operation by an out-of-place one.")
     if root._grad_fn is not None:
-        alias = _Tensor._make(root._data, grad_fn=root._grad_fn)
+        alias = Tensor._make(root._data, grad_fn=root._grad_fn)
         alias._output_nr = root._output_nr
     else:
         alias = root  # a leaf: the rebuilt view leads to its AccumulateGrad
@@ -85,6 +86,3 @@ def refresh_view(v):
     v._view_version = vc[0]
     if v._retains_grad:
         v._add_retain_hook()  # retain_grad follows the rebuilt grad_fn, as after an in-place op
-
-
-_Tensor = None  # minigrad.tensor sets this once it is imported

@@ -6,6 +6,7 @@ import operator
 import numpy as np
 
 from .._dtype import result_type
+from .._layout import canonical_dim  # noqa: F401 (the ops read it here)
 from ..autograd.grad_mode import _state as _grad_state
 from ..tensor import Tensor
 
@@ -186,24 +187,6 @@ def broadcast_shape(a, b, opname="op"):
                     f"at non-singleton dimension {i}"
                 ) from None
         raise
-
-
-def canonical_dim(dim, ndim):
-    """A dim in ``[-ndim, ndim)`` as a non-negative index (0-d tensors accept -1 and 0).
-
-    Raises:
-        IndexError: PyTorch's "Dimension out of range (expected to be in range
-            of [-2, 1], but got 2)".
-        TypeError: if ``dim`` is not an int.
-    """
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
-        )
-    return int(dim) % n if ndim else 0
 
 
 def canonical_dims(dim, ndim):

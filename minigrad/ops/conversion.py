@@ -1,5 +1,8 @@
 """Converting a tensor: ``to(dtype)``, ``to(device)``, ``float()``, ``double()``, ``type()``, ``cpu()``.
 
+And the data's conveniences: ``device``, ``is_cuda``, ``nbytes``, ``tolist()``,
+``__array_wrap__`` (a numpy ufunc's result as a tensor), ``__format__``, ``__index__``.
+
 A conversion to another floating dtype is recorded (ToCopyBackward0: the
 gradient is converted back); one to an integer or bool dtype is not (no
 gradient flows into integers).  A conversion to what the tensor already is
@@ -14,6 +17,7 @@ import numpy as np
 
 from .. import _device
 from .._dtype import _ALL, SCALAR_TYPE_NAMES, as_dtype, dtype
+from ..creation import from_numpy
 from ..tensor import Tensor
 from . import shape as _sh
 
@@ -132,5 +136,79 @@ def _cuda(self, device=None, non_blocking=False, memory_format=None):
     raise AssertionError("Torch not compiled with CUDA enabled")
 
 
+# ---------------------------------------------------------- the data's conveniences
+# Where the tensor lives and how its values read as Python and numpy objects: plain
+# reads of the numpy array, attached to Tensor with the conversions above.
+
+def _element_size(self):
+    """Bytes per element (``Tensor.element_size``): 4 for float32, 8 for float64."""
+    return self._data.itemsize
+
+
+def _itemsize(self):
+    """Bytes per element (``Tensor.itemsize``)."""
+    return self._data.itemsize
+
+
+def _nbytes(self):
+    """Bytes the elements take (``Tensor.nbytes``): ``numel() * element_size()``."""
+    return self._data.nbytes
+
+
+def _device_of(self):
+    """``device(type='cpu')``: minigrad computes with numpy (``Tensor.device``)."""
+    return _device.CPU
+
+
+def _is_cuda(self):
+    """False: no tensor lives on a GPU here (``Tensor.is_cuda``)."""
+    return False
+
+
+def _is_cpu(self):
+    """True (``Tensor.is_cpu``)."""
+    return True
+
+
+def _get_device(self):
+    """-1, PyTorch's number for the CPU (``Tensor.get_device``)."""
+    return -1
+
+
+def _tolist(self):
+    """The values as (nested) Python lists, or a number for a 0-d tensor."""
+    return self._data.tolist()
+
+
+def _array_wrap(self, array, context=None, return_scalar=False):
+    """A numpy ufunc's result on this tensor, as a tensor: ``t * ndarray``, ``np.sin(t)``.
+
+    Mirrors PyTorch's ``Tensor.__array_wrap__``: numpy computed the result from
+    ``__array__`` (so a tensor that requires grad raises there, as in PyTorch), and
+    it comes back as a tensor over the same memory, as ``from_numpy`` gives it (its
+    dtype numpy's: ``float32 * float64 array`` is float64), recorded nowhere.  A 0-d
+    result stays a 0-d tensor.  Difference by design: a bool result is a bool tensor,
+    where PyTorch (which turns it into uint8) gives a uint8 one; minigrad has no uint8.
+    """
+    return from_numpy(np.asarray(array))
+
+
+def _index(self):
+    if self._data.dtype.kind not in "iu" or self._data.size != 1:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return int(self.item())
+
+
+def _format(self, spec):
+    if self._data.ndim == 0:
+        return self.item().__format__(spec)
+    return repr(self).__format__(spec)
+
+
 METHODS = {"to": to, "float": _float, "double": _double, "long": _long, "bool": _bool,
-           "type_as": _type_as, "type": _type, "cpu": _cpu, "cuda": _cuda}
+           "type_as": _type_as, "type": _type, "cpu": _cpu, "cuda": _cuda,
+           "device": property(_device_of), "is_cuda": property(_is_cuda),
+           "is_cpu": property(_is_cpu), "get_device": _get_device,
+           "element_size": _element_size, "itemsize": property(_itemsize),
+           "nbytes": property(_nbytes), "tolist": _tolist, "__array_wrap__": _array_wrap,
+           "__index__": _index, "__format__": _format}

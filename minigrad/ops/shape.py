@@ -9,6 +9,7 @@ Source: PyTorch's derivatives.yaml entries of the same names.
 
 import numpy as np
 
+from .._layout import contiguous_format, memory_format, preserve_format  # noqa: F401 (exported)
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim, canonical_dims
@@ -362,22 +363,6 @@ def _preserve_order(arr):
     if any(st == 0 and n > 1 for st, n in zip(arr.strides, arr.shape)):
         return "C"
     return "K"
-
-
-class memory_format:
-    """How a copy lays out its memory (``torch.memory_format``): ``preserve_format``, ``contiguous_format``."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"minigrad.{self.name}"
-
-
-preserve_format = memory_format("preserve_format")
-contiguous_format = memory_format("contiguous_format")
 
 
 class Clone(Function):
