@@ -28,6 +28,15 @@ SLOTS = [
      ("reduce_tensor", "deepcopy_tensor")),
     ("minigrad._tensor_str", "_tangent_suffix", "register_tangent_suffix", ()),
     ("minigrad.jit.recording", "_namespace", "register_namespace", ("tensor", "zeros")),
+    ("minigrad.autograd.function", "_fw_state", "register_forward_mode", ()),
+    ("minigrad.autograd.function", "_fw_propagate", "register_forward_mode", ()),
+    ("minigrad.autograd.function", "ARRAY_OPS", "register_formula_ops", ("where", "sum_to")),
+    ("minigrad.autograd.function", "TENSOR_OPS", "register_formula_ops", ("where", "sum_to")),
+    ("minigrad.autograd.function", "_rebase_view_write", "register_view_write", ()),
+    ("minigrad.autograd.graph", "_recorded_copy", "register_recorded_copy", ()),
+    ("minigrad.autograd.view_history", "_view_ops", "register_view_ops",
+     ("as_strided", "positions", "multi_view_name")),
+    ("minigrad.ops.inplace", "_forward_mode", "register_forward_mode", ("copy_tangent",)),
 ]
 
 
@@ -72,6 +81,14 @@ def test_slot_is_filled_when_its_module_is_imported_first(module, slot):
     code = (f"import sys, {module}; "  # (minigrad.tensor the attribute is the function tensor())
             f"sys.exit(0 if sys.modules['{module}'].{slot} is not None else 1)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_torch_autograd_graph_names_are_set():
+    """The package face sets what ``torch.autograd.graph`` offers beyond the core."""
+    from minigrad.autograd import graph
+
+    assert graph.save_on_cpu.__name__ == "save_on_cpu"
+    assert graph.register_multi_grad_hook.__name__ == "register_multi_grad_hook"
 
 
 def test_no_tensor_slots_left_in_autograd():

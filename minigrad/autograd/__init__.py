@@ -17,7 +17,7 @@ from types import SimpleNamespace as _Namespace
 
 from .. import tensor as _tensor
 from ..tensor import Tensor, ones_like, zeros_like
-from . import forward_ad, functional, graph, hooks  # noqa: F401
+from . import formulas, forward_ad, functional, graph, hooks  # noqa: F401
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -31,6 +31,7 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck
 from .gradgradcheck import gradgradcheck
+from .save_on_cpu import save_on_cpu as _save_on_cpu
 from .view_history import refresh_view as _refresh_view
 
 __all__ = [
@@ -196,3 +197,8 @@ _tensor.register_autograd(_Namespace(
     add_retain_hook=hooks.add_retain_hook,
     register_post_accumulate_grad_hook=hooks.register_post_accumulate_grad_hook,
 ))
+
+# torch.autograd.graph also offers these two, written above the core (hooks.py walks
+# with the engine, save_on_cpu.py builds on saved_tensors_hooks): set them there.
+graph.register_multi_grad_hook = hooks.register_multi_grad_hook
+graph.save_on_cpu = _save_on_cpu

@@ -29,6 +29,7 @@ transformations.
 import numpy as np
 
 from ..tensor import Tensor
+from . import function as _function
 
 __all__ = ["ARRAY_OPS", "TENSOR_OPS", "select_array"]
 
@@ -468,3 +469,6 @@ def select_array(mask, x, zero_where=False):
 
 ARRAY_OPS = _ArrayOps()
 TENSOR_OPS = _TensorOps()
+
+# Function's formula nodes compute with these (autograd/function.py's slots).
+_function.register_formula_ops(ARRAY_OPS, TENSOR_OPS)

@@ -54,7 +54,11 @@ JMLR 18 (2018), section 3.1.
 import weakref
 from typing import NamedTuple
 
+from types import SimpleNamespace as _Namespace
+
 from .. import _tensor_str
+from ..ops import inplace as _inplace
+from . import function as _function
 
 __all__ = [
     "UnpackedDualTensor",
@@ -525,5 +529,8 @@ def _copy_tangent(src, dst):
 
 from .forward_rules import _RULES, _rule_for  # noqa: E402 (the rules import this module)
 
-# A dual tensor prints its tangent: the repr (below the autograd layers) asks here.
+# The slots forward mode fills in the layers below it: Function.apply pushes tangents
+# through each op, an in-place op carries its tangent along, a dual tensor prints it.
+_function.register_forward_mode(_state, _propagate)
+_inplace.register_forward_mode(_Namespace(state=_state, copy_tangent=_copy_tangent))
 _tensor_str.register_tangent_suffix(_repr_suffix)

@@ -29,9 +29,8 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 import numpy as np
 
 from ..tensor import Tensor
-from . import anomaly, forward_ad, grad_mode
+from . import anomaly, grad_mode
 from .edges import node_for as _node_for
-from .formulas import ARRAY_OPS, TENSOR_OPS
 from .graph import (
     Node,
     pack_saved,
@@ -46,7 +45,6 @@ from .view_history import view_root as _view_root
 __all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
 
 _state = grad_mode._state
-_fw_state = forward_ad._state
 
 
 class FunctionCtx:
@@ -248,14 +246,12 @@ class BackwardNode(FunctionCtx, Node):
         return out
 
 
-def _tensor_zeros(shape, dtype):
-    from ..tensor import zeros
-
-    return zeros(shape, dtype=dtype)
-
-
 def _array_zeros(shape, dtype):
     return np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype)
+
+
+def _tensor_zeros(shape, dtype):
+    return Tensor._make(_array_zeros(shape, dtype))
 
 
 def _one_dtype(grads, saved, ints_ok):
@@ -490,7 +486,7 @@ class Function:
             out._no_grad_view = True
         if _fw_state.level is not None:
             # forward mode (autograd.forward_ad): push tangents through this op
-            forward_ad._propagate(cls, inputs, out, ctx)
+            _fw_propagate(cls, inputs, out, ctx)
         return out
 
 
@@ -629,13 +625,38 @@ def _rebase_dirty(ctx, outs):
     output); when it views another tensor's memory, that tensor (the base)
     must learn of the write too, as after ``view.mul_(2)``.
     """
-    from ..ops.inplace import rebase_view_write
-
     for k, t in enumerate(outs):
         if t._view_of is not None and any(t is d for d in ctx._dirty):
             result = Tensor._make(t._data, grad_fn=ctx)
             result._output_nr = k
-            rebase_view_write(t, result)
+            _rebase_view_write(t, result)
+
+
+# ------------------------------------------------------------ registration slots
+# What Function needs from the layers above the core; each fills its slot when it loads.
+_fw_state = _fw_propagate = None  # forward_ad: its state (.level, read by every apply), _propagate
+ARRAY_OPS = TENSOR_OPS = None  # formulas.py: what a formula computes with (arrays; Tensors)
+_rebase_view_write = None  # ops/inplace.py: a write through a view rebases its base
+
+
+def register_forward_mode(state, propagate):
+    """Called by ``minigrad/autograd/forward_ad.py`` with its ``_state`` and ``_propagate``."""
+    global _fw_state, _fw_propagate
+    _fw_state, _fw_propagate = state, propagate
+
+
+def register_formula_ops(array_ops, tensor_ops):
+    """Called by ``minigrad/autograd/formulas.py`` with ``ARRAY_OPS`` and ``TENSOR_OPS``."""
+    global ARRAY_OPS, TENSOR_OPS
+    ARRAY_OPS, TENSOR_OPS = array_ops, tensor_ops
+
+
+def register_view_write(fn):
+    """Called by ``minigrad/ops/inplace.py`` with ``rebase_view_write``."""
+    global _rebase_view_write
+    _rebase_view_write = fn
+
+
 # While minigrad.jit traces a function, the callable that records each call of
 # ``apply`` (it runs the call itself, with ``_tracer`` set back to None, so the
 # operations a primitive runs inside its own forward are not recorded twice).

@@ -26,6 +26,7 @@ import weakref
 import numpy as np
 
 from ..tensor import Tensor
+from . import grad_mode
 from .removable_handle import RemovableHandle, _add_hook  # noqa: F401 (tensor.py, nn read them here)
 from .saved_errors import ERR_BACKWARD_TWICE, check_not_detached  # noqa: F401 (jit reads the first here)
 from .saved_errors import raise_modified as _raise_modified
@@ -687,8 +688,6 @@ class AccumulateGrad(Node):
         return f"<AccumulateGrad object at {hex(id(self))}>"
 
     def _backward(self, grads):
-        from . import grad_mode
-
         grad = grads[0]
         if grad is None:
             return ()
@@ -698,9 +697,7 @@ class AccumulateGrad(Node):
             if grad_mode._state.enabled:
                 # create_graph=True: a recorded copy (PyTorch's CopyBackwards), so
                 # .grad can be differentiated again
-                from ..ops.inplace import _Copy
-
-                var._grad = _Copy.apply(Tensor._make(np.empty_like(grad._data)), grad)
+                var._grad = _recorded_copy(Tensor._make(np.empty_like(grad._data)), grad)
             else:
                 var._grad = Tensor._make(_own(grad._data))
         elif grad_mode._state.enabled:
@@ -800,5 +797,16 @@ class saved_tensors_hooks:
 
 
 
-# PyTorch's torch.autograd.graph also holds these (written in hooks.py)
-from .hooks import register_multi_grad_hook, save_on_cpu  # noqa: E402
+# torch.autograd.graph's register_multi_grad_hook and save_on_cpu are set here by the
+# package face (written above the core, in hooks.py and save_on_cpu.py).
+
+
+# ------------------------------------------------------------ registration slot
+# create_graph's first .grad is a recorded copy (CopyBackwards): an op, a layer above.
+_recorded_copy = None  # _recorded_copy(dst, src): filled by ops/inplace.py with _Copy.apply
+
+
+def register_recorded_copy(fn):
+    """Called by ``minigrad/ops/inplace.py``."""
+    global _recorded_copy
+    _recorded_copy = fn

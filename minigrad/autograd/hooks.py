@@ -10,30 +10,26 @@
   backward pass, after the gradients of all of ``tensors`` that the pass
   computes are known (None for the others); with ``mode="any"``, ``fn(grad)``
   for the first one.
-* ``save_on_cpu()`` is a ``saved_tensors_hooks`` block that moves saved
-  tensors to the CPU and back: here, where everything lives on the CPU, they
-  are kept as they are.
 * ``node._raw_saved_self`` (``SavedTensor``) lets a single saved tensor get
   its own pack/unpack pair with ``register_hooks``.
 
 Source: ``torch.Tensor.register_hook`` and ``retain_grad`` (torch/_tensor.py,
 torch/csrc/autograd/python_hook.cpp), torch/autograd/graph.py
-(``register_multi_grad_hook``, ``save_on_cpu``) and ``torch._C._autograd.SavedTensor``.
+(``register_multi_grad_hook``) and ``torch._C._autograd.SavedTensor``.
 """
 
 import itertools
 import weakref
 
-from .. import _device, _dtype
+from .. import _dtype
 from .._layout import contiguous_format
-from ..creation import empty
 from ..tensor import Tensor
 from . import engine
 from .grad_mode import _state
-from .graph import AccumulateGrad, saved_tensors_hooks
+from .graph import AccumulateGrad
 from .removable_handle import _add_hook
 
-__all__ = ["SavedTensor", "register_multi_grad_hook", "save_on_cpu"]
+__all__ = ["SavedTensor", "register_multi_grad_hook"]
 
 
 class SavedTensor:
@@ -182,52 +178,6 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     return _MultiHandle(tuple(t.register_hook(inner(i)) for i, t in zip(itertools.count(), tensors)))
 
 
-# The device namespaces minigrad offers, by name (minigrad.cpu, minigrad.cuda, ...)
-_DEVICE_MODULES = {name: getattr(_device, name) for name in ("cpu", "cuda", "accelerator", "backends")}
-
-
-class save_on_cpu(saved_tensors_hooks):
-    """Keep the tensors saved inside the block on the CPU (``torch.autograd.graph.save_on_cpu``).
-
-    PyTorch packs each saved tensor as ``(tensor.device, tensor.cpu())`` and
-    moves it back to its device in unpack; on the CPU that is the tensor
-    itself, so saved values behave exactly as without the block (an in-place
-    write after the save is then seen by backward, unchecked, as in PyTorch).
-    With ``pin_memory=True`` PyTorch packs a copy instead, so backward uses the
-    value as it was saved; pinning itself needs ``device_type``'s module to be
-    available (the CPU's is), else the copy is a plain one.
-
-    Args:
-        pin_memory (bool): pack a copy (pinned where ``device_type`` is available).
-        device_type (str): the module whose ``is_available()`` decides pinning
-            (``"cuda"`` by default; an unknown name means ``"cuda"``), as in PyTorch.
-
-    Raises:
-        RuntimeError: PyTorch's "pin_memory=True requires a CUDA or other
-            accelerator backend; ..." when a tensor is saved with pinning
-            asked for (``pin_memory=True, device_type="cpu"``).
-    """
-
-    def __init__(self, pin_memory=False, device_type="cuda"):
-        # PyTorch: getattr(torch, device_type, torch.cuda)
-        device_module = _DEVICE_MODULES.get(device_type, _device.cuda)
-
-        def pack_to_cpu(tensor):
-            if not pin_memory:
-                return (tensor.device, tensor.cpu())
-            if device_module.is_available():
-                raise RuntimeError("pin_memory=True requires a CUDA or other accelerator "
-                                   "backend; no pinned memory allocator is available on this "
-                                   "system.")
-            packed = empty(tensor.size(), dtype=tensor.dtype)
-            packed.copy_(tensor)
-            return (tensor.device, packed)
-
-        def unpack_from_cpu(packed):
-            device, tensor = packed
-            return tensor.to(device, non_blocking=pin_memory)
-
-        super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
 # ------------------------------------------------------------------ tensor hooks

@@ -58,9 +58,7 @@ def refresh_view(v):
             "error-prone, it is forbidden. You can clarify your code by moving both the view and "
             "the inplace either both inside the no_grad block (if you don't want the inplace to "
             "be tracked) or both outside (if you want the inplace to be tracked).")
-    from ..ops.inplace import _AsStrided, _positions, multi_view_name
-
-    named = multi_view_name(v)
+    named = _view_ops.multi_view_name(v)
     if named is not None:
         op, nr = named
         raise RuntimeError(
@@ -73,11 +71,11 @@ def refresh_view(v):
         alias._output_nr = root._output_nr
     else:
         alias = root  # a leaf: the rebuilt view leads to its AccumulateGrad
-    positions = _positions(root._data, v._data)
+    positions = _view_ops.positions(root._data, v._data)
     prev = _state.enabled
     _state.enabled = True
     try:
-        fresh = _AsStrided.apply(alias, positions)
+        fresh = _view_ops.as_strided(alias, positions)
     finally:
         _state.enabled = prev
     v._grad_fn = fresh._grad_fn
@@ -86,3 +84,16 @@ def refresh_view(v):
     v._view_version = vc[0]
     if v._retains_grad:
         v._add_retain_hook()  # retain_grad follows the rebuilt grad_fn, as after an in-place op
+
+
+# ------------------------------------------------------------ registration slot
+# The rebuilt grad_fn is an operation's (AsStridedBackward0), a layer above the core:
+# ops/inplace.py fills this slot with as_strided (``_AsStrided.apply``), positions
+# (where a view's elements sit in its base) and multi_view_name.
+_view_ops = None
+
+
+def register_view_ops(namespace):
+    """Called by ``minigrad/ops/inplace.py``."""
+    global _view_ops
+    _view_ops = namespace

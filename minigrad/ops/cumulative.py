@@ -16,9 +16,9 @@ import builtins
 
 import numpy as np
 
-from .. import autograd
 from .._dtype import C_TYPE_NAMES, SCALAR_TYPE_NAMES
 from ..autograd.function import Function
+from ..autograd.grad_mode import _state as _grad_state
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim
 
@@ -176,7 +176,7 @@ class Cumprod(Function):
             return grad, None, None
         if not np.any(x._data == 0):
             return _reversed_cumsum(out * grad, d) / x, None, None
-        if not autograd.is_grad_enabled():
+        if not _grad_state.enabled:
             return _make(_cumprod_backward_arrays(grad._data, x._data, out._data, d)), None, None
         return _cumprod_backward_recorded(grad, x, d), None, None
 
@@ -196,7 +196,7 @@ def _arguments(name, input, dim, dtype):
     from .._dtype import as_dtype
 
     dtype = as_dtype(dtype)
-    if input._requires_grad and autograd.is_grad_enabled() and not dtype.is_floating_point:
+    if input._requires_grad and _grad_state.enabled and not dtype.is_floating_point:
         raise RuntimeError(f"Autograd not support dtype: {SCALAR_TYPE_NAMES.get(str(dtype.np), dtype)}")
     return dtype
 

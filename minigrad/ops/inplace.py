@@ -25,9 +25,14 @@ Source: PyTorch's ``VariableVersion`` and ``check_inplace``
 (torch/csrc/autograd/VariableTypeUtils.h), ``CopySlices``.
 """
 
+from types import SimpleNamespace as _Namespace
+
 import numpy as np
 
-from ..autograd import forward_ad, grad_mode
+from ..autograd import function as _function
+from ..autograd import grad_mode
+from ..autograd import graph as _graph
+from ..autograd import view_history as _view_history
 from ..autograd.function import Function
 from ..autograd.graph import Node
 from ..autograd.view_history import view_root as _view_root
@@ -153,7 +158,7 @@ def _snapshot(t):
     old = _make(t._data.copy(), grad_fn=t._grad_fn, requires_grad=t._requires_grad)
     if t._grad_fn is not None:
         old._output_nr = t._output_nr
-    forward_ad._copy_tangent(t, old)
+    _forward_mode.copy_tangent(t, old)
     return old
 
 
@@ -211,18 +216,18 @@ def inplace(t, outofplace, *args, reads_self=True, via_view=False, written=None)
         result = outofplace(old, *args)
         if root is t:
             _store(t, result, reads_self)
-            forward_ad._copy_tangent(result, t)
+            _forward_mode.copy_tangent(result, t)
             _adopt(t, result)
             return t
         old_root = _snapshot(root)
         _store(t, result, reads_self)
-        forward_ad._copy_tangent(result, t)
+        _forward_mode.copy_tangent(result, t)
         rebase_view_write(t, result, old_root)
         return t
     with grad_mode.no_grad():
         result = outofplace(t, *args)
     _store(t, result, reads_self)
-    forward_ad._copy_tangent(result, t)
+    _forward_mode.copy_tangent(result, t)
     return t
 
 
@@ -238,10 +243,10 @@ def rebase_view_write(t, result, old_root=None):
     positions = _positions(root._data, t._data)
     if old_root is None:
         old_root = _snapshot(root)
-    if forward_ad._state.level is not None:
+    if _forward_mode.state.level is not None:
         # the base's tangent: its old tangent with the view's elements replaced
         with grad_mode.no_grad():
-            forward_ad._copy_tangent(_CopyIntoView.apply(old_root, positions, result), root)
+            _forward_mode.copy_tangent(_CopyIntoView.apply(old_root, positions, result), root)
     fn = result._grad_fn
     if fn is None:
         return
@@ -797,3 +802,25 @@ def _install_unary():
 
     Tensor.clamp_min_, Tensor.clamp_max_ = clamp_min_, clamp_max_
     Tensor.clip_ = Tensor.clamp_
+
+
+# ------------------------------------------------------------ registration slot
+# Forward mode (autograd/forward_ad.py, a layer above the ops): an in-place write
+# carries the written value's tangent along.  forward_ad fills this slot with its
+# ``state`` (``.level``: None unless a dual level is open) and ``copy_tangent(src, dst)``.
+_forward_mode = None
+
+
+def register_forward_mode(namespace):
+    """Called by ``minigrad/autograd/forward_ad.py``."""
+    global _forward_mode
+    _forward_mode = namespace
+
+
+# ... and the slots this module fills in the autograd core below it: the recorded
+# copy of create_graph's first .grad, the ops that rebuild a stale view's history,
+# and the rebase of a base written through a view that ``mark_dirty`` names.
+_graph.register_recorded_copy(_Copy.apply)
+_view_history.register_view_ops(_Namespace(
+    as_strided=_AsStrided.apply, positions=_positions, multi_view_name=multi_view_name))
+_function.register_view_write(rebase_view_write)
