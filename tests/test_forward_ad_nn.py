@@ -1,4 +1,4 @@
-"""Forward-mode AD of ``minigrad.nn``'s primitives (autograd/forward_rules_nn.py).
+"""Forward-mode AD of ``minigrad.nn``'s primitives (nn/forward_rules.py).
 
 The activations and their backward kernels, the piecewise losses, xlogy,
 constant padding, layer_norm and embedding: every JVP rule equals the

@@ -37,6 +37,7 @@ SLOTS = [
     ("minigrad.autograd.view_history", "_view_ops", "register_view_ops",
      ("as_strided", "positions", "multi_view_name")),
     ("minigrad.ops.inplace", "_forward_mode", "register_forward_mode", ("copy_tangent",)),
+    ("minigrad.autograd.forward_rules", "_BUILDERS", "register_rule_builder", ()),
 ]
 
 
@@ -50,7 +51,7 @@ def _module(name):
 def test_slot_is_filled(module, slot, register, offers):
     mod = _module(module)
     value = getattr(mod, slot)
-    assert value is not None, f"{module}.{slot} is empty after import minigrad"
+    assert value is not None and value != [], f"{module}.{slot} is empty after import minigrad"
     assert callable(getattr(mod, register))
     for name in offers:
         assert callable(getattr(value, name, None)), f"{module}.{slot} lacks {name}"
@@ -79,7 +80,8 @@ def test_every_register_function_is_listed():
 def test_slot_is_filled_when_its_module_is_imported_first(module, slot):
     """Importing the module on its own, in a fresh interpreter, fills its slot too."""
     code = (f"import sys, {module}; "  # (minigrad.tensor the attribute is the function tensor())
-            f"sys.exit(0 if sys.modules['{module}'].{slot} is not None else 1)")
+            f"value = sys.modules['{module}'].{slot}; "
+            "sys.exit(0 if value is not None and value != [] else 1)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 

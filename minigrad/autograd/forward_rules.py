@@ -14,7 +14,19 @@ tools/autograd/derivatives.yaml.
 
 import numpy as np
 
+from ..tensor import Tensor, zeros_like
+
 _RULES = {}
+
+# ------------------------------------------------------------ registration slot
+# The layers above the ops (nn) add their primitives' rules to the table, built on
+# first use: each registers a builder ``build(rules)`` when it loads.
+_BUILDERS = []
+
+
+def register_rule_builder(build):
+    """Called by ``minigrad/nn/forward_rules.py`` with ``build_nn_rules``."""
+    _BUILDERS.append(build)
 
 
 def _rule_for(cls):
@@ -39,15 +51,11 @@ def _plus(a, b):
 
 
 def _is_float_tensor(a):
-    from ..tensor import Tensor
-
     return isinstance(a, Tensor) and a._data.dtype.kind == "f"
 
 
 def _const(array, like):
     """A constant tensor (mask, sign, share) in the dtype of the tangent ``like``."""
-    from ..tensor import Tensor
-
     return Tensor._make(np.asarray(array).astype(like._data.dtype))
 
 
@@ -59,8 +67,6 @@ def _linear(cls):
     """
 
     def rule(args, out, tangents):
-        from ..tensor import zeros_like
-
         new = list(args)
         for i, (a, t) in enumerate(zip(args, tangents)):
             if _is_float_tensor(a):
@@ -98,7 +104,6 @@ def _build_rules():
     from ..ops import reductions as R
     from ..ops import shape as S
     from ..ops._util import canonical_dim, canonical_dims
-    from ..tensor import Tensor
 
     where = E.where
     r = _RULES
@@ -479,12 +484,10 @@ def _build_rules():
     if hasattr(L, "Addmm"):
         r[L.Addmm] = addmm
 
-    _build_loss_rules(r)
     _build_inplace_rules(r)
     _build_more_op_rules(r)
-    from .forward_rules_nn import build_nn_rules
-
-    build_nn_rules(r)
+    for build in _BUILDERS:  # the rules of the layers above (nn's primitives)
+        build(r)
     r["_built"] = True
 
 
@@ -493,7 +496,6 @@ def _build_more_op_rules(r):
     from ..ops import cumulative as C
     from ..ops import exp_log as X
     from ..ops import rounding as R
-    from ..tensor import Tensor, zeros_like
 
     # piecewise constant: PyTorch's zeros_like(self_t) (a 0, even where the tangent is inf)
     for cls in (R.Floor, R.Ceil, R.Trunc, R.Round, R.RoundDecimals, R.Sign):
@@ -559,7 +561,6 @@ def _build_pointwise_rules(r):
     """JVPs of fmax/fmin, atan2, lerp, addcmul, addcdiv (ops/pointwise.py): the backward's partials."""
     from ..ops import elementwise as E
     from ..ops import pointwise as P
-    from ..tensor import Tensor
 
     def picked(cls):
         def rule(args, out, t):
@@ -610,7 +611,6 @@ def _build_inplace_rules(r):
         from ..ops import inplace as P
     except ImportError:  # pragma: no cover
         return
-    from ..tensor import zeros_like
 
     def fill(args, out, t):
         # every element becomes ``value``: its tangent (a 0-d tensor value), else 0
@@ -634,65 +634,3 @@ def _build_inplace_rules(r):
         cls = getattr(P, name, None)
         if cls is not None:
             r[cls] = _linear(cls)
-
-
-def _build_loss_rules(r):
-    """JVPs of the losses in minigrad.nn.functional, if that module is there."""
-    try:
-        from ..nn import functional as F
-    except ImportError:  # pragma: no cover - nn is optional for forward mode
-        return
-
-    def reduce(values, code):
-        if code == 1:
-            return values.mean()
-        if code == 2:
-            return values.sum()
-        return values
-
-    if hasattr(F, "MseLoss"):
-        def mse(args, out, t):
-            x, y, code = args
-            d = _plus(t[0], None if t[1] is None else -t[1])
-            return reduce(2 * (x - y) * d, code)
-
-        r[F.MseLoss] = mse
-    if hasattr(F, "NllLoss"):
-        r[F.NllLoss] = _linear(F.NllLoss)  # linear in the log-probabilities
-    if hasattr(F, "NllLossGrad"):
-        def nll_loss_grad(args, out, t):
-            # linear in the incoming gradient; the input only gives the shape
-            g, x, rows, cols, coef, batched_none = args
-            return None if t[0] is None else F.NllLossGrad.apply(t[0], x, rows, cols, coef, batched_none)
-
-        r[F.NllLossGrad] = nll_loss_grad
-    if hasattr(F, "BinaryCrossEntropy"):
-        def bce(args, out, t):
-            p, y, code = args
-            term = None
-            if t[0] is not None:
-                term = t[0] * (p - y) / ((1 - p) * p).clamp(min=1e-12)
-            if t[1] is not None:
-                with np.errstate(divide="ignore"):
-                    term = _plus(term, t[1] * ((1 - p).log().clamp(min=-100)
-                                               - p.log().clamp(min=-100)))
-            return reduce(term, code)
-
-        r[F.BinaryCrossEntropy] = bce
-    if hasattr(F, "BinaryCrossEntropyGrad"):
-        def bce_grad(args, out, t):
-            # the partial derivatives its backward uses, applied to the tangents
-            g, p, y, code = args
-            scale = 1.0 / p._data.size if code == 1 else 1.0
-            eps = F._EPS
-            inner = (p + eps) * (1 - p + eps)
-            term = None
-            if t[0] is not None:
-                term = t[0] * (p - y) / inner * scale
-            if t[1] is not None:
-                term = _plus(term, t[1] * g * (p * p - 2 * p * y + y) / (inner * inner) * scale)
-            if t[2] is not None:
-                term = _plus(term, -t[2] * g / inner * scale)
-            return term
-
-        r[F.BinaryCrossEntropyGrad] = bce_grad

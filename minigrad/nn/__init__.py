@@ -45,6 +45,8 @@ from .modules import (
 )
 from .parameter import Parameter
 
+from . import forward_rules as _forward_rules  # noqa: E402,F401 (nn's tangent rules register themselves)
+
 __all__ = ["functional", "init", "utils", "Parameter", "Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh",
            "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout",
            "LeakyReLU", "GELU", "SiLU", "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax",

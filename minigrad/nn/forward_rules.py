@@ -1,7 +1,9 @@
 """Forward-mode rules (JVPs) of the primitives in ``minigrad.nn``: activations, losses, pad, layer_norm,
 embedding.
 
-Each rule is ``rule(args, out, tangents)`` as in ``forward_rules.py``.  The
+Each rule is ``rule(args, out, tangents)`` as in ``autograd/forward_rules.py``,
+whose table of rules this module adds to when it loads (``register_rule_builder``:
+forward mode sits below nn).  The
 activations are elementwise, so their tangent is their backward kernel
 applied to the tangent (derivatives.yaml's ``result: auto_element_wise``):
 ``leaky_relu_backward(ẋ, x, slope)``, ``gelu_backward(ẋ, x)``, ...  The
@@ -12,20 +14,23 @@ backward kernels are linear in the gradient and nonlinear in ``self``:
 Source: the ``result:`` formulas of PyTorch's tools/autograd/derivatives.yaml.
 """
 
+import numpy as np
+
+from ..autograd.forward_rules import _linear, _plus, register_rule_builder
+from ..tensor import Tensor, ones_like
+from . import activations as A
+from . import activations_backward as B
+from . import functional as F
+from . import losses as L
+from . import normalization as N
+from . import padding as P
+from . import sparse as S
+
 __all__ = ["build_nn_rules"]
-
-
-def _plus(a, b):
-    if a is None:
-        return b
-    return a if b is None else a + b
 
 
 def build_nn_rules(r):
     """Add the rules of ``minigrad.nn``'s primitives to the table ``r``."""
-    from ..nn import activations as A
-    from ..nn import activations_backward as B
-
     def kernel_of(kernel, *, result=False, extra=()):
         # ẏ = k(ẋ, x or y, *params): the backward kernel on the tangent
         def rule(args, out, t):
@@ -67,26 +72,22 @@ def build_nn_rules(r):
         B.SoftplusBackward, lambda tx, g, x, beta, threshold: B.softplus_double_backward(
             tx * g, x, beta, threshold))
     r[B.EluBackward] = linear_in_grad(B.EluBackward, B.elu_double_backward)
-    from ..nn import padding as P
 
     # linear: the tangent padded with zeros (the fill value is a constant)
     r[P.ConstantPadNd] = lambda args, out, t: None if t[0] is None else P.ConstantPadNd.apply(
         t[0], args[1], 0)
-    from ..nn import sparse as S
 
     # linear in the weight (the lookup) and in the gradient (the scatter)
     r[S.Embedding] = lambda args, out, t: None if t[0] is None else S.Embedding.apply(t[0], *args[1:])
     r[S.EmbeddingDenseBackward] = lambda args, out, t: None if t[0] is None else (
         S.EmbeddingDenseBackward.apply(t[0], *args[1:]))
-    _build_loss_rules(r)
+    _build_piecewise_loss_rules(r)
+    _build_functional_loss_rules(r)
     build_layer_norm_rules(r)
 
 
-def _build_loss_rules(r):
+def _build_piecewise_loss_rules(r):
     """The piecewise losses (losses.py): ẏ = reduce(k'(d) (ẋ - ṫ)), and their backward kernels."""
-    from ..nn import losses as L
-    from ..tensor import Tensor, ones_like
-
     def d_of(x, t, tx, tt):
         if tt is None:
             return tx
@@ -146,8 +147,6 @@ def _layer_norm_parts(x, normalized_shape, eps):
 
 def build_layer_norm_rules(r):
     """JVPs of native_layer_norm and of its backward kernel (three outputs)."""
-    from ..nn import normalization as N
-
     def layer_norm(args, out, t):
         x, shape, w, b, eps = args
         w, b = N._defined(w), N._defined(b)
@@ -200,3 +199,62 @@ def build_layer_norm_rules(r):
 
     r[N.NativeLayerNorm] = layer_norm
     r[N.NativeLayerNormGrad] = layer_norm_grad
+
+
+def _build_functional_loss_rules(r):
+    """JVPs of the losses in minigrad.nn.functional (MSE, NLL, BCE and their backward kernels)."""
+
+    def reduce(values, code):
+        if code == 1:
+            return values.mean()
+        if code == 2:
+            return values.sum()
+        return values
+
+    def mse(args, out, t):
+        x, y, code = args
+        d = _plus(t[0], None if t[1] is None else -t[1])
+        return reduce(2 * (x - y) * d, code)
+
+    r[F.MseLoss] = mse
+    r[F.NllLoss] = _linear(F.NllLoss)  # linear in the log-probabilities
+
+    def nll_loss_grad(args, out, t):
+        # linear in the incoming gradient; the input only gives the shape
+        g, x, rows, cols, coef, batched_none = args
+        return None if t[0] is None else F.NllLossGrad.apply(t[0], x, rows, cols, coef, batched_none)
+
+    r[F.NllLossGrad] = nll_loss_grad
+
+    def bce(args, out, t):
+        p, y, code = args
+        term = None
+        if t[0] is not None:
+            term = t[0] * (p - y) / ((1 - p) * p).clamp(min=1e-12)
+        if t[1] is not None:
+            with np.errstate(divide="ignore"):
+                term = _plus(term, t[1] * ((1 - p).log().clamp(min=-100)
+                                           - p.log().clamp(min=-100)))
+        return reduce(term, code)
+
+    r[F.BinaryCrossEntropy] = bce
+
+    def bce_grad(args, out, t):
+        # the partial derivatives its backward uses, applied to the tangents
+        g, p, y, code = args
+        scale = 1.0 / p._data.size if code == 1 else 1.0
+        eps = F._EPS
+        inner = (p + eps) * (1 - p + eps)
+        term = None
+        if t[0] is not None:
+            term = t[0] * (p - y) / inner * scale
+        if t[1] is not None:
+            term = _plus(term, t[1] * g * (p * p - 2 * p * y + y) / (inner * inner) * scale)
+        if t[2] is not None:
+            term = _plus(term, -t[2] * g / inner * scale)
+        return term
+
+    r[F.BinaryCrossEntropyGrad] = bce_grad
+
+
+register_rule_builder(build_nn_rules)
