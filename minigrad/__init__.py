@@ -3,7 +3,8 @@
 Read it next to the lessons in ``notebooks/``.  Where to look:
 
 * ``tensor.py``: the Tensor and how it prints;
-* ``autograd/graph.py``: ``grad_fn`` nodes, ``next_functions``, saved tensors, ``AccumulateGrad``;
+* ``autograd/graph.py``: ``grad_fn`` nodes, ``next_functions``, ``AccumulateGrad``;
+* ``autograd/saved.py``: a node's saved tensors, their version checks and their freeing;
 * ``autograd/function.py``: how an operation records its node;
 * ``autograd/engine.py``: the backward walk;
 * ``autograd/grad_mode.py``: ``no_grad`` and friends;

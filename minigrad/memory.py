@@ -361,7 +361,7 @@ class SavedTensorsMeter:
         self.history = []
 
     def __enter__(self):
-        from .autograd.graph import saved_tensors_hooks
+        from .autograd.saved import saved_tensors_hooks
 
         hooks = [saved_tensors_hooks(self._pack, _unpack)]
         torch = sys.modules.get("torch")

@@ -35,7 +35,7 @@ LAYERS = {
     0: ["_dtype", "_device", "_layout", "parallel",
         "autograd.grad_mode", "autograd.removable_handle", "autograd.saved_errors"],
     1: ["tensor", "_tensor_str", "creation"],
-    2: ["autograd.graph", "autograd.edges", "autograd.function", "autograd.engine",
+    2: ["autograd.graph", "autograd.saved", "autograd.edges", "autograd.function", "autograd.engine",
         "autograd.anomaly", "autograd.hooks", "autograd.view_history"],
     3: ["ops", "ops.*", "linalg", "autograd.formulas"],
     4: ["autograd", "autograd.forward_ad", "autograd.forward_rules",
@@ -67,11 +67,11 @@ LARGEST_CIRCLE = 2
 
 # Import statements of minigrad's own modules inside functions: hidden edges.  This
 # number may only go down; lower it when a change removes some (the test says to).
-IMPORTS_IN_FUNCTIONS = 233
+IMPORTS_IN_FUNCTIONS = 231
 # ... and in the reading core, by file (none at the end of the redesign).
 READING_CORE_IMPORTS_IN_FUNCTIONS = {
     "tensor": 0, "autograd.function": 2, "autograd.graph": 0,
-    "autograd.engine": 0, "autograd.edges": 0,
+    "autograd.engine": 0, "autograd.edges": 0, "autograd.saved": 0,
 }
 
 PACKAGE = import_graph.PACKAGE

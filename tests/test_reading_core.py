@@ -20,11 +20,12 @@ MINIGRAD = Path(__file__).resolve().parents[1] / "minigrad"
 CEILINGS = {
     "tensor.py": 590,
     "autograd/function.py": 716,  # (+21: the slots forward mode, formulas, inplace fill)
-    "autograd/graph.py": 812,  # (+25: AccumulateGrad.of, note_detached, from tensor.py; +8 a slot)
+    "autograd/graph.py": 377,
+    "autograd/saved.py": 456,  # (from graph.py)
     "autograd/edges.py": 190,
     "autograd/engine.py": 513,
 }
-TOTAL = 2821
+TOTAL = 2842
 
 
 def _lines(name):

@@ -8,7 +8,7 @@ The public entry points mirror ``torch.autograd``:
 * ``Function`` to define an operation with its own backward;
 * ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``detect_anomaly``.
 
-The files: ``graph.py`` (nodes and saved tensors), ``function.py`` (how an
+The files: ``graph.py`` (nodes), ``saved.py`` (their saved tensors), ``function.py`` (how an
 operation records a node), ``engine.py`` (the walk), ``grad_mode.py`` (the
 switch), ``anomaly.py``.
 """
@@ -17,7 +17,7 @@ from types import SimpleNamespace as _Namespace
 
 from .. import tensor as _tensor
 from ..tensor import Tensor, ones_like, zeros_like
-from . import formulas, forward_ad, functional, graph, hooks  # noqa: F401
+from . import formulas, forward_ad, functional, graph, hooks, saved  # noqa: F401
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -190,7 +190,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 _tensor.register_autograd(_Namespace(
     backward=backward,
     accumulator=graph.AccumulateGrad.of,
-    note_detached=graph.note_detached,
+    note_detached=saved.note_detached,
     refresh_view=_refresh_view,
     register_hook=hooks.register_hook,
     run_leaf_hooks=hooks.run_leaf_hooks,
@@ -202,3 +202,5 @@ _tensor.register_autograd(_Namespace(
 # with the engine, save_on_cpu.py builds on saved_tensors_hooks): set them there.
 graph.register_multi_grad_hook = hooks.register_multi_grad_hook
 graph.save_on_cpu = _save_on_cpu
+graph.saved_tensors_hooks = saved.saved_tensors_hooks
+graph.SavedTensor = saved.SavedTensor

@@ -59,6 +59,7 @@ from types import SimpleNamespace as _Namespace
 from .. import _tensor_str
 from ..ops import inplace as _inplace
 from . import function as _function
+from .saved import SavedTensor
 
 __all__ = [
     "UnpackedDualTensor",
@@ -441,8 +442,6 @@ def _keep_saved_output_tangents(ctx, outs):
     saved = getattr(ctx, "_saved", None)
     if not saved:
         return
-    from .graph import SavedTensor
-
     new = None
     for i, s in enumerate(saved):
         if type(s) is not SavedTensor or not s._is_output or s._tensor is None:
@@ -464,8 +463,6 @@ _SAVED_WITH_TANGENT = None
 def _wrap_saved(saved, fw):
     """A copy of the ``SavedTensor`` ``saved`` whose ``unpack`` re-attaches the tangent ``fw``."""
     global _SAVED_WITH_TANGENT
-    from .graph import SavedTensor
-
     if _SAVED_WITH_TANGENT is None:
 
         class SavedWithTangent(SavedTensor):

@@ -31,8 +31,8 @@ import numpy as np
 from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .edges import node_for as _node_for
-from .graph import (
-    Node,
+from .graph import Node
+from .saved import (
     pack_saved,
     release_saved,
     saved_records,
@@ -126,7 +126,7 @@ class BackwardNode(FunctionCtx, Node):
     What it holds: the edges (``next_functions``), the inputs' shapes and
     dtypes (``_in_meta``, for the engine's checks), ``needs_input_grad``,
     and the saved values (``_kept``/``_kept_versions``, see
-    ``graph.pack_saved``); anything else ``forward`` sets on ``ctx``.
+    ``saved.pack_saved``); anything else ``forward`` sets on ``ctx``.
     """
 
     # (_edge_args: which forward arguments have edges, if not all, e.g. (0, 1) for

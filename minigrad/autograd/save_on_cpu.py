@@ -8,7 +8,7 @@ Source: torch/autograd/graph.py (``save_on_cpu``).
 
 from .. import _device
 from ..creation import empty
-from .graph import saved_tensors_hooks
+from .saved import saved_tensors_hooks
 
 __all__ = ["save_on_cpu"]
 

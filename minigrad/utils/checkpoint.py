@@ -60,7 +60,7 @@ from .. import creation
 from ..autograd import backward as _autograd_backward
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..autograd.graph import SavedTensor, saved_tensors_hooks
+from ..autograd.saved import SavedTensor, saved_tensors_hooks
 from ..tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",

@@ -1,0 +1,456 @@
+"""A node's saved values: what ``save_for_backward`` keeps, checks on use, and frees.
+
+A node keeps the values its gradient formula needs (PyTorch's
+``SavedVariable``): its inputs as they are, its own outputs without the tensor
+object (a reference to it would be a node <-> output cycle), each with the
+version it had, so that an in-place change since is caught instead of
+silently giving a wrong gradient.  The backward walk frees them right after
+the node ran; a second walk then finds them gone and raises PyTorch's "Trying
+to backward through the graph a second time ...".  ``saved_tensors_hooks``
+lets a block replace what is kept (pack) and give it back on use (unpack).
+
+Source: ``torch::autograd::SavedVariable`` (torch/csrc/autograd/saved_variable.cpp)
+and ``torch.autograd.graph.saved_tensors_hooks``.
+"""
+
+import weakref
+
+from ..tensor import Tensor
+from .graph import _sequence
+from .saved_errors import ERR_BACKWARD_TWICE, check_not_detached
+from .saved_errors import raise_modified as _raise_modified
+
+__all__ = ["SavedTensor", "saved_tensors_hooks"]
+
+
+_saved_hooks_stack = []
+
+
+class saved_tensors_hooks:
+    """Intercept every value a node saves for backward: ``pack`` on save, ``unpack`` on use.
+
+    Inside ``with saved_tensors_hooks(pack, unpack):`` each tensor an
+    operation saves is passed to ``pack(tensor)``; whatever it returns is kept
+    instead of the tensor, and ``unpack(packed)`` must give back a tensor of
+    the same shape and dtype when backward needs it.  A lesson uses this to
+    count, log or offload saved activations.
+
+    Args:
+        pack: callable(Tensor) -> any.
+        unpack: callable(any) -> Tensor.
+
+    Source: ``torch.autograd.graph.saved_tensors_hooks``.
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _saved_hooks_stack.append((self.pack_hook, self.unpack_hook))
+        # (PyTorch's __enter__ returns None: `with saved_tensors_hooks(...) as h` binds None)
+
+    def __exit__(self, *exc):
+        _saved_hooks_stack.pop()
+        return False
+
+
+class SavedTensor:
+    """One value a node saved for its backward: PyTorch's ``SavedVariable``.
+
+    It remembers the tensor's version when saved, so that a later in-place
+    change is caught instead of silently giving a wrong gradient, and whether
+    it is the node's own output: an output is stored as a detached alias (same
+    array, no ``grad_fn``) because a strong reference from a node to its own
+    output would be a reference cycle.
+
+    Raises (from ``unpack``):
+        RuntimeError: PyTorch's "Trying to backward through the graph a second
+            time ..." once released; PyTorch's "one of the variables needed for
+            gradient computation has been modified by an inplace operation ..."
+            if the tensor changed since it was saved.
+    """
+
+    __slots__ = ("_is_output", "_output_nr", "_packed", "_tensor", "_unpack_hook", "_version",
+                 "_origin")
+
+    def __init__(self, tensor, is_output=False, output_nr=0):
+        # output_nr: which output of the saving node ``tensor`` is, so that an
+        # output saved by a node of several outputs comes back in its own slot
+        if tensor._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+                "in inference mode in computation tracked by autograd. To work around this, you can "
+                "make a clone to get a normal tensor and use it in autograd, or use "
+                "`torch.no_grad()` instead of `torch.inference_mode()`."
+            )
+        vc = tensor._vc
+        self._version = 0 if vc is None else vc[0]
+        self._is_output = is_output
+        self._output_nr = output_nr
+        self._unpack_hook = None
+        if _saved_hooks_stack and not tensor._wrapped:  # Python numbers skip the hooks
+            pack, self._unpack_hook = _saved_hooks_stack[-1]
+            # What unpack must re-attach to whatever the hook gives back: the
+            # node that produced the tensor, or the leaf it is.
+            if not is_output and tensor._requires_grad:
+                self._origin = (tensor._grad_fn, tensor._output_nr) if tensor._grad_fn else tensor
+            else:
+                self._origin = None
+            self._packed = pack(tensor)  # an output is passed as itself, as in PyTorch
+            self._tensor = None
+        else:
+            # an output is kept as an alias without history: no node <-> output cycle
+            self._tensor = Tensor._alias_of(tensor) if is_output else tensor
+            self._origin = None
+
+    def unpack(self, node):
+        """Return the saved tensor (an output is re-attached to ``node``)."""
+        t = self._tensor
+        if self._unpack_hook is not None:
+            t = self._unpack_hook(self._packed)
+            if not isinstance(t, Tensor):
+                raise TypeError(
+                    f"Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                    f"of type {type(t).__name__}"
+                )
+            # As PyTorch: no version check through hooks, and the value gets the
+            # saved tensor's place in the graph back (for create_graph).
+            origin = self._origin
+            if self._is_output:
+                return _reattached(t, node, self._output_nr, None, self._origin)
+            if type(origin) is tuple:
+                out = Tensor._make(t._data, grad_fn=origin[0])
+                out._output_nr = origin[1]
+                return out
+            if origin is not None:
+                out = Tensor._make(t._data, requires_grad=True)
+                out._accum = weakref.ref(origin._accumulator())  # gradients reach the leaf
+                return out
+            return t
+        if t is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        vc = t._vc
+        if vc is not None and vc[0] != self._version:
+            _raise_modified(t, node, self._version, self._is_output, self._output_nr)
+        if self._is_output:
+            return _reattached(t, node, self._output_nr, t._shared_vc(), self._origin)
+        return t
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack the value now with ``pack_hook``; ``unpack_hook`` gives it back when it is used.
+
+        What ``node._raw_saved_self.register_hooks(pack, unpack)`` calls; the
+        hook pair of one saved tensor, as ``saved_tensors_hooks`` gives one to
+        every tensor saved in its block.  ``pack_hook`` receives the values
+        without their autograd history, as PyTorch passes them.
+
+        Raises:
+            RuntimeError: PyTorch's "Calling register_hooks on a saved tensor
+                whose hooks have already been set. ..." and "Calling
+                register_hooks on a saved tensor after it has been freed. ...".
+        """
+        if self._unpack_hook is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time.")
+        t = self._tensor
+        if t is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. "
+                               + ERR_BACKWARD_TWICE[ERR_BACKWARD_TWICE.index("Saved "):]
+                               .replace("saved tensors after", "saved variables after"))
+        if not self._is_output and t._requires_grad:
+            self._origin = (t._grad_fn, t._output_nr) if t._grad_fn else t
+        else:
+            self._origin = None
+        self._packed = pack_hook(Tensor._make(t._data, vc=t._shared_vc()))
+        self._unpack_hook = unpack_hook
+        self._tensor = None
+
+    def release(self):
+        """Let go of the saved value (the backward walk calls this right after the node ran)."""
+        self._tensor = None
+        self._packed = None
+        self._unpack_hook = None
+        self._origin = None
+
+    @classmethod
+    def _record_of(cls, tensor, version, is_output, output_nr=0):
+        """A record for a value saved without hooks (what ``node._saved`` shows, see below)."""
+        rec = object.__new__(cls)
+        rec._tensor = tensor
+        rec._version = version
+        rec._is_output = is_output
+        rec._output_nr = output_nr
+        rec._packed = rec._unpack_hook = rec._origin = None
+        return rec
+
+
+# --- the saved values of one node, compactly -------------------------------
+#
+# A node keeps, in ``_kept``, one entry per value given to
+# ``save_for_backward`` and, in ``_kept_versions``, the version each had:
+#
+# * ``None``: nothing was saved in that place (it reads back as None);
+# * a Tensor: an input, kept as it is (its version is checked on use);
+# * ``(array, version_counter, output_nr)``: one of the node's own outputs,
+#   kept without the tensor object (a reference to it would be a node <->
+#   output cycle); it is re-attached to the node, as that output, when read
+#   back;
+# * a ``SavedTensor``: the general record (pack hooks, checkpointing), also
+#   what every entry becomes once something inspects ``node._saved``;
+# * ``_FREED`` / ``_FREED_OUTPUT``: released by the backward walk.
+#
+# No record object per saved input, so a graph leaves the collector little to walk
+# (``saved_records`` makes ``SavedTensor`` records for viz, memory and the like).
+
+
+class _Freed:
+    __slots__ = ("is_output",)
+
+    def __init__(self, is_output):
+        self.is_output = is_output
+
+    def __repr__(self):
+        return "<freed saved value>"
+
+
+_FREED = _Freed(False)
+_FREED_OUTPUT = _Freed(True)
+_VERSIONS0 = tuple((0,) * n for n in range(8))
+_ALL_FREED = tuple((_FREED,) * n for n in range(8))
+
+
+def pack_saved(node, tensors):
+    """Store ``tensors`` (what ``save_for_backward`` got) on ``node``: entries and versions."""
+    if len(tensors) == 1 and not _saved_hooks_stack:
+        t = tensors[0]  # one tensor, no hooks: the usual case of a unary op
+        if type(t) is Tensor and not t._inference:
+            vc = t._vc
+            if t._grad_fn is node:  # its own output, kept as (array, counter, output_nr)
+                if vc is None:
+                    vc = t._vc = [0]  # (its version counter, made now to be shared: _shared_vc)
+                node._kept = ((t._data, vc, t._output_nr),)
+            else:
+                node._kept = tensors
+            node._kept_versions = _VERSIONS0[1] if vc is None or not vc[0] else (vc[0],)
+            return
+    if not _saved_hooks_stack:
+        # inputs only (or None): the usual case of a binary op, kept as they are
+        written = False  # (a parameter an optimizer has stepped: its version is > 0)
+        for t in tensors:
+            if t is not None:
+                if t._grad_fn is node or t._inference:
+                    break
+                if t._vc is not None and t._vc[0]:
+                    written = True
+        else:
+            n = len(tensors)
+            node._kept = tensors
+            node._kept_versions = (
+                tuple([0 if t is None or t._vc is None else t._vc[0] for t in tensors]) if written
+                else _VERSIONS0[n] if n < 8 else (0,) * n)
+            return
+    values = []
+    versions = []
+    hooked = bool(_saved_hooks_stack)
+    for t in tensors:
+        if t is None:
+            values.append(None)
+            versions.append(0)
+            continue
+        is_output = t._grad_fn is node
+        if t._inference or (hooked and not t._wrapped):  # Python numbers skip the hooks
+            # raises for an inference tensor
+            values.append(SavedTensor(t, is_output, t._output_nr if is_output else 0))
+            versions.append(0)
+            continue
+        vc = t._vc
+        if is_output:
+            if vc is None:
+                vc = t._shared_vc()
+            values.append((t._data, vc, t._output_nr))
+        else:
+            values.append(t)
+        versions.append(0 if vc is None else vc[0])
+    node._kept = tuple(values)
+    n = len(versions)
+    node._kept_versions = _VERSIONS0[n] if n < 8 and not any(versions) else tuple(versions)
+
+
+def unpack_saved(node, formula=False):
+    """The saved tensors of ``node``, checked (``ctx.saved_tensors``; ``formula``: for a
+    built-in gradient formula, which also refuses an input detached in place).
+
+    Raises:
+        RuntimeError: PyTorch's "Trying to backward through the graph a second
+            time ..." once released; its in-place modification error if a
+            saved tensor changed since it was saved; its detached-in-place
+            error (``check_not_detached``).
+    """
+    return _unpack(node._kept, node._kept_versions, node, formula)
+
+
+def _unpack(values, versions, node, formula=False):
+    out = []
+    for e, v in zip(values, versions):
+        if e is None:
+            out.append(None)
+        elif type(e) is tuple:  # one of the node's own outputs
+            arr, vc, nr = e
+            if vc[0] != v:
+                _raise_modified(Tensor._make(arr, vc=vc), node, v, True, nr)
+            out.append(_reattached_array(arr, node, nr, vc))
+        elif type(e) is _Freed:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        elif isinstance(e, SavedTensor):
+            out.append(e.unpack(node))
+        else:
+            if formula and detached_in_place and e._grad_fn is None:
+                check_not_detached(e, node)
+            vc = e._vc
+            if vc is not None and vc[0] != v:
+                _raise_modified(e, node, v, False)
+            out.append(e)
+    return out
+
+
+# Set once some tensor with a grad_fn was detached in place (Tensor.detach_),
+# so that its check (saved_errors.check_not_detached) costs the usual walk nothing.
+detached_in_place = False
+
+
+def note_detached(t):
+    """``t.detach_()`` on a recorded tensor: a node that saved ``t`` must now refuse it.
+
+    The sequence number marks the moment: nodes recorded before it saved the
+    tensor while it was still part of the graph (``saved_errors.check_not_detached``).
+    """
+    global detached_in_place
+    t._detached_seq = next(_sequence)
+    detached_in_place = True
+
+
+def unpack_saved_one(node, index):
+    """One saved tensor of ``node`` (``node._saved_self``); None if nothing was saved there."""
+    values = node._kept
+    if index >= len(values) or values[index] is None:
+        return None
+    return _unpack((values[index],), (node._kept_versions[index],), node)[0]
+
+
+def unpack_saved_arrays(node, dtype=None):
+    """The saved values of ``node`` as numpy arrays (0-d ones as numpy scalars; Python
+    numbers stay numbers), checked.
+
+    What a gradient formula computes with on a walk that records nothing.
+    Returns ``(values, same)``: ``same`` is True if every array among the
+    values has ``dtype`` (then the formula may run on them as they are; see
+    ``BackwardNode._formula_arrays``).  Raises as ``unpack_saved``.
+    """
+    out = []
+    same = True
+    for e, v in zip(node._kept, node._kept_versions):
+        te = type(e)
+        if te is tuple:  # one of the node's own outputs
+            arr, vc, nr = e
+            if vc[0] != v:
+                _raise_modified(Tensor._make(arr, vc=vc), node, v, True, nr)
+        elif e is None:
+            out.append(None)
+            continue
+        elif te is _Freed:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        else:
+            if te is not Tensor and isinstance(e, SavedTensor):
+                t = e.unpack(node)  # (it checks the version itself)
+            else:  # an input (a Tensor, or a subclass: nn.Parameter), the usual case
+                t = e
+                if detached_in_place and t._grad_fn is None:
+                    check_not_detached(t, node)
+                vc = t._vc
+                if vc is not None and vc[0] != v:
+                    _raise_modified(t, node, v, False)
+            if t._wrapped:
+                # a Python number (x * 2) stays one: numpy then keeps the tensor's dtype, as PyTorch does
+                out.append(t._data.item())
+                continue
+            arr = t._data
+        if arr.dtype is not dtype:
+            same = False
+        # one value (a 0-d array) as numpy's scalar: arithmetic among scalars skips
+        # the ufunc machinery (about a tenth of the cost), with the same dtype rules
+        out.append(arr if arr.ndim else arr[()])
+    return out, same
+
+
+def release_saved(node):
+    """Let go of every value ``node`` saved (the walk calls this right after the node ran)."""
+    values = node._kept
+    if not values:
+        return
+    for e in values:
+        if type(e) is not Tensor:
+            break
+    else:  # the usual case: inputs only, each let go
+        n = len(values)
+        node._kept = _ALL_FREED[n] if n < 8 else (_FREED,) * n
+        return
+    freed = []
+    for e in values:
+        if e is None or type(e) is _Freed:
+            freed.append(e)
+        elif type(e) is tuple:
+            freed.append(_FREED_OUTPUT)
+        elif isinstance(e, SavedTensor):
+            e.release()
+            freed.append(e)
+        else:
+            freed.append(_FREED)
+    node._kept = tuple(freed)
+
+
+def saved_records(node):
+    """The entries of ``node``'s saved values as ``SavedTensor`` records (``node._saved``).
+
+    Converts the compact entries once, in place: from then on the node keeps
+    records (what viz, memory and in-place rebasing read and update).
+    """
+    values = node._kept
+    records = []
+    changed = False
+    for e, v in zip(values, node._kept_versions):
+        if e is None or isinstance(e, SavedTensor):
+            records.append(e)
+            continue
+        changed = True
+        if type(e) is tuple:
+            arr, vc, nr = e
+            records.append(SavedTensor._record_of(Tensor._make(arr, vc=vc), v, True, nr))
+        elif type(e) is _Freed:
+            records.append(SavedTensor._record_of(None, v, e.is_output))
+        else:
+            records.append(SavedTensor._record_of(e, v, False))
+    if changed:
+        node._kept = tuple(records)
+        node._kept_versions = _VERSIONS0[len(records)] if len(records) < 8 else (0,) * len(records)
+    return node._kept
+
+
+def _reattached(t, node, output_nr, vc, moved=None):
+    """A saved output given back as output ``output_nr`` of ``node`` again.
+
+    ``moved``: ``(node, output_nr)`` for an output written in place into a
+    view: it comes back with the view's history after the write (PyTorch's
+    ``is_inplace_on_view`` saved variables), not the wrapped op's.
+    """
+    if moved is not None:
+        node, output_nr = moved
+    return _reattached_array(t._data, node, output_nr, vc)
+
+
+def _reattached_array(array, node, output_nr, vc):
+    out = Tensor._make(array, grad_fn=node, vc=vc)
+    if output_nr:
+        out._output_nr = output_nr
+    return out
