@@ -46,6 +46,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .graph import UINT64_MAX, AccumulateGrad, Node
+from .saved import free as _free_saved
 
 __all__ = ["count_dependencies", "route_gradients", "run_backward", "run_node", "take_ready_node"]
 
@@ -245,8 +246,8 @@ def run_node(walk, node, grads, compute=True):
             out = _run_post_hooks(walk, _validated(walk, node, out), grads, hooks.post)
     else:
         out = ()
-    if node._kept and not walk.retain_graph:
-        node._release_saved()
+    if not walk.retain_graph:
+        _free_saved(node)
     return out
 
 

@@ -59,7 +59,7 @@ from types import SimpleNamespace as _Namespace
 from .. import _tensor_str
 from ..ops import inplace as _inplace
 from . import function as _function
-from .saved import SavedTensor
+from .saved import SavedTensor, set_records
 
 __all__ = [
     "UnpackedDualTensor",
@@ -439,7 +439,7 @@ def _keep_saved_output_tangents(ctx, outs):
     ``grad * exp(x)`` uses the tangent of the saved ``exp(x)``.  So the saved
     entry is swapped for one whose ``unpack`` re-attaches the tangent.
     """
-    saved = getattr(ctx, "_saved", None)
+    saved = getattr(ctx, "_saved", None)  # a recorded node's records (a ctx recording nothing: none)
     if not saved:
         return
     new = None
@@ -453,7 +453,7 @@ def _keep_saved_output_tangents(ctx, outs):
                 new[i] = _wrap_saved(s, o._fw_grad)
                 break
     if new is not None:
-        ctx._saved = tuple(new)
+        set_records(ctx, new)
 
 
 _MISSING = object()

@@ -32,14 +32,9 @@ from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .edges import node_for as _node_for
 from .graph import Node
-from .saved import (
-    pack_saved,
-    release_saved,
-    saved_records,
-    unpack_saved,
-    unpack_saved_arrays,
-    unpack_saved_one,
-)
+from . import saved
+from .saved import pack as _pack
+from .saved import unpack_arrays as _unpack_arrays
 from .view_history import view_root as _view_root
 
 __all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
@@ -117,7 +112,7 @@ class FunctionCtx:
         """The saved tensors, not unpacked (each has ``register_hooks``), as PyTorch's."""
         from .hooks import SavedTensor as Raw  # graph.SavedTensor is the stored entry
 
-        return tuple(None if s is None else Raw(s) for s in self._saved)
+        return tuple(None if s is None else Raw(s) for s in saved.records(self))
 
 
 class BackwardNode(FunctionCtx, Node):
@@ -125,14 +120,13 @@ class BackwardNode(FunctionCtx, Node):
 
     What it holds: the edges (``next_functions``), the inputs' shapes and
     dtypes (``_in_meta``, for the engine's checks), ``needs_input_grad``,
-    and the saved values (``_kept``/``_kept_versions``, see
-    ``saved.pack_saved``); anything else ``forward`` sets on ``ctx``.
+    and the saved values (read and written by ``saved.py`` only); anything
+    else ``forward`` sets on ``ctx``.
     """
 
     # (_edge_args: which forward arguments have edges, if not all, e.g. (0, 1) for
     # add(a, b, alpha): a slot, so that such a node needs no instance dict)
-    __slots__ = ("_edge_args", "_in_meta", "_kept", "_kept_versions", "_to_save",
-                 "needs_input_grad")
+    __slots__ = ("_edge_args", "_in_meta", "_to_save", "needs_input_grad") + saved.NODE_SLOTS
     _forward_cls = None
     # Defaults, overridden per node only when used.
     _out_meta = None       # (shape, dtype) per output, for nodes with several outputs
@@ -159,7 +153,7 @@ class BackwardNode(FunctionCtx, Node):
     @property
     def saved_tensors(self):
         """The tensors given to ``save_for_backward``, in order (see ``FunctionCtx``)."""
-        return tuple(unpack_saved(self))
+        return tuple(saved.unpack(self))
 
     @property
     def _saved(self):
@@ -168,22 +162,10 @@ class BackwardNode(FunctionCtx, Node):
         For tools that look inside a node (viz, memory): reading it turns the
         node's compact entries into records, once.
         """
-        return saved_records(self)
-
-    @_saved.setter
-    def _saved(self, records):
-        self._kept = tuple(records)
-        self._kept_versions = (0,) * len(self._kept)
+        return saved.records(self)
 
     def _num_outputs(self):
         return 1 if self._out_meta is None else len(self._out_meta)
-
-    def _has_saved(self):
-        return bool(self._kept)
-
-    # Each saved value is let go; a place that saved nothing (None) still
-    # reads as None afterwards, as in PyTorch.
-    _release_saved = release_saved
 
     def _materialized(self, grads, zeros):
         """Grads with None replaced by zeros, for nodes with several outputs (PyTorch's default)."""
@@ -206,11 +188,11 @@ class BackwardNode(FunctionCtx, Node):
         cls = self._forward_cls
         g = grads[0]
         dt = None if g is None else g.dtype
-        saved, same = unpack_saved_arrays(self, dt)
-        if not (same and dt is not None) and not _one_dtype(grads, saved, cls._ints_are_indices):
+        values, same = _unpack_arrays(self, dt)
+        if not (same and dt is not None) and not _one_dtype(grads, values, cls._ints_are_indices):
             return Node._backward_arrays(self, grads)  # (the Tensor formula, wrapped)
         try:
-            out = cls.formula(ARRAY_OPS, self, *grads, *saved)
+            out = cls.formula(ARRAY_OPS, self, *grads, *values)
         except ValueError:
             # numpy's "operands could not be broadcast together" (a saved tensor's .data
             # replaced by one of another shape since forward): the formula on Tensors
@@ -254,17 +236,17 @@ def _tensor_zeros(shape, dtype):
     return Tensor._make(_array_zeros(shape, dtype))
 
 
-def _one_dtype(grads, saved, ints_ok):
+def _one_dtype(grads, values, ints_ok):
     """True if every float (or integer) array among the values shares one dtype.
 
     Bool arrays (masks) never count; integer arrays do not either when the
     formula uses them only as indices (``ints_ok``: the class's
     ``_ints_are_indices``).  (The usual case, every array of the first
-    gradient's dtype, is found while unpacking: ``unpack_saved_arrays``.)
+    gradient's dtype, is found while unpacking: ``saved.unpack_arrays``.)
     """
     dt = None
     ignored = "biu" if ints_ok else "b"
-    for group in (grads, saved):
+    for group in (grads, values):
         for v in group:
             if v is None or type(v) in _PY_SCALARS or v.dtype.kind in ignored:
                 continue
@@ -281,7 +263,7 @@ _PY_SCALARS = (float, int, bool)
 
 def _saved_tensor_property(index, name):
     def get(self):
-        return unpack_saved_one(self, index)
+        return saved.unpack_one(self, index)
 
     get.__name__ = "_saved_" + name
     return property(get, doc=f"The saved tensor ``{name}`` (PyTorch's ``_saved_{name}``).")
@@ -291,8 +273,8 @@ def _raw_saved_property(index, name):
     def get(self):
         from .hooks import SavedTensor as Raw  # graph.SavedTensor is the stored entry
 
-        saved = self._saved
-        return Raw(saved[index] if index < len(saved) else None)
+        records = saved.records(self)
+        return Raw(records[index] if index < len(records) else None)
 
     get.__name__ = "_raw_saved_" + name
     return property(get, doc=f"The saved tensor ``{name}``, not unpacked (``_raw_saved_{name}``).")
@@ -495,7 +477,7 @@ _NO_GRAD = tuple((False,) * n for n in range(8))
 
 def _backward_from_formula(cls):
     def backward(ctx, *grads):
-        return cls.formula(TENSOR_OPS, ctx, *grads, *unpack_saved(ctx, formula=True))
+        return cls.formula(TENSOR_OPS, ctx, *grads, *saved.unpack(ctx, formula=True))
 
     backward.__doc__ = f"``{cls.__name__}.formula`` on Tensors (recorded under create_graph=True)."
     return backward
@@ -562,7 +544,7 @@ def _record(ctx, args, out, dirty=()):
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
-        pack_saved(ctx, to_save)  # pack hooks run in this order (saved_names: PyTorch's)
+        _pack(ctx, to_save)  # pack hooks run in this order (saved_names: PyTorch's)
     return out
 
 

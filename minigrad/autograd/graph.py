@@ -28,9 +28,8 @@ import numpy as np
 from ..tensor import Tensor
 from . import grad_mode
 from .removable_handle import RemovableHandle, _add_hook  # noqa: F401 (tensor.py, nn read them here)
-from .saved_errors import ERR_BACKWARD_TWICE  # noqa: F401 (jit reads it here)
 
-__all__ = ["ERR_BACKWARD_TWICE", "AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
+__all__ = ["AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
            "save_on_cpu", "saved_tensors_hooks"]
 
 
@@ -71,7 +70,7 @@ class Node:
     # Shapes and dtypes of the inputs, one per edge (BackwardNode sets its own).
     _in_meta = None
     _out_meta = None  # (shape, dtype) per output, for nodes with several outputs
-    _kept = ()  # saved values (BackwardNode keeps its own)
+    _kept = ()  # no saved values (saved.py reads them; BackwardNode keeps its own)
     # True for the nodes of built-in primitives: like PyTorch's generated
     # formulas, they compute nothing when no input needs a gradient.
     _formula_only = False
@@ -160,12 +159,6 @@ class Node:
         if type(out) is not tuple:
             out = (out,)
         return tuple(None if g is None else g._data for g in out)
-
-    def _release_saved(self):
-        """Free the saved values once the walk has used them (no-op by default)."""
-
-    def _has_saved(self):
-        return False
 
     # --- hooks --------------------------------------------------------------
 

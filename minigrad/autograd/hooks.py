@@ -39,10 +39,10 @@ class SavedTensor:
     as PyTorch does); its only method is ``register_hooks``.
     """
 
-    __slots__ = ("_saved",)
+    __slots__ = ("_entry",)
 
     def __init__(self, saved):
-        self._saved = saved
+        self._entry = saved
 
     def register_hooks(self, *hooks):
         """Give this saved tensor its own pair of hooks: ``register_hooks(pack_hook, unpack_hook)``.
@@ -60,10 +60,10 @@ class SavedTensor:
                 "register_hooks(): incompatible function arguments. The following argument "
                 "types are supported:\n    1. (self: SavedTensor, arg0: Callable, arg1: Callable) "
                 "-> None")
-        if self._saved is None:
+        if self._entry is None:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                                "forbidden")
-        self._saved.register_hooks(*hooks)
+        self._entry.register_hooks(*hooks)
 
 
 class _MultiHandle:

@@ -22,6 +22,18 @@ from .saved_errors import raise_modified as _raise_modified
 
 __all__ = ["SavedTensor", "saved_tensors_hooks"]
 
+# The API every other module uses (nothing else reads or writes a node's storage,
+# ``node._kept`` and ``node._kept_versions``): pack, unpack, unpack_one,
+# unpack_arrays, free, has_saved, records, set_records, rebind_output,
+# keep_elsewhere, raise_freed.  A node class declares the storage with NODE_SLOTS
+# and a new node starts with both empty (``()``).
+NODE_SLOTS = ("_kept", "_kept_versions")
+
+
+def raise_freed():
+    """Raise PyTorch's "Trying to backward through the graph a second time ..." (the one place)."""
+    raise RuntimeError(ERR_BACKWARD_TWICE)
+
 
 _saved_hooks_stack = []
 
@@ -129,7 +141,7 @@ class SavedTensor:
                 return out
             return t
         if t is None:
-            raise RuntimeError(ERR_BACKWARD_TWICE)
+            raise_freed()
         vc = t._vc
         if vc is not None and vc[0] != self._version:
             _raise_modified(t, node, self._version, self._is_output, self._output_nr)
@@ -202,7 +214,7 @@ class SavedTensor:
 # * ``_FREED`` / ``_FREED_OUTPUT``: released by the backward walk.
 #
 # No record object per saved input, so a graph leaves the collector little to walk
-# (``saved_records`` makes ``SavedTensor`` records for viz, memory and the like).
+# (``records`` makes ``SavedTensor`` records for viz, memory and the like).
 
 
 class _Freed:
@@ -221,7 +233,7 @@ _VERSIONS0 = tuple((0,) * n for n in range(8))
 _ALL_FREED = tuple((_FREED,) * n for n in range(8))
 
 
-def pack_saved(node, tensors):
+def pack(node, tensors):
     """Store ``tensors`` (what ``save_for_backward`` got) on ``node``: entries and versions."""
     if len(tensors) == 1 and not _saved_hooks_stack:
         t = tensors[0]  # one tensor, no hooks: the usual case of a unary op
@@ -278,7 +290,7 @@ def pack_saved(node, tensors):
     node._kept_versions = _VERSIONS0[n] if n < 8 and not any(versions) else tuple(versions)
 
 
-def unpack_saved(node, formula=False):
+def unpack(node, formula=False):
     """The saved tensors of ``node``, checked (``ctx.saved_tensors``; ``formula``: for a
     built-in gradient formula, which also refuses an input detached in place).
 
@@ -302,7 +314,7 @@ def _unpack(values, versions, node, formula=False):
                 _raise_modified(Tensor._make(arr, vc=vc), node, v, True, nr)
             out.append(_reattached_array(arr, node, nr, vc))
         elif type(e) is _Freed:
-            raise RuntimeError(ERR_BACKWARD_TWICE)
+            raise_freed()
         elif isinstance(e, SavedTensor):
             out.append(e.unpack(node))
         else:
@@ -331,7 +343,7 @@ def note_detached(t):
     detached_in_place = True
 
 
-def unpack_saved_one(node, index):
+def unpack_one(node, index):
     """One saved tensor of ``node`` (``node._saved_self``); None if nothing was saved there."""
     values = node._kept
     if index >= len(values) or values[index] is None:
@@ -339,14 +351,14 @@ def unpack_saved_one(node, index):
     return _unpack((values[index],), (node._kept_versions[index],), node)[0]
 
 
-def unpack_saved_arrays(node, dtype=None):
+def unpack_arrays(node, dtype=None):
     """The saved values of ``node`` as numpy arrays (0-d ones as numpy scalars; Python
     numbers stay numbers), checked.
 
     What a gradient formula computes with on a walk that records nothing.
     Returns ``(values, same)``: ``same`` is True if every array among the
     values has ``dtype`` (then the formula may run on them as they are; see
-    ``BackwardNode._formula_arrays``).  Raises as ``unpack_saved``.
+    ``BackwardNode._formula_arrays``).  Raises as ``unpack``.
     """
     out = []
     same = True
@@ -360,7 +372,7 @@ def unpack_saved_arrays(node, dtype=None):
             out.append(None)
             continue
         elif te is _Freed:
-            raise RuntimeError(ERR_BACKWARD_TWICE)
+            raise_freed()
         else:
             if te is not Tensor and isinstance(e, SavedTensor):
                 t = e.unpack(node)  # (it checks the version itself)
@@ -384,10 +396,13 @@ def unpack_saved_arrays(node, dtype=None):
     return out, same
 
 
-def release_saved(node):
+def free(node):
     """Let go of every value ``node`` saved (the walk calls this right after the node ran)."""
     values = node._kept
     if not values:
+        return
+    if type(values) is not tuple:  # kept elsewhere (keep_elsewhere): the holder frees them
+        values.free(node)
         return
     for e in values:
         if type(e) is not Tensor:
@@ -410,13 +425,15 @@ def release_saved(node):
     node._kept = tuple(freed)
 
 
-def saved_records(node):
+def records(node):
     """The entries of ``node``'s saved values as ``SavedTensor`` records (``node._saved``).
 
     Converts the compact entries once, in place: from then on the node keeps
     records (what viz, memory and in-place rebasing read and update).
     """
     values = node._kept
+    if type(values) is not tuple:  # kept elsewhere
+        return values.records(node)
     records = []
     changed = False
     for e, v in zip(values, node._kept_versions):
@@ -454,3 +471,66 @@ def _reattached_array(array, node, output_nr, vc):
     if output_nr:
         out._output_nr = output_nr
     return out
+
+
+def has_saved(node):
+    """True while ``node`` holds saved values that a walk has not freed yet."""
+    values = node._kept
+    if type(values) is not tuple:
+        return values.has_saved(node)
+    return any(e is not None and type(e) is not _Freed
+               and not (isinstance(e, SavedTensor) and e._tensor is None and e._packed is None)
+               for e in values)
+
+
+def set_records(node, new):
+    """Replace ``node``'s saved values by the ``SavedTensor`` records ``new`` (from ``records``)."""
+    node._kept = tuple(new)
+    node._kept_versions = (0,) * len(node._kept)  # (a record keeps its own version)
+
+
+def rebind_output(node, t, origin=None):
+    """``node``'s saved output is now ``t`` (an in-place op wrote into ``t``): save ``t`` instead.
+
+    A later write into ``t`` must then be caught, as in PyTorch.  ``origin``:
+    ``(grad_fn, output_nr)`` that the unpacked value comes back with, for an
+    output written into a view (the view's history after the write).
+    """
+    for saved in records(node) or ():
+        if saved is not None and saved._is_output:
+            saved._tensor = Tensor._alias_of(t)
+            saved._version = t._vc[0]
+            if origin is not None:
+                saved._origin = origin
+
+
+def keep_as_is(holder, tensors):
+    """Keep ``tensors`` on ``holder`` (a jit replay's ctx) as they are, with their versions now."""
+    holder._kept = tensors
+    holder._kept_versions = tuple(0 if t is None or t._vc is None else t._vc[0] for t in tensors)
+
+
+class HeldBy:
+    """The saved values of a node that keeps none itself but another node's (CopySlices: the op
+    it wraps).  ``keep_elsewhere(node, HeldBy(other))``."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def free(self, _holder):
+        free(self.node)
+
+    def has_saved(self, _holder):
+        return has_saved(self.node)
+
+    def records(self, _holder):
+        return records(self.node)
+
+
+def keep_elsewhere(node, holder):
+    """``node``'s saved values are kept by ``holder`` (``HeldBy``, or an object with the same
+    three methods ``free(node)``, ``has_saved(node)``, ``records(node)``), which ``free``,
+    ``has_saved`` and ``records`` then ask."""
+    node._kept = holder

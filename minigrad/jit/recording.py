@@ -302,7 +302,7 @@ class Recorder:
         self._busy = False
         self._group = 0
         self._group_frame = None
-        self._saved = []
+        self._patched = []
         self._sources = None
 
     # ------------------------------------------------------------ set up
@@ -325,7 +325,7 @@ class Recorder:
             raise RuntimeError("minigrad.jit: cannot trace or compile while another trace is recording")
         Recorder._active = self
         _function._tracer = self._on_apply
-        saved = self._saved
+        saved = self._patched
         for name, kind in _CONVERSIONS:
             saved.append((Tensor, name, Tensor.__dict__[name]))
             setattr(Tensor, name, self._conversion(Tensor.__dict__[name], kind))
@@ -361,9 +361,9 @@ class Recorder:
         return self
 
     def __exit__(self, *exc):
-        for owner, name, orig in reversed(self._saved):
+        for owner, name, orig in reversed(self._patched):
             setattr(owner, name, orig)
-        self._saved = []
+        self._patched = []
         _function._tracer = None
         Recorder._active = None
         # keep nothing alive: step outputs were referenced weakly only

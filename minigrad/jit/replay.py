@@ -41,7 +41,8 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.function import FunctionCtx
-from ..autograd.graph import ERR_BACKWARD_TWICE, Node
+from ..autograd import saved as _saved
+from ..autograd.graph import Node
 from ..ops.reductions import SumDim as _SumDim
 from ..tensor import Tensor, zeros
 from .plan import is_traceable, program_code, trace_step_backward
@@ -59,16 +60,17 @@ class _ReplayCtx(FunctionCtx):
 
     __slots__ = ("__dict__",)
     _jit_saved = ()
-    _kept = ()           # the same, where a node keeps them, for formulas that read a node's
-    _kept_versions = ()  # storage and check versions (in-place writes since) themselves
+    # the same tensors, kept where a node keeps them (saved.keep_as_is), for formulas that
+    # read a node's saved values and check their versions themselves; none by default
+    _kept = _kept_versions = ()
     _materialize = True
     _non_differentiable = ()
     _dirty = ()
 
     def save_for_backward(self, *tensors):
         """Keep ``tensors`` for backward, as they are (the region holds them until freed)."""
-        self._jit_saved = self._kept = tensors
-        self._kept_versions = tuple(0 if t is None or t._vc is None else t._vc[0] for t in tensors)
+        self._jit_saved = tensors
+        _saved.keep_as_is(self, tensors)
 
     @property
     def saved_tensors(self):
@@ -77,6 +79,28 @@ class _ReplayCtx(FunctionCtx):
 
 
 _Z = _ReplayCtx()  # the throwaway ctx of steps whose ctx is not needed
+
+
+class _RegionSaved:
+    """What a compiled region's node saved: its steps' ctxs (``saved.keep_elsewhere``).
+
+    Held until a walk frees them (``retain_graph=False``); a second backward then
+    raises, as PyTorch's does.
+    """
+
+    __slots__ = ()
+
+    def free(self, node):
+        node._ctxs = None
+
+    def has_saved(self, node):
+        return node._ctxs is not None
+
+    def records(self, node):
+        return ()
+
+
+_REGION_SAVED = _RegionSaved()
 
 
 class CompiledFunctionBackward(Node):
@@ -97,7 +121,8 @@ class CompiledFunctionBackward(Node):
     def __init__(self, region, ctxs, edges, meta):
         Node.__init__(self)
         self._region = region
-        self._ctxs = ctxs
+        self._ctxs = ctxs  # its steps' ctxs, holding what they saved; None once freed
+        _saved.keep_elsewhere(self, _REGION_SAVED)
         self.next_functions = edges
         self._in_meta = meta
         # (shape, dtype) per output: an engine may size the gradient buffer of a node with
@@ -115,28 +140,10 @@ class CompiledFunctionBackward(Node):
     def _num_outputs(self):
         return len(self._region.outputs)
 
-    def _has_saved(self):
-        return self._ctxs is not None
-
-    @property
-    def _kept(self):
-        """The tensors the region's steps saved for this call (empty once freed)."""
-        ctxs = self._ctxs
-        if ctxs is None:
-            return ()
-        kept = tuple(t for c in ctxs if isinstance(c, _ReplayCtx) for t in c._jit_saved
-                     if t is not None)
-        # never empty while held: an engine that frees only nodes keeping something must free
-        # this one too (a second backward then raises, as PyTorch's does)
-        return kept or (None,)
-
-    def _release_saved(self):
-        self._ctxs = None
-
     def _backward(self, grads):
         ctxs = self._ctxs
         if ctxs is None:
-            raise RuntimeError(ERR_BACKWARD_TWICE)
+            _saved.raise_freed()
         create_graph = _state.enabled
         _state.enabled = False  # the plan is not differentiable (as AOTAutograd's)
         region = self._region

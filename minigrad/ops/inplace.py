@@ -32,6 +32,7 @@ import numpy as np
 from ..autograd import function as _function
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
+from ..autograd import saved as _saved
 from ..autograd import view_history as _view_history
 from ..autograd.function import Function
 from ..autograd.graph import Node
@@ -174,10 +175,7 @@ def _adopt(t, result):
         t._add_retain_hook()  # retain_grad follows the new grad_fn, as in PyTorch
     # A node that saved its output saved what is now `t` itself, so a later
     # write into `t` must be caught, as in PyTorch.
-    for saved in node._saved or ():
-        if saved is not None and saved._is_output:
-            saved._tensor = Tensor._alias_of(t)
-            saved._version = t._vc[0]
+    _saved.rebind_output(node, t)
 
 
 def inplace(t, outofplace, *args, reads_self=True, via_view=False, written=None):
@@ -267,11 +265,7 @@ def rebase_view_write(t, result, old_root=None):
     # the wrapped op saved its output (exp_'s result): that is the view now,
     # with the view's new history, as PyTorch's saved variables of an
     # in-place op on a view give it back
-    for saved in fn._saved or ():
-        if saved is not None and saved._is_output:
-            saved._tensor = Tensor._alias_of(t)
-            saved._version = t._vc[0]
-            saved._origin = (t._grad_fn, t._output_nr)
+    _saved.rebind_output(fn, t, origin=(t._grad_fn, t._output_nr))
     if t._vc is not None:
         t._view_version = t._vc[0]
 
@@ -321,6 +315,8 @@ class CopySlices(Node):
         self._in_meta = (base_meta,) + tuple(meta[1:]) if meta is not None else None
         self._fn = fn
         self._positions = positions
+        # its saved values are the wrapped node's: the engine frees them after this node ran
+        _saved.keep_elsewhere(self, _saved.HeldBy(fn))
 
     def name(self):
         """``'torch::autograd::CopySlices'``, PyTorch's name() of its C++ class."""
@@ -342,17 +338,6 @@ class CopySlices(Node):
             if r0._data.dtype != g._data.dtype:
                 r0 = r0.to(g._data.dtype)
         return (_CopyIntoView.apply(g, pos, r0),) + tuple(res[1:])
-
-    @property
-    def _kept(self):
-        # the wrapped node's saved values: the engine frees them after this node ran
-        return self._fn._kept
-
-    def _release_saved(self):
-        self._fn._release_saved()
-
-    def _has_saved(self):
-        return self._fn._has_saved()
 
 
 class _CopyIntoView(Function):
