@@ -33,7 +33,7 @@ from . import anomaly, grad_mode
 from .edges import node_for as _node_for
 from .graph import Node
 from . import saved
-from .saved import pack as _pack
+from .saved import pack_fast as _pack
 from .saved import unpack_arrays as _unpack_arrays
 from .view_history import view_root as _view_root
 

@@ -23,7 +23,7 @@ from .saved_errors import raise_modified as _raise_modified
 __all__ = ["SavedTensor", "saved_tensors_hooks"]
 
 # The API every other module uses (nothing else reads or writes a node's storage,
-# ``node._kept`` and ``node._kept_versions``): pack, unpack, unpack_one,
+# ``node._kept`` and ``node._kept_versions``): pack (pack_fast), unpack, unpack_one,
 # unpack_arrays, free, has_saved, records, set_records, rebind_output,
 # keep_elsewhere, raise_freed.  A node class declares the storage with NODE_SLOTS
 # and a new node starts with both empty (``()``).
@@ -234,35 +234,14 @@ _ALL_FREED = tuple((_FREED,) * n for n in range(8))
 
 
 def pack(node, tensors):
-    """Store ``tensors`` (what ``save_for_backward`` got) on ``node``: entries and versions."""
-    if len(tensors) == 1 and not _saved_hooks_stack:
-        t = tensors[0]  # one tensor, no hooks: the usual case of a unary op
-        if type(t) is Tensor and not t._inference:
-            vc = t._vc
-            if t._grad_fn is node:  # its own output, kept as (array, counter, output_nr)
-                if vc is None:
-                    vc = t._vc = [0]  # (its version counter, made now to be shared: _shared_vc)
-                node._kept = ((t._data, vc, t._output_nr),)
-            else:
-                node._kept = tensors
-            node._kept_versions = _VERSIONS0[1] if vc is None or not vc[0] else (vc[0],)
-            return
-    if not _saved_hooks_stack:
-        # inputs only (or None): the usual case of a binary op, kept as they are
-        written = False  # (a parameter an optimizer has stepped: its version is > 0)
-        for t in tensors:
-            if t is not None:
-                if t._grad_fn is node or t._inference:
-                    break
-                if t._vc is not None and t._vc[0]:
-                    written = True
-        else:
-            n = len(tensors)
-            node._kept = tensors
-            node._kept_versions = (
-                tuple([0 if t is None or t._vc is None else t._vc[0] for t in tensors]) if written
-                else _VERSIONS0[n] if n < 8 else (0,) * n)
-            return
+    """Store ``tensors`` (what ``save_for_backward`` got) on ``node``: entries and versions.
+
+    Each place gets an entry (``None`` for None; an input as it is; the node's
+    own output as ``(array, version_counter, output_nr)``; a ``SavedTensor``
+    record for a value a pack hook takes, or an inference tensor, which it
+    refuses) and the version the value has now.  ``Function.apply`` calls
+    ``pack_fast`` (below), which takes the usual cases the same way.
+    """
     values = []
     versions = []
     hooked = bool(_saved_hooks_stack)
@@ -288,6 +267,42 @@ def pack(node, tensors):
     node._kept = tuple(values)
     n = len(versions)
     node._kept_versions = _VERSIONS0[n] if n < 8 and not any(versions) else tuple(versions)
+
+
+# --- fast path: the usual cases of pack ---------------------------------------
+# With no hooks active: one tensor (a unary op's input, or its own output), or inputs
+# only (a binary op's): the same entries as ``pack`` without its lists, sharing the
+# tuple ``save_for_backward`` got and the interned all-zero versions
+# (tests/test_fast_paths.py checks both give the same).
+
+def pack_fast(node, tensors):
+    """``pack``, faster in the usual cases (what ``Function.apply`` calls)."""
+    if _saved_hooks_stack:
+        return pack(node, tensors)
+    if len(tensors) == 1:
+        t = tensors[0]
+        if type(t) is Tensor and not t._inference:
+            vc = t._vc
+            if t._grad_fn is node:  # its own output, kept as (array, counter, output_nr)
+                if vc is None:
+                    vc = t._vc = [0]  # (its version counter, made now to be shared: _shared_vc)
+                node._kept = ((t._data, vc, t._output_nr),)
+            else:
+                node._kept = tensors
+            node._kept_versions = _VERSIONS0[1] if vc is None or not vc[0] else (vc[0],)
+            return
+    written = False  # (a parameter an optimizer has stepped: its version is > 0)
+    for t in tensors:
+        if t is not None:
+            if t._grad_fn is node or t._inference:
+                return pack(node, tensors)
+            if t._vc is not None and t._vc[0]:
+                written = True
+    n = len(tensors)
+    node._kept = tensors
+    node._kept_versions = (
+        tuple([0 if t is None or t._vc is None else t._vc[0] for t in tensors]) if written
+        else _VERSIONS0[n] if n < 8 else (0,) * n)
 
 
 def unpack(node, formula=False):

@@ -1,0 +1,152 @@
+"""Each fast path of the reading core gives what its general path gives.
+
+The reading core reads as the idea (the general path); a fast path comes after
+it, marked, and must store exactly the same state.  Here: ``saved.pack_fast``
+(what ``Function.apply`` calls) against ``saved.pack``, over the values a node
+saves: inputs, its own output, None, Python numbers, views, inference tensors,
+parameters an optimizer has stepped (version > 0), and under active hooks.
+"""
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.autograd import saved
+from minigrad.autograd.graph import Node
+from minigrad.ops._util import wrap_scalar
+
+
+def _state(node):
+    """A node's saved storage, comparable: entries by identity / content, and versions."""
+    out = []
+    for e in node._kept:
+        if e is None:
+            out.append(None)
+        elif type(e) is tuple:  # an own output: (array, version counter, output_nr)
+            arr, vc, nr = e
+            out.append(("output", id(arr), id(vc), nr))
+        elif isinstance(e, saved.SavedTensor):
+            t = e._tensor
+            out.append(("record", None if t is None else id(t._data), e._version, e._is_output,
+                        e._output_nr, e._packed is not None))
+        else:
+            out.append(("tensor", id(e)))
+    return tuple(out), tuple(node._kept_versions)
+
+
+def _fresh_node():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    return (x * 2).grad_fn
+
+
+def _cases():
+    """(name, make) pairs; make() gives (node, tensors) afresh each call."""
+    def inputs(*make_tensors):
+        def make():
+            return _fresh_node(), tuple(m() for m in make_tensors)
+        return make
+
+    def leaf():
+        return minigrad.tensor([1.0, 2.0], requires_grad=True)
+
+    def plain():
+        return minigrad.tensor([3.0, 4.0])
+
+    def stepped():
+        p = minigrad.nn.Parameter(minigrad.tensor([1.0, 2.0]))
+        with minigrad.no_grad():
+            p.mul_(0.5)  # an optimizer's step: version 1
+        return p
+
+    def stepped_tensor():
+        t = minigrad.tensor([1.0, 2.0], requires_grad=True)
+        with minigrad.no_grad():
+            t.mul_(0.5)  # written in place since it was made: version 1
+        return t
+
+    def parameter():
+        return minigrad.nn.Parameter(minigrad.tensor([1.0, 2.0]))
+
+    def number():
+        return wrap_scalar(2.5)
+
+    def view():
+        base = minigrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True) * 1
+        return base[0]
+
+    def inference():
+        with minigrad.inference_mode():
+            return minigrad.tensor([1.0, 2.0])
+
+    def own_output(fresh_counter):
+        def make():
+            x = minigrad.tensor([0.5, 1.5], requires_grad=True)
+            out = x.exp()
+            if fresh_counter:
+                out._vc = None  # no version counter made yet
+            return out.grad_fn, (out,)
+        return make
+
+    def output_and_input():
+        x = minigrad.tensor([0.5, 1.5], requires_grad=True)
+        out = x.exp()
+        return out.grad_fn, (x, out)
+
+    def many():
+        return _fresh_node(), tuple(leaf() for _ in range(9))
+
+    return [
+        ("one input", inputs(leaf)),
+        ("one plain tensor", inputs(plain)),
+        ("one stepped parameter", inputs(stepped)),
+        ("one stepped tensor", inputs(stepped_tensor)),
+        ("two stepped tensors", inputs(stepped_tensor, stepped_tensor)),
+        ("one parameter", inputs(parameter)),
+        ("None", inputs(lambda: None)),
+        ("None and an input", inputs(lambda: None, leaf)),
+        ("two inputs", inputs(leaf, plain)),
+        ("an input and a stepped parameter", inputs(leaf, stepped)),
+        ("an input and a number", inputs(leaf, number)),
+        ("a number", inputs(number)),
+        ("a view", inputs(view)),
+        ("a view and an input", inputs(view, leaf)),
+        ("three inputs", inputs(leaf, plain, parameter)),
+        ("nine inputs", many),
+        ("its own output", own_output(False)),
+        ("its own output, no counter yet", own_output(True)),
+        ("an input and its own output", output_and_input),
+        ("an inference tensor", inputs(inference)),
+        ("an input and an inference tensor", inputs(leaf, inference)),
+    ]
+
+
+@pytest.mark.parametrize("hooks", [False, True], ids=["no hooks", "hooks active"])
+@pytest.mark.parametrize("name, make", _cases(), ids=[n for n, _ in _cases()])
+def test_pack_fast_equals_general(name, make, hooks):
+    # the same tensors for both: build once, replay on two fresh copies of the storage
+    node, tensors = make()
+    results = []
+    for pack in (saved.pack, saved.pack_fast):
+        node._kept = node._kept_versions = ()
+        try:
+            if hooks:
+                with minigrad.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                    pack(node, tensors)
+            else:
+                pack(node, tensors)
+            results.append(_state(node))
+        except RuntimeError as err:
+            results.append(("raised", str(err)))
+    general, fast = results
+    assert fast == general
+    if "inference" in name:
+        assert general[0] == "raised"  # both refuse it, in PyTorch's words
+    if not hooks and general[0] != "raised":
+        # and the node gives back what was saved, checked
+        out = saved.unpack(node)
+        assert len(out) == len(tensors)
+        for got, t in zip(out, tensors):
+            if t is None:
+                assert got is None
+            else:
+                assert np.array_equal(got._data, t._data)
