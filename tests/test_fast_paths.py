@@ -22,9 +22,8 @@ def _state(node):
     for e in node._kept:
         if e is None:
             out.append(None)
-        elif type(e) is tuple:  # an own output: (array, version counter, output_nr)
-            arr, vc, nr = e
-            out.append(("output", id(arr), id(vc), nr))
+        elif isinstance(e, saved.SavedOutput):  # an own output
+            out.append(("output", id(e.data), id(e.vc), e.output_nr))
         elif isinstance(e, saved.SavedTensor):
             t = e._tensor
             out.append(("record", None if t is None else id(t._data), e._version, e._is_output,

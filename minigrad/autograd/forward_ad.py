@@ -470,7 +470,7 @@ def _wrap_saved(saved, fw):
 
             __slots__ = ("_fw",)
 
-            def unpack(self, node):
+            def unpack(self, node, version=None):
                 t = SavedTensor.unpack(self, node)
                 if self._fw[0] is _state.token:
                     _set_tangent(t, self._fw[1])

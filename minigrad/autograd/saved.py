@@ -116,8 +116,9 @@ class SavedTensor:
             self._tensor = Tensor._alias_of(tensor) if is_output else tensor
             self._origin = None
 
-    def unpack(self, node):
-        """Return the saved tensor (an output is re-attached to ``node``)."""
+    def unpack(self, node, version=None):
+        """Return the saved tensor (an output is re-attached to ``node``; the record keeps its
+        own version)."""
         t = self._tensor
         if self._unpack_hook is not None:
             t = self._unpack_hook(self._packed)
@@ -179,12 +180,17 @@ class SavedTensor:
         self._unpack_hook = unpack_hook
         self._tensor = None
 
-    def release(self):
+    def unpack_array(self, node, version=None):
+        t = self.unpack(node)
+        return t._data.item() if t._wrapped else t._data  # (a Python number stays one)
+
+    def free(self):
         """Let go of the saved value (the backward walk calls this right after the node ran)."""
         self._tensor = None
         self._packed = None
         self._unpack_hook = None
         self._origin = None
+        return self
 
     @classmethod
     def _record_of(cls, tensor, version, is_output, output_nr=0):
@@ -205,19 +211,43 @@ class SavedTensor:
 #
 # * ``None``: nothing was saved in that place (it reads back as None);
 # * a Tensor: an input, kept as it is (its version is checked on use);
-# * ``(array, version_counter, output_nr)``: one of the node's own outputs,
-#   kept without the tensor object (a reference to it would be a node <->
-#   output cycle); it is re-attached to the node, as that output, when read
-#   back;
+# * a ``SavedOutput``: one of the node's own outputs, kept without the tensor
+#   object (a reference to it would be a node <-> output cycle); it is
+#   re-attached to the node, as that output, when read back;
 # * a ``SavedTensor``: the general record (pack hooks, checkpointing), also
 #   what every entry becomes once something inspects ``node._saved``;
 # * ``_FREED`` / ``_FREED_OUTPUT``: released by the backward walk.
 #
-# No record object per saved input, so a graph leaves the collector little to walk
-# (``records`` makes ``SavedTensor`` records for viz, memory and the like).
+# Every entry but an input (and None) answers ``unpack(node, version)``,
+# ``unpack_array(node, version)`` and ``free()``.  No record object per saved
+# input, so a graph leaves the collector little to walk (``records`` makes
+# ``SavedTensor`` records for viz, memory and the like).
+
+
+class SavedOutput:
+    """One of the node's own outputs: its values, version counter and output number."""
+
+    __slots__ = ("data", "vc", "output_nr")
+
+    def __init__(self, data, vc, output_nr):
+        self.data, self.vc, self.output_nr = data, vc, output_nr
+
+    def unpack_array(self, node, version):
+        if self.vc[0] != version:
+            _raise_modified(Tensor._make(self.data, vc=self.vc), node, version, True,
+                            self.output_nr)
+        return self.data
+
+    def unpack(self, node, version):
+        return _reattached_array(self.unpack_array(node, version), node, self.output_nr, self.vc)
+
+    def free(self):
+        return _FREED_OUTPUT
 
 
 class _Freed:
+    """A value freed by the backward walk: reading it raises PyTorch's error."""
+
     __slots__ = ("is_output",)
 
     def __init__(self, is_output):
@@ -226,10 +256,19 @@ class _Freed:
     def __repr__(self):
         return "<freed saved value>"
 
+    def unpack(self, node, version):
+        raise_freed()
+
+    unpack_array = unpack
+
+    def free(self):
+        return self
+
 
 _FREED = _Freed(False)
 _FREED_OUTPUT = _Freed(True)
 _VERSIONS0 = tuple((0,) * n for n in range(8))
+_PY_NUMBERS = (float, int, bool)
 _ALL_FREED = tuple((_FREED,) * n for n in range(8))
 
 
@@ -237,7 +276,7 @@ def pack(node, tensors):
     """Store ``tensors`` (what ``save_for_backward`` got) on ``node``: entries and versions.
 
     Each place gets an entry (``None`` for None; an input as it is; the node's
-    own output as ``(array, version_counter, output_nr)``; a ``SavedTensor``
+    own output as a ``SavedOutput``; a ``SavedTensor``
     record for a value a pack hook takes, or an inference tensor, which it
     refuses) and the version the value has now.  ``Function.apply`` calls
     ``pack_fast`` (below), which takes the usual cases the same way.
@@ -260,7 +299,7 @@ def pack(node, tensors):
         if is_output:
             if vc is None:
                 vc = t._shared_vc()
-            values.append((t._data, vc, t._output_nr))
+            values.append(SavedOutput(t._data, vc, t._output_nr))
         else:
             values.append(t)
         versions.append(0 if vc is None else vc[0])
@@ -283,10 +322,10 @@ def pack_fast(node, tensors):
         t = tensors[0]
         if type(t) is Tensor and not t._inference:
             vc = t._vc
-            if t._grad_fn is node:  # its own output, kept as (array, counter, output_nr)
+            if t._grad_fn is node:  # its own output
                 if vc is None:
                     vc = t._vc = [0]  # (its version counter, made now to be shared: _shared_vc)
-                node._kept = ((t._data, vc, t._output_nr),)
+                node._kept = (SavedOutput(t._data, vc, t._output_nr),)
             else:
                 node._kept = tensors
             node._kept_versions = _VERSIONS0[1] if vc is None or not vc[0] else (vc[0],)
@@ -323,22 +362,15 @@ def _unpack(values, versions, node, formula=False):
     for e, v in zip(values, versions):
         if e is None:
             out.append(None)
-        elif type(e) is tuple:  # one of the node's own outputs
-            arr, vc, nr = e
-            if vc[0] != v:
-                _raise_modified(Tensor._make(arr, vc=vc), node, v, True, nr)
-            out.append(_reattached_array(arr, node, nr, vc))
-        elif type(e) is _Freed:
-            raise_freed()
-        elif isinstance(e, SavedTensor):
-            out.append(e.unpack(node))
-        else:
+        elif isinstance(e, Tensor):  # an input, kept as it is: check it
             if formula and detached_in_place and e._grad_fn is None:
                 check_not_detached(e, node)
             vc = e._vc
             if vc is not None and vc[0] != v:
                 _raise_modified(e, node, v, False)
             out.append(e)
+        else:  # a SavedOutput, a SavedTensor record, or freed
+            out.append(e.unpack(node, v))
     return out
 
 
@@ -378,31 +410,29 @@ def unpack_arrays(node, dtype=None):
     out = []
     same = True
     for e, v in zip(node._kept, node._kept_versions):
-        te = type(e)
-        if te is tuple:  # one of the node's own outputs
-            arr, vc, nr = e
-            if vc[0] != v:
-                _raise_modified(Tensor._make(arr, vc=vc), node, v, True, nr)
-        elif e is None:
+        if e is None:
             out.append(None)
             continue
-        elif te is _Freed:
-            raise_freed()
-        else:
-            if te is not Tensor and isinstance(e, SavedTensor):
-                t = e.unpack(node)  # (it checks the version itself)
-            else:  # an input (a Tensor, or a subclass: nn.Parameter), the usual case
-                t = e
-                if detached_in_place and t._grad_fn is None:
-                    check_not_detached(t, node)
-                vc = t._vc
-                if vc is not None and vc[0] != v:
-                    _raise_modified(t, node, v, False)
-            if t._wrapped:
+        if type(e) is Tensor or isinstance(e, Tensor):  # an input (or nn.Parameter): check it
+            if detached_in_place and e._grad_fn is None:
+                check_not_detached(e, node)
+            vc = e._vc
+            if vc is not None and vc[0] != v:
+                _raise_modified(e, node, v, False)
+            if e._wrapped:
                 # a Python number (x * 2) stays one: numpy then keeps the tensor's dtype, as PyTorch does
-                out.append(t._data.item())
+                out.append(e._data.item())
                 continue
-            arr = t._data
+            arr = e._data
+        elif type(e) is SavedOutput:  # one of the node's own outputs (inline: a usual case)
+            arr = e.data
+            if e.vc[0] != v:
+                e.unpack_array(node, v)  # (raises PyTorch's in-place error)
+        else:  # a SavedTensor record, or freed
+            arr = e.unpack_array(node, v)
+            if type(arr) in _PY_NUMBERS:
+                out.append(arr)
+                continue
         if arr.dtype is not dtype:
             same = False
         # one value (a 0-d array) as numpy's scalar: arithmetic among scalars skips
@@ -428,15 +458,14 @@ def free(node):
         return
     freed = []
     for e in values:
-        if e is None or type(e) is _Freed:
-            freed.append(e)
-        elif type(e) is tuple:
+        if e is None:
+            freed.append(None)
+        elif type(e) is SavedOutput:  # (inline: a usual case)
             freed.append(_FREED_OUTPUT)
-        elif isinstance(e, SavedTensor):
-            e.release()
-            freed.append(e)
-        else:
+        elif isinstance(e, Tensor):
             freed.append(_FREED)
+        else:
+            freed.append(e.free())
     node._kept = tuple(freed)
 
 
@@ -456,9 +485,9 @@ def records(node):
             records.append(e)
             continue
         changed = True
-        if type(e) is tuple:
-            arr, vc, nr = e
-            records.append(SavedTensor._record_of(Tensor._make(arr, vc=vc), v, True, nr))
+        if type(e) is SavedOutput:
+            records.append(SavedTensor._record_of(Tensor._make(e.data, vc=e.vc), v, True,
+                                                  e.output_nr))
         elif type(e) is _Freed:
             records.append(SavedTensor._record_of(None, v, e.is_output))
         else:
