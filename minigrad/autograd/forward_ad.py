@@ -477,7 +477,7 @@ def _wrap_saved(saved, fw):
                 return t
 
         _SAVED_WITH_TANGENT = SavedWithTangent
-    new = object.__new__(_SAVED_WITH_TANGENT)
+    new = _SAVED_WITH_TANGENT(None, 0)
     for name in SavedTensor.__slots__:
         value = getattr(saved, name, _MISSING)
         if value is not _MISSING:

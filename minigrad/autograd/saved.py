@@ -86,9 +86,20 @@ class SavedTensor:
     __slots__ = ("_is_output", "_output_nr", "_packed", "_tensor", "_unpack_hook", "_version",
                  "_origin")
 
-    def __init__(self, tensor, is_output=False, output_nr=0):
+    def __init__(self, tensor, version, is_output=False, output_nr=0):
         # output_nr: which output of the saving node ``tensor`` is, so that an
         # output saved by a node of several outputs comes back in its own slot
+        self._tensor = tensor  # None once packed by a hook, or freed
+        self._version = version
+        self._is_output = is_output
+        self._output_nr = output_nr
+        self._packed = self._unpack_hook = self._origin = None
+
+    @classmethod
+    def save(cls, tensor, is_output=False, output_nr=0):
+        """Save ``tensor`` now (PyTorch's ``SavedVariable`` constructor): a pack hook, if a
+        ``saved_tensors_hooks`` block is open, takes it; else it is kept (an output as an
+        alias without history: no node <-> output cycle)."""
         if tensor._inference:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created "
@@ -97,24 +108,18 @@ class SavedTensor:
                 "`torch.no_grad()` instead of `torch.inference_mode()`."
             )
         vc = tensor._vc
-        self._version = 0 if vc is None else vc[0]
-        self._is_output = is_output
-        self._output_nr = output_nr
-        self._unpack_hook = None
-        if _saved_hooks_stack and not tensor._wrapped:  # Python numbers skip the hooks
-            pack, self._unpack_hook = _saved_hooks_stack[-1]
-            # What unpack must re-attach to whatever the hook gives back: the
-            # node that produced the tensor, or the leaf it is.
-            if not is_output and tensor._requires_grad:
-                self._origin = (tensor._grad_fn, tensor._output_nr) if tensor._grad_fn else tensor
-            else:
-                self._origin = None
-            self._packed = pack(tensor)  # an output is passed as itself, as in PyTorch
-            self._tensor = None
-        else:
-            # an output is kept as an alias without history: no node <-> output cycle
-            self._tensor = Tensor._alias_of(tensor) if is_output else tensor
-            self._origin = None
+        version = 0 if vc is None else vc[0]
+        if not _saved_hooks_stack or tensor._wrapped:  # Python numbers skip the hooks
+            return cls(Tensor._alias_of(tensor) if is_output else tensor, version, is_output,
+                       output_nr)
+        record = cls(None, version, is_output, output_nr)
+        pack, record._unpack_hook = _saved_hooks_stack[-1]
+        # What unpack must re-attach to whatever the hook gives back: the
+        # node that produced the tensor, or the leaf it is.
+        if not is_output and tensor._requires_grad:
+            record._origin = (tensor._grad_fn, tensor._output_nr) if tensor._grad_fn else tensor
+        record._packed = pack(tensor)  # an output is passed as itself, as in PyTorch
+        return record
 
     def unpack(self, node, version=None):
         """Return the saved tensor (an output is re-attached to ``node``; the record keeps its
@@ -191,17 +196,6 @@ class SavedTensor:
         self._unpack_hook = None
         self._origin = None
         return self
-
-    @classmethod
-    def _record_of(cls, tensor, version, is_output, output_nr=0):
-        """A record for a value saved without hooks (what ``node._saved`` shows, see below)."""
-        rec = object.__new__(cls)
-        rec._tensor = tensor
-        rec._version = version
-        rec._is_output = is_output
-        rec._output_nr = output_nr
-        rec._packed = rec._unpack_hook = rec._origin = None
-        return rec
 
 
 # --- the saved values of one node, compactly -------------------------------
@@ -292,7 +286,7 @@ def pack(node, tensors):
         is_output = t._grad_fn is node
         if t._inference or (hooked and not t._wrapped):  # Python numbers skip the hooks
             # raises for an inference tensor
-            values.append(SavedTensor(t, is_output, t._output_nr if is_output else 0))
+            values.append(SavedTensor.save(t, is_output, t._output_nr if is_output else 0))
             versions.append(0)
             continue
         vc = t._vc
@@ -486,12 +480,12 @@ def records(node):
             continue
         changed = True
         if type(e) is SavedOutput:
-            records.append(SavedTensor._record_of(Tensor._make(e.data, vc=e.vc), v, True,
+            records.append(SavedTensor(Tensor._make(e.data, vc=e.vc), v, True,
                                                   e.output_nr))
         elif type(e) is _Freed:
-            records.append(SavedTensor._record_of(None, v, e.is_output))
+            records.append(SavedTensor(None, v, e.is_output))
         else:
-            records.append(SavedTensor._record_of(e, v, False))
+            records.append(SavedTensor(e, v, False))
     if changed:
         node._kept = tuple(records)
         node._kept_versions = _VERSIONS0[len(records)] if len(records) < 8 else (0,) * len(records)

@@ -180,7 +180,7 @@ class _SavedInput:
     __slots__ = ("saved", "grad_fn", "output_nr", "requires_grad", "leaf")
 
     def __init__(self, t):
-        self.saved = SavedTensor(t)
+        self.saved = SavedTensor.save(t)
         self.grad_fn = t.grad_fn
         self.output_nr = t.output_nr
         self.requires_grad = t.requires_grad
