@@ -19,13 +19,13 @@ MINIGRAD = Path(__file__).resolve().parents[1] / "minigrad"
 # file (relative to minigrad/): its ceiling in lines
 CEILINGS = {
     "tensor.py": 590,
-    "autograd/function.py": 698,  # (+21: the slots forward mode, formulas, inplace fill)
+    "autograd/function.py": 700,  # (+21: the slots forward mode, formulas, inplace fill)
     "autograd/graph.py": 370,
-    "autograd/saved.py": 574,  # (from graph.py; +95: the API other modules go through; +29: SavedOutput)
+    "autograd/saved.py": 598,  # (from graph.py; +95: the API other modules go through; +53: SavedOutput, records as views)
     "autograd/edges.py": 190,
     "autograd/engine.py": 514,
 }
-TOTAL = 2936
+TOTAL = 2962
 
 
 def _lines(name):

@@ -112,7 +112,7 @@ class FunctionCtx:
         """The saved tensors, not unpacked (each has ``register_hooks``), as PyTorch's."""
         from .hooks import SavedTensor as Raw  # graph.SavedTensor is the stored entry
 
-        return tuple(None if s is None else Raw(s) for s in saved.records(self))
+        return tuple(None if s is None else Raw(self, i) for i, s in enumerate(saved.records(self)))
 
 
 class BackwardNode(FunctionCtx, Node):
@@ -274,7 +274,9 @@ def _raw_saved_property(index, name):
         from .hooks import SavedTensor as Raw  # graph.SavedTensor is the stored entry
 
         records = saved.records(self)
-        return Raw(records[index] if index < len(records) else None)
+        if index < len(records) and records[index] is not None:
+            return Raw(self, index)
+        return Raw(None, None)
 
     get.__name__ = "_raw_saved_" + name
     return property(get, doc=f"The saved tensor ``{name}``, not unpacked (``_raw_saved_{name}``).")

@@ -26,6 +26,7 @@ from .._layout import contiguous_format
 from ..tensor import Tensor
 from . import engine
 from .grad_mode import _state
+from . import saved
 from .graph import AccumulateGrad
 from .removable_handle import _add_hook
 
@@ -39,10 +40,10 @@ class SavedTensor:
     as PyTorch does); its only method is ``register_hooks``.
     """
 
-    __slots__ = ("_entry",)
+    __slots__ = ("_node", "_index")
 
-    def __init__(self, saved):
-        self._entry = saved
+    def __init__(self, node, index):
+        self._node, self._index = node, index  # (node None: nothing was saved there)
 
     def register_hooks(self, *hooks):
         """Give this saved tensor its own pair of hooks: ``register_hooks(pack_hook, unpack_hook)``.
@@ -60,10 +61,10 @@ class SavedTensor:
                 "register_hooks(): incompatible function arguments. The following argument "
                 "types are supported:\n    1. (self: SavedTensor, arg0: Callable, arg1: Callable) "
                 "-> None")
-        if self._entry is None:
+        if self._node is None:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                                "forbidden")
-        self._entry.register_hooks(*hooks)
+        saved.register_hooks(self._node, self._index, *hooks)
 
 
 class _MultiHandle:

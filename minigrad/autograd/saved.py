@@ -219,12 +219,17 @@ class SavedTensor:
 
 
 class SavedOutput:
-    """One of the node's own outputs: its values, version counter and output number."""
+    """One of the node's own outputs: its values, version counter and output number.
 
-    __slots__ = ("data", "vc", "output_nr")
+    ``moved``: ``(node, output_nr)`` for an output written in place into a view
+    since: it comes back with the view's history after the write (PyTorch's
+    ``is_inplace_on_view`` saved variables), not the wrapped op's.
+    """
 
-    def __init__(self, data, vc, output_nr):
-        self.data, self.vc, self.output_nr = data, vc, output_nr
+    __slots__ = ("data", "vc", "output_nr", "moved")
+
+    def __init__(self, data, vc, output_nr, moved=None):
+        self.data, self.vc, self.output_nr, self.moved = data, vc, output_nr, moved
 
     def unpack_array(self, node, version):
         if self.vc[0] != version:
@@ -233,7 +238,9 @@ class SavedOutput:
         return self.data
 
     def unpack(self, node, version):
-        return _reattached_array(self.unpack_array(node, version), node, self.output_nr, self.vc)
+        array = self.unpack_array(node, version)
+        node, output_nr = self.moved or (node, self.output_nr)
+        return _reattached_array(array, node, output_nr, self.vc)
 
     def free(self):
         return _FREED_OUTPUT
@@ -464,32 +471,41 @@ def free(node):
 
 
 def records(node):
-    """The entries of ``node``'s saved values as ``SavedTensor`` records (``node._saved``).
+    """``node``'s saved values as ``SavedTensor`` records, to look at (``node._saved``).
 
-    Converts the compact entries once, in place: from then on the node keeps
-    records (what viz, memory and in-place rebasing read and update).
+    Made afresh from the entries (the node keeps them as they are): what viz
+    and memory read.  An entry that is itself a record (a hook's) is given as it is.
     """
     values = node._kept
     if type(values) is not tuple:  # kept elsewhere
         return values.records(node)
-    records = []
-    changed = False
-    for e, v in zip(values, node._kept_versions):
-        if e is None or isinstance(e, SavedTensor):
-            records.append(e)
-            continue
-        changed = True
-        if type(e) is SavedOutput:
-            records.append(SavedTensor(Tensor._make(e.data, vc=e.vc), v, True,
-                                                  e.output_nr))
-        elif type(e) is _Freed:
-            records.append(SavedTensor(None, v, e.is_output))
-        else:
-            records.append(SavedTensor(e, v, False))
-    if changed:
-        node._kept = tuple(records)
-        node._kept_versions = _VERSIONS0[len(records)] if len(records) < 8 else (0,) * len(records)
-    return node._kept
+    return tuple(_record(e, v) for e, v in zip(values, node._kept_versions))
+
+
+def _record(e, version):
+    if e is None or isinstance(e, SavedTensor):
+        return e
+    if type(e) is SavedOutput:
+        record = SavedTensor(Tensor._make(e.data, vc=e.vc), version, True, e.output_nr)
+        record._origin = e.moved
+        return record
+    if type(e) is _Freed:
+        return SavedTensor(None, version, e.is_output)
+    return SavedTensor(e, version, False)
+
+
+def register_hooks(node, index, pack_hook, unpack_hook):
+    """``node._raw_saved_x.register_hooks(pack, unpack)``: entry ``index`` becomes a record
+    packed by ``pack_hook`` now (``SavedTensor.register_hooks``; its errors)."""
+    record = _record(node._kept[index], node._kept_versions[index])
+    record.register_hooks(pack_hook, unpack_hook)
+    _replace(node, index, record)
+
+
+def _replace(node, index, entry, version=0):
+    kept, versions = list(node._kept), list(node._kept_versions)
+    kept[index], versions[index] = entry, version
+    node._kept, node._kept_versions = tuple(kept), tuple(versions)
 
 
 def _reattached(t, node, output_nr, vc, moved=None):
@@ -534,12 +550,20 @@ def rebind_output(node, t, origin=None):
     ``(grad_fn, output_nr)`` that the unpacked value comes back with, for an
     output written into a view (the view's history after the write).
     """
-    for saved in records(node) or ():
-        if saved is not None and saved._is_output:
-            saved._tensor = Tensor._alias_of(t)
-            saved._version = t._vc[0]
+    values = node._kept
+    if type(values) is HeldBy:
+        return rebind_output(values.node, t, origin)
+    if type(values) is not tuple:
+        return
+    for i, e in enumerate(values):
+        if type(e) is SavedOutput:
+            _replace(node, i, SavedOutput(t._data, t._vc, e.output_nr, origin or e.moved),
+                     t._vc[0])
+        elif isinstance(e, SavedTensor) and e._is_output:  # a record (a hook's)
+            e._tensor = Tensor._alias_of(t)
+            e._version = t._vc[0]
             if origin is not None:
-                saved._origin = origin
+                e._origin = origin
 
 
 def keep_as_is(holder, tensors):
