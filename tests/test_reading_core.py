@@ -21,11 +21,11 @@ CEILINGS = {
     "tensor.py": 590,
     "autograd/function.py": 700,  # (+21: the slots forward mode, formulas, inplace fill)
     "autograd/graph.py": 370,
-    "autograd/saved.py": 598,  # (from graph.py; +95: the API other modules go through; +53: SavedOutput, records as views)
+    "autograd/saved.py": 613,  # (from graph.py; +95: the API other modules go through; +68: SavedOutput, records as views, on_unpack)
     "autograd/edges.py": 190,
     "autograd/engine.py": 514,
 }
-TOTAL = 2962
+TOTAL = 2977
 
 
 def _lines(name):
@@ -74,7 +74,7 @@ def test_only_saved_py_touches_a_nodes_saved_values():
     The one thing allowed elsewhere: a new node (or a class default) starting with
     the storage empty, ``node._kept = node._kept_versions = ()``; the slots come
     from ``saved.NODE_SLOTS``.  Nothing assigns ``._saved`` (the records are read
-    with ``saved.records``, replaced with ``saved.set_records``).
+    with ``saved.records``).
     """
     found = []
     for path, tree in _outside_saved_py():

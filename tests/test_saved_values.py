@@ -61,3 +61,18 @@ def test_register_hooks_packs_the_value_it_names():
     y.sum().backward()
     # ExpBackward0 used the unpacked (doubled) result: grad = 2 * exp(x)
     assert x.grad.tolist() == pytest.approx([2 * v for v in y.tolist()])
+
+
+def test_forward_mode_keeps_the_entry_a_saved_output():
+    """A dual output saved for backward keeps its form; its unpack re-attaches the tangent."""
+    import minigrad.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level():
+        x = fwAD.make_dual(minigrad.tensor([0.5, 1.0], dtype=minigrad.float64),
+                           minigrad.tensor([1.0, 0.0], dtype=minigrad.float64))
+        x.requires_grad_()
+        y = x.exp()
+        assert _kinds(y.grad_fn)[0] == ["SavedOutput"]
+        (unpacked,) = saved.unpack(y.grad_fn)
+        assert fwAD.unpack_dual(unpacked).tangent.tolist() == pytest.approx(
+            [fwAD.unpack_dual(y).tangent.tolist()[0], 0.0])

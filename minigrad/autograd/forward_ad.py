@@ -59,7 +59,7 @@ from types import SimpleNamespace as _Namespace
 from .. import _tensor_str
 from ..ops import inplace as _inplace
 from . import function as _function
-from .saved import SavedTensor, set_records
+from .saved import on_unpack_output
 
 __all__ = [
     "UnpackedDualTensor",
@@ -433,57 +433,22 @@ def _expand_tangent(t, shape):
 def _keep_saved_output_tangents(ctx, outs):
     """Let an output saved for backward keep its tangent when backward unpacks it.
 
-    A node saves its own output as a detached alias and unpacks a fresh
+    A node saves its own output without the tensor object and unpacks a fresh
     tensor object each time, which would lose the tangent.  Forward-over-
     reverse (the backward pass run on dual tensors) needs it: d/dx of
     ``grad * exp(x)`` uses the tangent of the saved ``exp(x)``.  So the saved
-    entry is swapped for one whose ``unpack`` re-attaches the tangent.
+    output re-attaches the tangent to each tensor its ``unpack`` makes.
     """
-    saved = getattr(ctx, "_saved", None)  # a recorded node's records (a ctx recording nothing: none)
-    if not saved:
-        return
-    new = None
-    for i, s in enumerate(saved):
-        if type(s) is not SavedTensor or not s._is_output or s._tensor is None:
-            continue
-        for o in outs:
-            if s._tensor._data is o._data:
-                if new is None:
-                    new = list(saved)
-                new[i] = _wrap_saved(s, o._fw_grad)
-                break
-    if new is not None:
-        set_records(ctx, new)
+    def reattach_to(out):
+        fw = out._fw_grad  # (the level's token, the tangent)
 
+        def reattach(t):
+            if fw[0] is _state.token:
+                _set_tangent(t, fw[1])
 
-_MISSING = object()
-_SAVED_WITH_TANGENT = None
+        return reattach
 
-
-def _wrap_saved(saved, fw):
-    """A copy of the ``SavedTensor`` ``saved`` whose ``unpack`` re-attaches the tangent ``fw``."""
-    global _SAVED_WITH_TANGENT
-    if _SAVED_WITH_TANGENT is None:
-
-        class SavedWithTangent(SavedTensor):
-            """A saved output that hands its tangent to the tensor ``unpack`` makes."""
-
-            __slots__ = ("_fw",)
-
-            def unpack(self, node, version=None):
-                t = SavedTensor.unpack(self, node)
-                if self._fw[0] is _state.token:
-                    _set_tangent(t, self._fw[1])
-                return t
-
-        _SAVED_WITH_TANGENT = SavedWithTangent
-    new = _SAVED_WITH_TANGENT(None, 0)
-    for name in SavedTensor.__slots__:
-        value = getattr(saved, name, _MISSING)
-        if value is not _MISSING:
-            setattr(new, name, value)
-    new._fw = fw
-    return new
+    on_unpack_output(ctx, outs, reattach_to)
 
 
 def _custom_jvp(cls, ctx, args, tangents):

@@ -24,7 +24,7 @@ __all__ = ["SavedTensor", "saved_tensors_hooks"]
 
 # The API every other module uses (nothing else reads or writes a node's storage,
 # ``node._kept`` and ``node._kept_versions``): pack (pack_fast), unpack, unpack_one,
-# unpack_arrays, free, has_saved, records, set_records, rebind_output,
+# unpack_arrays, free, has_saved, records, rebind_output, on_unpack_output,
 # keep_elsewhere, raise_freed.  A node class declares the storage with NODE_SLOTS
 # and a new node starts with both empty (``()``).
 NODE_SLOTS = ("_kept", "_kept_versions")
@@ -208,14 +208,15 @@ class SavedTensor:
 # * a ``SavedOutput``: one of the node's own outputs, kept without the tensor
 #   object (a reference to it would be a node <-> output cycle); it is
 #   re-attached to the node, as that output, when read back;
-# * a ``SavedTensor``: the general record (pack hooks, checkpointing), also
-#   what every entry becomes once something inspects ``node._saved``;
+# * a ``SavedTensor``: a value a pack hook took (``saved_tensors_hooks``, or
+#   ``_raw_saved_x.register_hooks``);
 # * ``_FREED`` / ``_FREED_OUTPUT``: released by the backward walk.
 #
 # Every entry but an input (and None) answers ``unpack(node, version)``,
 # ``unpack_array(node, version)`` and ``free()``.  No record object per saved
-# input, so a graph leaves the collector little to walk (``records`` makes
-# ``SavedTensor`` records for viz, memory and the like).
+# input, so a graph leaves the collector little to walk; ``records`` makes
+# ``SavedTensor`` records afresh for viz, memory and the like, and looking
+# changes nothing.
 
 
 class SavedOutput:
@@ -224,12 +225,15 @@ class SavedOutput:
     ``moved``: ``(node, output_nr)`` for an output written in place into a view
     since: it comes back with the view's history after the write (PyTorch's
     ``is_inplace_on_view`` saved variables), not the wrapped op's.
+    ``on_unpack``: called with each tensor ``unpack`` makes (forward mode gives
+    it the output's tangent: ``on_unpack_output``).
     """
 
-    __slots__ = ("data", "vc", "output_nr", "moved")
+    __slots__ = ("data", "vc", "output_nr", "moved", "on_unpack")
 
-    def __init__(self, data, vc, output_nr, moved=None):
-        self.data, self.vc, self.output_nr, self.moved = data, vc, output_nr, moved
+    def __init__(self, data, vc, output_nr, moved=None, on_unpack=None):
+        self.data, self.vc, self.output_nr = data, vc, output_nr
+        self.moved, self.on_unpack = moved, on_unpack
 
     def unpack_array(self, node, version):
         if self.vc[0] != version:
@@ -240,7 +244,10 @@ class SavedOutput:
     def unpack(self, node, version):
         array = self.unpack_array(node, version)
         node, output_nr = self.moved or (node, self.output_nr)
-        return _reattached_array(array, node, output_nr, self.vc)
+        out = _reattached_array(array, node, output_nr, self.vc)
+        if self.on_unpack is not None:
+            self.on_unpack(out)
+        return out
 
     def free(self):
         return _FREED_OUTPUT
@@ -537,10 +544,18 @@ def has_saved(node):
                for e in values)
 
 
-def set_records(node, new):
-    """Replace ``node``'s saved values by the ``SavedTensor`` records ``new`` (from ``records``)."""
-    node._kept = tuple(new)
-    node._kept_versions = (0,) * len(node._kept)  # (a record keeps its own version)
+def on_unpack_output(node, outs, make_hook):
+    """Each saved own output of ``node`` that is one of ``outs`` (same values) will call
+    ``make_hook(out)`` with every tensor its unpack makes (forward-over-reverse's tangents)."""
+    values = getattr(node, "_kept", ())  # (a ctx that recorded nothing keeps nothing)
+    if type(values) is not tuple:
+        return
+    for i, e in enumerate(values):
+        for o in outs:
+            if type(e) is SavedOutput and e.data is o._data:
+                _replace(node, i, SavedOutput(e.data, e.vc, e.output_nr, e.moved, make_hook(o)),
+                         node._kept_versions[i])
+                break
 
 
 def rebind_output(node, t, origin=None):
@@ -557,8 +572,8 @@ def rebind_output(node, t, origin=None):
         return
     for i, e in enumerate(values):
         if type(e) is SavedOutput:
-            _replace(node, i, SavedOutput(t._data, t._vc, e.output_nr, origin or e.moved),
-                     t._vc[0])
+            _replace(node, i, SavedOutput(t._data, t._vc, e.output_nr, origin or e.moved,
+                                          e.on_unpack), t._vc[0])
         elif isinstance(e, SavedTensor) and e._is_output:  # a record (a hook's)
             e._tensor = Tensor._alias_of(t)
             e._version = t._vc[0]
