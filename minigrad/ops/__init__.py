@@ -20,7 +20,8 @@ functions attached to ``Tensor``.  The primitives themselves live by theme:
   ``roll``;
 * ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``, ``addmm``, ``diag``, ``diagonal``,
   ``tril``, ``triu``, ``outer``;
-* ``inplace.py``: ``add_``, ``mul_``, ``x[i] = v``, ``exp_``, ... and the version counter;
+* ``inplace.py``: writing in place (``x[i] = v``), the version counter, a view's rebased history;
+  ``inplace_methods.py``: the methods ``add_``, ``mul_``, ``exp_``, ... and ``+=``;
 * ``conversion.py``: ``to(dtype / device)``, ``float()``, ``type()``, ``cpu()``, ``cuda()``;
 * ``comparison.py``: ``== != < <= > >=``, ``all``, ``any``, logic, ``nonzero``, ``argwhere``,
   ``count_nonzero`` (never recorded).
@@ -761,8 +762,9 @@ for _name in __all__:
         globals()[_name] = _tensor_first(globals()[_name], _name)
 
 from . import inplace as _inplace
+from . import inplace_methods as _inplace_methods
 
-_inplace.install()
+_inplace_methods.install()
 
 
 def _round_(self, *, decimals=None):
