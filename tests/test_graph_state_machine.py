@@ -96,14 +96,14 @@ def released(node):
     saved = node._saved
     if saved is None:
         return True
-    return all(s is None or (s._tensor is None and getattr(s, "_packed", None) is None)
+    return all(s is None or (s.tensor is None and s.packed is None)
                for s in saved)
 
 
 def saved_tensors_of(node):
     """The tensors a node still holds for its backward."""
     saved = node._saved or ()
-    return [s._tensor for s in saved if s is not None and s._tensor is not None]
+    return [s.tensor for s in saved if s is not None and s.tensor is not None]
 
 
 class Leaf:

@@ -46,7 +46,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .graph import UINT64_MAX, AccumulateGrad, Node
-from .saved import free as _free_saved
+from .saved import free_fast as _free_saved
 
 __all__ = ["count_dependencies", "route_gradients", "run_backward", "run_node", "take_ready_node"]
 

@@ -159,8 +159,8 @@ class BackwardNode(FunctionCtx, Node):
     def _saved(self):
         """The saved values as ``SavedTensor`` records (None where nothing was saved).
 
-        For tools that look inside a node (viz, memory): reading it turns the
-        node's compact entries into records, once.
+        For tools that look inside a node (viz, memory): records made afresh
+        each time; looking changes nothing.
         """
         return saved.records(self)
 

@@ -29,6 +29,8 @@ from .grad_mode import _state
 from . import saved
 from .graph import AccumulateGrad
 from .removable_handle import _add_hook
+from .saved_errors import ERR_HOOKS_FREED, ERR_HOOKS_SET
+from .saved_hooks import Packed
 
 __all__ = ["SavedTensor", "register_multi_grad_hook"]
 
@@ -64,7 +66,15 @@ class SavedTensor:
         if self._node is None:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                                "forbidden")
-        saved.register_hooks(self._node, self._index, *hooks)
+        # As PyTorch: pack now, the value given without its history
+        e = saved.entries(self._node)[0][self._index]
+        if type(e) is saved.SavedOutput:
+            entry = Packed(Tensor._make(e.data, vc=e.vc), hooks, True, e.output_nr, e.moved)
+        elif isinstance(e, Tensor):
+            entry = Packed(e, hooks, given=Tensor._make(e._data, vc=e._shared_vc()))
+        else:  # already packed, or freed
+            raise RuntimeError(ERR_HOOKS_SET if type(e) is Packed else ERR_HOOKS_FREED)
+        saved.replace(self._node, self._index, entry)
 
 
 class _MultiHandle:

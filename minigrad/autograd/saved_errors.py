@@ -12,7 +12,8 @@ import re
 
 from .._dtype import SCALAR_TYPE_NAMES
 
-__all__ = ["ERR_BACKWARD_TWICE", "check_not_detached", "raise_modified"]
+__all__ = ["ERR_BACKWARD_TWICE", "ERR_HOOKS_FREED", "ERR_HOOKS_SET", "ERR_INFERENCE",
+           "check_not_detached", "raise_modified"]
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -74,3 +75,15 @@ def check_not_detached(t, node):
     seq = t._detached_seq
     if seq is not None and node._seq < seq:
         raise RuntimeError(_DETACHED)
+
+
+ERR_INFERENCE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+ERR_HOOKS_SET = ("Calling register_hooks on a saved tensor whose hooks have already been set. "
+                 "Hint: only one pair of hooks is allowed at a time.")
+ERR_HOOKS_FREED = ("Calling register_hooks on a saved tensor after it has been freed. "
+                   + ERR_BACKWARD_TWICE[ERR_BACKWARD_TWICE.index("Saved "):]
+                   .replace("saved tensors after", "saved variables after"))

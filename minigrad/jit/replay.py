@@ -93,11 +93,11 @@ class _RegionSaved:
     def free(self, node):
         node._ctxs = None
 
-    def has_saved(self, node):
-        return node._ctxs is not None
-
     def records(self, node):
         return ()
+
+    def rebind_output(self, t, moved):
+        pass  # (nothing it keeps is an output of its own)
 
 
 _REGION_SAVED = _RegionSaved()

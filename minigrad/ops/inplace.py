@@ -264,7 +264,7 @@ def rebase_view_write(t, result, old_root=None):
     # the wrapped op saved its output (exp_'s result): that is the view now,
     # with the view's new history, as PyTorch's saved variables of an
     # in-place op on a view give it back
-    _saved.rebind_output(fn, t, origin=(t._grad_fn, t._output_nr))
+    _saved.rebind_output(fn, t, moved=(t._grad_fn, t._output_nr))
     if t._vc is not None:
         t._view_version = t._vc[0]
 
@@ -294,6 +294,24 @@ def _positions(root, view):
     return lookup[view_off]
 
 
+class _HeldBy:
+    """CopySlices' saved values: the wrapped node's (``saved.keep_elsewhere``)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def free(self, _holder):
+        _saved.free(self.node)
+
+    def records(self, _holder):
+        return _saved.records(self.node)
+
+    def rebind_output(self, t, moved):
+        _saved.rebind_output(self.node, t, moved)
+
+
 class CopySlices(Node):
     """The base's node after an in-place op wrote into one of its views (PyTorch's ``CopySlices``).
 
@@ -315,7 +333,7 @@ class CopySlices(Node):
         self._fn = fn
         self._positions = positions
         # its saved values are the wrapped node's: the engine frees them after this node ran
-        _saved.keep_elsewhere(self, _saved.HeldBy(fn))
+        _saved.keep_elsewhere(self, _HeldBy(fn))
 
     def name(self):
         """``'torch::autograd::CopySlices'``, PyTorch's name() of its C++ class."""

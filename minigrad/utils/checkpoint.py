@@ -60,7 +60,8 @@ from .. import creation
 from ..autograd import backward as _autograd_backward
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..autograd.saved import SavedTensor, saved_tensors_hooks
+from ..autograd import saved as _saved
+from ..autograd.saved import saved_tensors_hooks
 from ..tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
@@ -177,17 +178,17 @@ class _SavedInput:
     lives) for a leaf, so the recomputation records and saves as the forward did.
     """
 
-    __slots__ = ("saved", "grad_fn", "output_nr", "requires_grad", "leaf")
+    __slots__ = ("grad_fn", "output_nr", "requires_grad", "leaf") + _saved.NODE_SLOTS
 
     def __init__(self, t):
-        self.saved = SavedTensor.save(t)
+        _saved.pack(self, (t,))  # kept as a node keeps a saved input
         self.grad_fn = t.grad_fn
         self.output_nr = t.output_nr
         self.requires_grad = t.requires_grad
         self.leaf = weakref.ref(t) if t.requires_grad and t.grad_fn is None else None
 
     def unpack(self):
-        t = self.saved.unpack(None)
+        (t,) = _saved.unpack(self)
         if t.grad_fn is self.grad_fn and t.requires_grad == self.requires_grad:
             return t  # the original tensor (no hooks were active)
         if self.grad_fn is not None:
@@ -208,7 +209,7 @@ class _CheckpointFrame:
 
     Attributes:
         recompute_fn: runs the segment again (restoring the RNG state).
-        saved_args: the segment's arguments; tensors kept as ``SavedTensor``
+        saved_args: the segment's arguments; tensors kept as a node keeps them
             so that, inside an outer checkpoint, they are that checkpoint's
             saved tensors, and so that in-place changes to them are caught.
         weak_holders: a weak reference to each holder, in the order the

@@ -369,20 +369,20 @@ def _minigrad_saved(node):
         name = names[i] if i < len(names) else f"saved_tensors[{i}]"
         if s is None:
             continue  # nothing was saved under this name (PyTorch's _saved_x is None)
-        t = s._tensor
-        if t is None and type(s._packed) is _MeterPacked:
+        t = s.tensor
+        if t is None and type(s.packed) is _MeterPacked:
             # a SavedTensorsMeter only counts: the value is as it was
-            packed = s._packed
+            packed = s.packed
             t = packed.origin() if packed.origin is not None else None
             if t is None:
                 t = packed.tensor
         if t is None:
-            state = "packed" if s._packed is not None else "freed"
+            state = "packed" if s.packed is not None else "freed"
         else:
             vc = t._vc
-            state = "modified" if vc is not None and vc[0] != s._version else "alive"
+            state = "modified" if vc is not None and vc[0] != s.version else "alive"
         out.append(SavedValue(name, state, t if state in ("alive", "modified") else None,
-                              s._is_output))
+                              s.is_output))
     return out
 
 
