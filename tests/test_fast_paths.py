@@ -148,3 +148,53 @@ def test_pack_fast_equals_general(name, make, hooks):
                 assert got is None
             else:
                 assert np.array_equal(got._data, t._data)
+
+
+def _freed_state(node):
+    return tuple("FREED" if e is saved.FREED else "FREED_OUTPUT" if e is saved.FREED_OUTPUT
+                 else None if e is None else type(e).__name__ for e in node._kept)
+
+
+@pytest.mark.parametrize("hooks", [False, True], ids=["no hooks", "hooks active"])
+@pytest.mark.parametrize("name, make", [c for c in _cases() if "inference" not in c[0]],
+                         ids=[n for n, _ in _cases() if "inference" not in n])
+def test_free_fast_equals_general(name, make, hooks):
+    """``saved.free_fast`` (what the engine calls) leaves what ``saved.free`` leaves."""
+    results = []
+    same = (lambda t: t, lambda t: t)
+    for free in (saved.free, saved.free_fast):
+        node, tensors = make()  # afresh: freeing is one-way
+        if hooks:
+            with minigrad.autograd.graph.saved_tensors_hooks(*same):
+                saved.pack(node, tensors)
+        else:
+            saved.pack(node, tensors)
+        free(node)
+        results.append(_freed_state(node))
+        assert "Tensor" not in results[-1] and "SavedOutput" not in results[-1]
+        if any(e is not None for e in node._kept):
+            with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+                saved.unpack(node)
+    general, fast = results
+    assert fast == general
+    if "own output" in name and "input" not in name:
+        assert general == ("FREED_OUTPUT",)
+
+
+@pytest.mark.parametrize("name, make", [c for c in _cases() if "inference" not in c[0]],
+                         ids=[n for n, _ in _cases() if "inference" not in n])
+def test_unpack_arrays_equals_unpack(name, make):
+    """The arrays a formula computes with are the saved tensors' own arrays (0-d ones as
+    numpy scalars, a Python number as itself), the same check passed."""
+    node, tensors = make()
+    saved.pack_fast(node, tensors)
+    arrays, same = saved.unpack_arrays(node, np.dtype(np.float32))
+    for a, t in zip(arrays, saved.unpack(node, formula=True)):
+        if t is None:
+            assert a is None
+        elif t._wrapped:
+            assert type(a) is float and a == t._data.item()
+        else:
+            assert a is t._data or (t._data.ndim == 0 and a == t._data[()])
+    kinds = {a.dtype for a in arrays if isinstance(a, (np.ndarray, np.generic))}
+    assert same == (kinds <= {np.dtype(np.float32)})

@@ -17,7 +17,7 @@ from types import SimpleNamespace as _Namespace
 
 from .. import tensor as _tensor
 from ..tensor import Tensor, ones_like, zeros_like
-from . import formulas, forward_ad, functional, graph, hooks, saved  # noqa: F401
+from . import formulas, forward_ad, functional, graph, hooks, saved, saved_edits  # noqa: F401
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -190,7 +190,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 _tensor.register_autograd(_Namespace(
     backward=backward,
     accumulator=graph.AccumulateGrad.of,
-    note_detached=saved.note_detached,
+    note_detached=saved_edits.note_detached,
     refresh_view=_refresh_view,
     register_hook=hooks.register_hook,
     run_leaf_hooks=hooks.run_leaf_hooks,

@@ -59,7 +59,8 @@ from types import SimpleNamespace as _Namespace
 from .. import _tensor_str
 from ..ops import inplace as _inplace
 from . import function as _function
-from . import saved as _saved
+from . import saved_edits as _edits
+from .saved import SavedOutput
 
 __all__ = [
     "UnpackedDualTensor",
@@ -448,12 +449,12 @@ def _keep_saved_output_tangents(ctx, outs):
 
         return reattach
 
-    entries, versions = _saved.entries(ctx)
+    entries, versions = _edits.entries(ctx)
     for i, e in enumerate(entries):
-        o = next((o for o in outs if type(e) is _saved.SavedOutput and e.data is o._data), None)
+        o = next((o for o in outs if type(e) is SavedOutput and e.data is o._data), None)
         if o is not None:
-            _saved.replace(ctx, i, _saved.SavedOutput(e.data, e.vc, e.output_nr, e.moved,
-                                                      reattach_to(o)), versions[i])
+            _edits.replace(ctx, i, SavedOutput(e.data, e.vc, e.output_nr, e.moved,
+                                               reattach_to(o)), versions[i])
 
 
 def _custom_jvp(cls, ctx, args, tangents):

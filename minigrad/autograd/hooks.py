@@ -29,6 +29,7 @@ from .grad_mode import _state
 from . import saved
 from .graph import AccumulateGrad
 from .removable_handle import _add_hook
+from . import saved_edits
 from .saved_errors import ERR_HOOKS_FREED, ERR_HOOKS_SET
 from .saved_hooks import Packed
 
@@ -67,14 +68,14 @@ class SavedTensor:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                                "forbidden")
         # As PyTorch: pack now, the value given without its history
-        e = saved.entries(self._node)[0][self._index]
+        e = saved_edits.entries(self._node)[0][self._index]
         if type(e) is saved.SavedOutput:
             entry = Packed(Tensor._make(e.data, vc=e.vc), hooks, True, e.output_nr, e.moved)
         elif isinstance(e, Tensor):
             entry = Packed(e, hooks, given=Tensor._make(e._data, vc=e._shared_vc()))
         else:  # already packed, or freed
             raise RuntimeError(ERR_HOOKS_SET if type(e) is Packed else ERR_HOOKS_FREED)
-        saved.replace(self._node, self._index, entry)
+        saved_edits.replace(self._node, self._index, entry)
 
 
 class _MultiHandle:

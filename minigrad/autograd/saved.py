@@ -1,36 +1,27 @@
 """A node's saved values: what ``save_for_backward`` keeps, checks on use, and frees.
 
 A node keeps the values its gradient formula needs (PyTorch's ``SavedVariable``),
-each with the version it had, so that an in-place change since is caught
-instead of silently giving a wrong gradient.  ``node._kept`` holds one entry
-per saved value, ``node._kept_versions`` their versions.  An entry is
+each with its version then, so that an in-place change since is caught instead
+of giving a wrong gradient.  ``node._kept`` holds an entry per value
+(``node._kept_versions`` the versions):
 
 * ``None``: nothing was saved there;
-* a Tensor: an input, kept as it is;
-* a ``SavedOutput``: one of the node's own outputs, kept without the tensor
-  object (a reference to it would be a node <-> output cycle);
-* a ``Packed``: what a ``saved_tensors_hooks`` pack hook made of the value
-  (``saved_hooks.py``);
-* ``FREED`` (``FREED_OUTPUT``): let go by the backward walk, which frees a
-  node's values right after it ran.  Reading it raises "Trying to backward
-  through the graph a second time ...".
+* an input: the Tensor itself (no object per input: little for the collector);
+* a ``SavedOutput``: the node's own output without the tensor object (which
+  would make a node <-> output cycle);
+* a ``Packed``: what a ``saved_tensors_hooks`` pack hook made of it (saved_hooks.py);
+* ``FREED`` (``FREED_OUTPUT``): let go by the backward walk right after the
+  node ran; reading it raises "Trying to backward through the graph a second time".
 
-Every entry but an input answers ``unpack(node, version)``.  No object per
-saved input: a graph leaves the collector little to walk.  Nothing else
-touches the storage; the API: ``pack``, ``unpack``, ``unpack_arrays``,
-``free``, ``records``, ``rebind_output``, and ``entries`` and ``replace``
-for the hooks of one saved value and forward mode.
-
+Every entry but an input answers ``unpack(node, version)``.  Only this module
+and saved_edits.py (in-place writes, hooks of one value, holders) touch them.
 Source: ``torch::autograd::SavedVariable`` (torch/csrc/autograd/saved_variable.cpp).
 """
 
 from collections import namedtuple
 
 from ..tensor import Tensor
-from .graph import _sequence
-from .saved_errors import ERR_BACKWARD_TWICE, ERR_INFERENCE
-from .saved_errors import check_not_detached
-from .saved_errors import raise_modified as _raise_modified
+from .saved_errors import ERR_BACKWARD_TWICE, ERR_INFERENCE, check_not_detached, raise_modified
 from .saved_hooks import Packed, hooks, saved_tensors_hooks
 
 __all__ = ["SavedTensor", "saved_tensors_hooks"]
@@ -55,8 +46,8 @@ class SavedOutput:
 
     def unpack_array(self, node, version):
         if self.vc[0] != version:
-            _raise_modified(Tensor._make(self.data, vc=self.vc), node, version, True,
-                            self.output_nr)
+            raise_modified(Tensor._make(self.data, vc=self.vc), node, version, True,
+                           self.output_nr)
         return self.data
 
     def unpack(self, node, version):
@@ -71,20 +62,16 @@ class SavedOutput:
 
 
 class _Freed:
-    """A value the backward walk let go of."""
+    """A value the backward walk let go of: reading it raises (the one place)."""
 
     __slots__ = ("is_output",)
-    output_nr = 0
-    packed = None
+    output_nr, packed = 0, None  # (as a record shows it)
 
     def __init__(self, is_output):
         self.is_output = is_output
 
-    def __repr__(self):
-        return "<freed saved value>"
-
     def unpack(self, node=None, version=None):
-        """Raise PyTorch's "Trying to backward through the graph a second time ..." (the one place)."""
+        """Raise PyTorch's "Trying to backward through the graph a second time ..."."""
         raise RuntimeError(ERR_BACKWARD_TWICE)
 
 
@@ -117,16 +104,12 @@ def pack(node, tensors):
         else:
             kept.append(t)
             versions.append(0 if t._vc is None else t._vc[0])
-    node._kept = tuple(kept)
-    node._kept_versions = tuple(versions) if any(versions) or len(kept) >= 8 else _VERSIONS0[
-        len(kept)]
+    node._kept, node._kept_versions = tuple(kept), tuple(versions)
 
 
 def unpack(node, formula=False):
-    """The saved tensors of ``node``, checked (``ctx.saved_tensors``).
-
-    ``formula``: for a built-in gradient formula, which also refuses an input
-    that ``detach_()`` took out of the graph since.
+    """The saved tensors of ``node``, checked (``ctx.saved_tensors``); ``formula``: for a
+    built-in formula, which also refuses an input ``detach_()`` took out of the graph since.
 
     Raises:
         RuntimeError: PyTorch's "Trying to backward through the graph a second
@@ -138,10 +121,10 @@ def unpack(node, formula=False):
 
 def _unpack(e, version, node, formula=False):
     if isinstance(e, Tensor):  # an input, kept as it is: check it
-        if formula and detached_in_place and e._grad_fn is None:
+        if formula and e._grad_fn is None and e._detached_seq is not None:
             check_not_detached(e, node)
         if e._vc is not None and e._vc[0] != version:
-            _raise_modified(e, node, version, False)
+            raise_modified(e, node, version, False)
         return e
     return None if e is None else e.unpack(node, version)
 
@@ -161,15 +144,14 @@ def free(node):
     for e in kept:
         if type(e) is Packed:
             e.packed = None  # released now, in the order saved, as PyTorch releases them
-        freed.append(None if e is None else FREED if isinstance(e, Tensor) or not (
-            type(e) is SavedOutput or e.is_output) else FREED_OUTPUT)
+        output = type(e) is SavedOutput or (type(e) in (Packed, _Freed) and e.is_output)
+        freed.append(None if e is None else FREED_OUTPUT if output else FREED)
     node._kept = tuple(freed)
 
 
 SavedTensor = namedtuple("SavedTensor", "tensor version is_output output_nr packed")
-SavedTensor.__doc__ = """One saved value as viz and memory see it: ``tensor`` (None once
-packed or freed), the ``version`` saved, ``is_output``, ``output_nr`` and ``packed`` (what
-a pack hook made of it, else None)."""
+SavedTensor.__doc__ = """A saved value as viz and memory see it: ``tensor`` (None once packed
+or freed), ``version`` saved, ``is_output``, ``output_nr``, ``packed`` (a pack hook's, or None)."""
 
 
 def records(node):
@@ -188,63 +170,35 @@ def _record(e, version):
     return SavedTensor(None, version, e.is_output, e.output_nr, e.packed)  # packed, or freed
 
 
-def rebind_output(node, t, moved=None):
-    """``node``'s saved output is now ``t`` (an in-place op wrote into ``t``): save ``t``.
+def unpack_arrays(node, dtype=None):
+    """``unpack`` as numpy arrays: what a formula computes with on a walk that records nothing.
 
-    A later write into ``t`` is then caught, as in PyTorch.  ``moved``:
-    ``(grad_fn, output_nr)`` it comes back with, for a write into a view.
+    0-d arrays come as numpy scalars (arithmetic among them skips the ufunc
+    machinery; same dtype rules); a Python number stays one (numpy then keeps
+    the tensor's dtype, as PyTorch does).  Returns ``(values, same)``: ``same``
+    is True if every array has ``dtype``.  Raises as ``unpack``.
     """
-    kept = node._kept
-    if type(kept) is not tuple:
-        return kept.rebind_output(t, moved)
-    for i, e in enumerate(kept):
-        if type(e) is SavedOutput:
-            replace(node, i, SavedOutput(t._data, t._vc, e.output_nr, moved or e.moved,
-                                          e.on_unpack), t._vc[0])
-        elif type(e) is Packed and e.is_output and moved is not None:
-            e.origin = moved
+    out = []
+    same = True
+    for e, v in zip(node._kept, node._kept_versions):
+        if type(e) is SavedOutput:  # (inline: a usual case)
+            arr = e.data if e.vc[0] == v else e.unpack_array(node, v)
+        elif e is None:
+            out.append(None)
+            continue
+        else:
+            t = _unpack(e, v, node, True)
+            if t._wrapped:
+                out.append(t._data.item())
+                continue
+            arr = t._data
+        if arr.dtype is not dtype:
+            same = False
+        out.append(arr if arr.ndim else arr[()])
+    return out, same
 
 
-def entries(node):
-    """``(entries, versions)`` of ``node``, to read (none if kept elsewhere, or by a bare ctx)."""
-    kept = getattr(node, "_kept", ())
-    return (kept, node._kept_versions) if type(kept) is tuple and kept else ((), ())
-
-
-def replace(node, index, entry, version=0):
-    """Entry ``index`` of ``node`` becomes ``entry`` (a hook's ``Packed``; a ``SavedOutput``)."""
-    kept, versions = list(node._kept), list(node._kept_versions)
-    kept[index], versions[index] = entry, version
-    node._kept, node._kept_versions = tuple(kept), tuple(versions)
-
-
-def keep_as_is(holder, tensors):
-    """Keep ``tensors`` on ``holder`` (a jit replay's ctx) as they are, with their versions now."""
-    holder._kept = tensors
-    holder._kept_versions = tuple(0 if t is None or t._vc is None else t._vc[0] for t in tensors)
-
-
-def keep_elsewhere(node, holder):
-    """``node``'s saved values are ``holder``'s: ``free``, ``records`` and ``rebind_output``
-    call ``holder.free(node)``, ``holder.records(node)``, ``holder.rebind_output(t, moved)``."""
-    node._kept = holder
-
-
-# Set once some tensor with a grad_fn was detached in place (Tensor.detach_),
-# so that its check (saved_errors.check_not_detached) costs the usual walk nothing.
-detached_in_place = False
-
-
-def note_detached(t):
-    """``t.detach_()``: a node recorded before now saved ``t`` with its grad_fn and must
-    refuse it (``saved_errors.check_not_detached``)."""
-    global detached_in_place
-    t._detached_seq = next(_sequence)
-    detached_in_place = True
-
-
-# --- fast paths: the usual cases, giving what the general path above gives ------------
-# (tests/test_fast_paths.py checks each against it)
+# --- fast paths: the usual cases, as the general path above (tests/test_fast_paths.py) ---
 
 _VERSIONS0 = tuple((0,) * n for n in range(8))  # interned all-zero versions
 _ALL_FREED = tuple((FREED,) * n for n in range(8))
@@ -294,31 +248,3 @@ def free_fast(node):
             node._kept = (FREED_OUTPUT,)
             return
     free(node)
-
-
-def unpack_arrays(node, dtype=None):
-    """``unpack`` as numpy arrays: what a formula computes with on a walk that records nothing.
-
-    0-d arrays come as numpy scalars (arithmetic among them skips the ufunc
-    machinery; same dtype rules); a Python number stays one (numpy then keeps
-    the tensor's dtype, as PyTorch does).  Returns ``(values, same)``: ``same``
-    is True if every array has ``dtype``.  Raises as ``unpack``.
-    """
-    out = []
-    same = True
-    for e, v in zip(node._kept, node._kept_versions):
-        if type(e) is SavedOutput:  # (inline: a usual case)
-            arr = e.data if e.vc[0] == v else e.unpack_array(node, v)
-        elif e is None:
-            out.append(None)
-            continue
-        else:
-            t = _unpack(e, v, node, True)
-            if t._wrapped:
-                out.append(t._data.item())
-                continue
-            arr = t._data
-        if arr.dtype is not dtype:
-            same = False
-        out.append(arr if arr.ndim else arr[()])
-    return out, same

@@ -42,6 +42,7 @@ import numpy as np
 from ..autograd import grad_mode
 from ..autograd.function import FunctionCtx
 from ..autograd import saved as _saved
+from ..autograd import saved_edits as _edits
 from ..autograd.graph import Node
 from ..ops.reductions import SumDim as _SumDim
 from ..tensor import Tensor, zeros
@@ -60,7 +61,7 @@ class _ReplayCtx(FunctionCtx):
 
     __slots__ = ("__dict__",)
     _jit_saved = ()
-    # the same tensors, kept where a node keeps them (saved.keep_as_is), for formulas that
+    # the same tensors, kept where a node keeps them (saved_edits.keep_as_is), for formulas that
     # read a node's saved values and check their versions themselves; none by default
     _kept = _kept_versions = ()
     _materialize = True
@@ -70,7 +71,7 @@ class _ReplayCtx(FunctionCtx):
     def save_for_backward(self, *tensors):
         """Keep ``tensors`` for backward, as they are (the region holds them until freed)."""
         self._jit_saved = tensors
-        _saved.keep_as_is(self, tensors)
+        _edits.keep_as_is(self, tensors)
 
     @property
     def saved_tensors(self):
@@ -82,7 +83,7 @@ _Z = _ReplayCtx()  # the throwaway ctx of steps whose ctx is not needed
 
 
 class _RegionSaved:
-    """What a compiled region's node saved: its steps' ctxs (``saved.keep_elsewhere``).
+    """What a compiled region's node saved: its steps' ctxs (``saved_edits.keep_elsewhere``).
 
     Held until a walk frees them (``retain_graph=False``); a second backward then
     raises, as PyTorch's does.
@@ -122,7 +123,7 @@ class CompiledFunctionBackward(Node):
         Node.__init__(self)
         self._region = region
         self._ctxs = ctxs  # its steps' ctxs, holding what they saved; None once freed
-        _saved.keep_elsewhere(self, _REGION_SAVED)
+        _edits.keep_elsewhere(self, _REGION_SAVED)
         self.next_functions = edges
         self._in_meta = meta
         # (shape, dtype) per output: an engine may size the gradient buffer of a node with

@@ -33,6 +33,7 @@ from ..autograd import function as _function
 from ..autograd import grad_mode
 from ..autograd import graph as _graph
 from ..autograd import saved as _saved
+from ..autograd import saved_edits as _edits
 from ..autograd import view_history as _view_history
 from ..autograd.function import Function
 from ..autograd.graph import Node
@@ -174,7 +175,7 @@ def _adopt(t, result):
         t._add_retain_hook()  # retain_grad follows the new grad_fn, as in PyTorch
     # A node that saved its output saved what is now `t` itself, so a later
     # write into `t` must be caught, as in PyTorch.
-    _saved.rebind_output(node, t)
+    _edits.rebind_output(node, t)
 
 
 def inplace(t, outofplace, *args, reads_self=True, via_view=False, written=None):
@@ -264,7 +265,7 @@ def rebase_view_write(t, result, old_root=None):
     # the wrapped op saved its output (exp_'s result): that is the view now,
     # with the view's new history, as PyTorch's saved variables of an
     # in-place op on a view give it back
-    _saved.rebind_output(fn, t, moved=(t._grad_fn, t._output_nr))
+    _edits.rebind_output(fn, t, moved=(t._grad_fn, t._output_nr))
     if t._vc is not None:
         t._view_version = t._vc[0]
 
@@ -295,7 +296,7 @@ def _positions(root, view):
 
 
 class _HeldBy:
-    """CopySlices' saved values: the wrapped node's (``saved.keep_elsewhere``)."""
+    """CopySlices' saved values: the wrapped node's (``saved_edits.keep_elsewhere``)."""
 
     __slots__ = ("node",)
 
@@ -309,7 +310,7 @@ class _HeldBy:
         return _saved.records(self.node)
 
     def rebind_output(self, t, moved):
-        _saved.rebind_output(self.node, t, moved)
+        _edits.rebind_output(self.node, t, moved)
 
 
 class CopySlices(Node):
@@ -333,7 +334,7 @@ class CopySlices(Node):
         self._fn = fn
         self._positions = positions
         # its saved values are the wrapped node's: the engine frees them after this node ran
-        _saved.keep_elsewhere(self, _HeldBy(fn))
+        _edits.keep_elsewhere(self, _HeldBy(fn))
 
     def name(self):
         """``'torch::autograd::CopySlices'``, PyTorch's name() of its C++ class."""
