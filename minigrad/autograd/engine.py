@@ -45,6 +45,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import anomaly, grad_mode
+from . import graph as _graph
 from .graph import UINT64_MAX, AccumulateGrad, Node
 from .saved import free_fast as _free_saved
 
@@ -69,23 +70,21 @@ class GraphRoot(Node):
         self.next_functions = edges
         self._grads = tuple(grads)
 
-    def _backward(self, grads):
-        return self._grads
-
-    def _backward_arrays(self, grads):
-        return tuple(g._data for g in self._grads)
+    def apply(self, grads, F):
+        return F.from_tensors(self._grads)
 
 
 class _Walk:
     """The state of one backward walk: what the four steps share."""
 
-    __slots__ = ("accumulate_grad", "arrays", "buffers", "captures", "check_nan", "counter",
+    __slots__ = ("F", "accumulate_grad", "arrays", "buffers", "captures", "check_nan", "counter",
                  "dependencies", "inputs", "needed", "results", "retain_graph", "root")
 
     def __init__(self, root, retain_graph, create_graph, inputs, accumulate_grad):
         self.root = root
         self.retain_graph = retain_graph
         self.arrays = not create_graph  # gradients as numpy arrays: nothing is recorded
+        self.F = _graph.TENSORS if create_graph else _graph.ARRAYS  # (how they travel)
         self.accumulate_grad = accumulate_grad
         self.check_nan = anomaly._state.enabled
         # node -> gradients received so far, one per output, while it waits for more
@@ -236,10 +235,7 @@ def run_node(walk, node, grads, compute=True):
     elif grads[0] is not None or _any(grads) or node is walk.root:
         if walk.check_nan:
             anomaly._state.current = node
-        if walk.arrays:  # (gradients as numpy arrays: nothing is recorded)
-            out = node._backward_arrays(grads)
-        else:
-            out = node._backward(tuple(grads))
+        out = node.apply(grads if walk.arrays else tuple(grads), walk.F)
         if hooks is not None and hooks.post:                    # (node post-hooks)
             # PyTorch's validate_outputs runs first: post-hooks see each
             # gradient summed to its input's shape and cast to its dtype

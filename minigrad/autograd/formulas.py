@@ -18,7 +18,7 @@ walk and a recorded graph (MulBackward0, RsubBackward1, MulBackward0) in the
 other.  The two namespaces below have the same names and the same meaning;
 numpy and PyTorch agree on type promotion when every value has one dtype, and
 the node runs the formula on Tensors when they do not (see
-``BackwardNode._formula_arrays``).
+``BackwardNode._apply_formula``).
 
 Source: the idea of one derivative definition serving both the eager and the
 traced backward is PyTorch's derivatives.yaml, whose formulas are compiled
@@ -29,7 +29,7 @@ transformations.
 import numpy as np
 
 from ..tensor import Tensor
-from . import function as _function
+from . import graph as _graph
 
 __all__ = ["ARRAY_OPS", "TENSOR_OPS", "select_array"]
 
@@ -57,11 +57,10 @@ def _ops():
     return _lazy
 
 
-class _ArrayOps:
+class _ArrayOps(_graph.Arrays):
     """The formula operations on numpy arrays (nothing recorded)."""
 
     __slots__ = ()
-    records = False
 
     @staticmethod
     def const(array):
@@ -256,11 +255,10 @@ class _ArrayOps:
         return _sum_to_array(a, shape, None, 0) if np.shape(a) != tuple(shape) else a
 
 
-class _TensorOps:
+class _TensorOps(_graph.Tensors):
     """The formula operations on Tensors (recorded under ``create_graph=True``)."""
 
     __slots__ = ()
-    records = True
 
     @staticmethod
     def const(array):
@@ -470,5 +468,5 @@ def select_array(mask, x, zero_where=False):
 ARRAY_OPS = _ArrayOps()
 TENSOR_OPS = _TensorOps()
 
-# Function's formula nodes compute with these (autograd/function.py's slots).
-_function.register_formula_ops(ARRAY_OPS, TENSOR_OPS)
+# The walk passes these to each node's apply (autograd/graph.py's slots).
+_graph.register_grad_kinds(ARRAY_OPS, TENSOR_OPS)

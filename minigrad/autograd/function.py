@@ -31,6 +31,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .edges import node_for as _node_for
+from . import graph as _graph
 from .graph import Node
 from . import saved
 from .saved import pack_fast as _pack
@@ -173,16 +174,23 @@ class BackwardNode(FunctionCtx, Node):
             return grads
         return tuple(zeros(shape, dt) if g is None else g for g, (shape, dt) in zip(grads, self._out_meta))
 
-    def _backward(self, grads):
+    def apply(self, grads, F):
+        """The forward class's ``backward`` (``Node.apply``): written on Tensors (a custom
+        Function's), so a walk that records nothing (``ARRAYS``) wraps and unwraps."""
+        if not F.records:
+            return F.from_tensors(BackwardNode.apply(self, F.to_tensors(grads), _graph.TENSORS))
         grads = self._materialized(grads, _tensor_zeros)
         return self._per_edge(self._forward_cls.backward(self, *grads))
 
-    def _formula_arrays(self, grads):
-        """Run the class's gradient formula on numpy arrays (a walk that records nothing).
+    def _apply_formula(self, grads, F):
+        """``apply`` of a class with a ``formula`` (every primitive): one formula, both walks.
 
-        numpy and PyTorch promote mixed dtypes differently; when the values do
-        not share one dtype the same formula runs on Tensors instead.
+        A walk that records nothing runs it on numpy arrays (``F`` is ``ARRAY_OPS``),
+        but on Tensors (the class's ``backward``) when the values do not share one
+        dtype: numpy and PyTorch promote mixed dtypes differently.
         """
+        if F.records:
+            return BackwardNode.apply(self, grads, F)
         if len(grads) > 1:  # (a node of several outputs)
             grads = self._materialized(grads, _array_zeros)
         cls = self._forward_cls
@@ -190,14 +198,14 @@ class BackwardNode(FunctionCtx, Node):
         dt = None if g is None else g.dtype
         values, same = _unpack_arrays(self, dt)
         if not (same and dt is not None) and not _one_dtype(grads, values, cls._ints_are_indices):
-            return Node._backward_arrays(self, grads)  # (the Tensor formula, wrapped)
+            return BackwardNode.apply(self, grads, F)  # (the formula on Tensors, wrapped)
         try:
-            out = cls.formula(ARRAY_OPS, self, *grads, *values)
+            out = cls.formula(F, self, *grads, *values)
         except ValueError:
             # numpy's "operands could not be broadcast together" (a saved tensor's .data
             # replaced by one of another shape since forward): the formula on Tensors
             # raises PyTorch's "The size of tensor a (3) must match the size of tensor b (2) ..."
-            return Node._backward_arrays(self, grads)
+            return BackwardNode.apply(self, grads, F)
         n = len(self.needs_input_grad)
         if type(out) is tuple:
             if len(out) == n:
@@ -354,11 +362,10 @@ class Function:
         for n in cls.saved_attrs:
             ns["_saved_" + n] = _saved_attr_property(n)
         if "formula" in cls.__dict__:
-            # one formula for both walks: Tensors here, numpy arrays in _formula_arrays
+            # one formula for both walks: numpy arrays in _apply_formula, Tensors in backward
             if "backward" not in cls.__dict__:
                 cls.backward = staticmethod(_backward_from_formula(cls))
-            ns["_backward_arrays"] = BackwardNode._formula_arrays
-        # (a backward written with Tensors, a custom Function's: Node._backward_arrays wraps it)
+            ns["apply"] = BackwardNode._apply_formula  # (else BackwardNode.apply: backward)
         cls._backward_cls = type(name, (BackwardNode,), ns)
         # forward(*args) + setup_context(ctx, inputs, output): the style the
         # "Extending PyTorch" note shows first
@@ -479,7 +486,7 @@ _NO_GRAD = tuple((False,) * n for n in range(8))
 
 def _backward_from_formula(cls):
     def backward(ctx, *grads):
-        return cls.formula(TENSOR_OPS, ctx, *grads, *saved.unpack(ctx, formula=True))
+        return cls.formula(_graph.TENSORS, ctx, *grads, *saved.unpack(ctx, formula=True))
 
     backward.__doc__ = f"``{cls.__name__}.formula`` on Tensors (recorded under create_graph=True)."
     return backward
@@ -619,7 +626,6 @@ def _rebase_dirty(ctx, outs):
 # ------------------------------------------------------------ registration slots
 # What Function needs from the layers above the core; each fills its slot when it loads.
 _fw_state = _fw_propagate = None  # forward_ad: its state (.level, read by every apply), _propagate
-ARRAY_OPS = TENSOR_OPS = None  # formulas.py: what a formula computes with (arrays; Tensors)
 _rebase_view_write = None  # ops/inplace.py: a write through a view rebases its base
 
 
@@ -627,12 +633,6 @@ def register_forward_mode(state, propagate):
     """Called by ``minigrad/autograd/forward_ad.py`` with its ``_state`` and ``_propagate``."""
     global _fw_state, _fw_propagate
     _fw_state, _fw_propagate = state, propagate
-
-
-def register_formula_ops(array_ops, tensor_ops):
-    """Called by ``minigrad/autograd/formulas.py`` with ``ARRAY_OPS`` and ``TENSOR_OPS``."""
-    global ARRAY_OPS, TENSOR_OPS
-    ARRAY_OPS, TENSOR_OPS = array_ops, tensor_ops
 
 
 def register_view_write(fn):

@@ -52,8 +52,9 @@ class Node:
             require grad (a constant).
         metadata (dict): free space for user annotations, as in PyTorch.
 
-    Subclasses implement ``_backward(grads)``: given one gradient per output
-    of this node, return one gradient per entry of ``next_functions``.
+    Subclasses implement ``apply(grads, F)``: given one gradient per output
+    of this node, return one gradient per entry of ``next_functions``; ``F``
+    says how gradients travel (``ARRAYS`` or ``TENSORS``, below).
 
     Storage (what a graph of a million nodes is made of, so kept small): the
     edges as two parallel tuples, ``_next_fns`` (the nodes) and
@@ -127,7 +128,7 @@ class Node:
         torch/csrc/autograd/function.h).
         """
         with np.errstate(all="ignore"):  # as in a walk: PyTorch never warns about inf or nan
-            out = tuple(self._backward(tuple(grad_outputs)))
+            out = tuple(self.apply(tuple(grad_outputs), TENSORS))
         return out[0] if len(out) == 1 else out
 
     # --- what the engine calls ---------------------------------------------
@@ -144,21 +145,16 @@ class Node:
     def _num_outputs(self):
         return 1
 
-    def _backward(self, grads):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def apply(self, grads, F):  # pragma: no cover - abstract
+        """The node's vector-Jacobian product: one gradient per output in, one per edge out.
 
-    def _backward_arrays(self, grads):
-        """``_backward`` on numpy arrays (None for a missing gradient), as a walk that records nothing runs it.
-
-        Nodes that compute on arrays directly override it (every primitive's
-        formula, AccumulateGrad, GraphRoot); by default, for a backward
-        written with Tensors (a custom Function's), the arrays are wrapped in
-        Tensors and the results unwrapped.
+        ``F`` is how the gradients travel: ``ARRAYS`` (numpy arrays, None for
+        none: a walk that records nothing) or ``TENSORS`` (recorded under
+        ``create_graph=True``, and by ``node(v)``).  A node written on Tensors
+        serves an ``ARRAYS`` walk through ``F.to_tensors`` and ``F.from_tensors``.
+        Source: ``Node::apply`` (torch/csrc/autograd/function.h).
         """
-        out = self._backward(tuple(None if g is None else Tensor._make(g) for g in grads))
-        if type(out) is not tuple:
-            out = (out,)
-        return tuple(None if g is None else g._data for g in out)
+        raise NotImplementedError
 
     # --- hooks --------------------------------------------------------------
 
@@ -212,6 +208,36 @@ class _NodeHooks:
 
     def __init__(self):
         self.pre = self.tensor_pre = self.post = None
+
+
+# --- how gradients travel: the F a node's apply is given ------------------------
+
+class Arrays:
+    """Gradients as numpy arrays (None: no gradient), on a walk that records nothing.
+    formulas.py extends it into ``ARRAY_OPS``, what a formula computes with there."""
+
+    __slots__ = ()
+    records = False
+
+    def to_tensors(self, grads):
+        return tuple(None if g is None else Tensor._make(g) for g in grads)
+
+    def from_tensors(self, out):
+        return tuple(None if g is None else g._data for g in (out if type(out) is tuple else (out,)))
+
+
+class Tensors:
+    """Gradients as Tensors, each step recorded when grad mode is on (``create_graph=True``).
+    formulas.py extends it into ``TENSOR_OPS``."""
+
+    __slots__ = ()
+    records = True
+
+    def to_tensors(self, grads):
+        return tuple(grads)
+
+    def from_tensors(self, out):
+        return out if type(out) is tuple else (out,)
 
 
 # Output numbers of the edges: almost always all 0, so shared tuples.
@@ -277,44 +303,27 @@ class AccumulateGrad(Node):
     def __repr__(self):
         return f"<AccumulateGrad object at {hex(id(self))}>"
 
-    def _backward(self, grads):
+    def apply(self, grads, F):
+        """Add the arriving gradient into the leaf's ``.grad``; nothing is sent on."""
         grad = grads[0]
         if grad is None:
             return ()
         var = self.variable
         old = var._grad
-        if old is None:
-            if grad_mode._state.enabled:
-                # create_graph=True: a recorded copy (PyTorch's CopyBackwards), so
-                # .grad can be differentiated again
-                var._grad = _recorded_copy(Tensor._make(np.empty_like(grad._data)), grad)
-            else:
-                var._grad = Tensor._make(_own(grad._data))
-        elif grad_mode._state.enabled:
-            # create_graph=True: out of place, so the sum is itself recorded.
-            var._grad = old + grad
+        if F.records and grad_mode._state.enabled:
+            # create_graph=True: recorded, so that .grad can be differentiated again: the
+            # first a copy (PyTorch's CopyBackwards), later ones added out of place
+            var._grad = (_recorded_copy(Tensor._make(np.empty_like(grad._data)), grad)
+                         if old is None else old + grad)
+        elif old is None:
+            # the first gradient: taken over if nothing else holds it, else copied
+            var._grad = Tensor._make(grad if _can_take_over(grad, var._data)
+                                     else _own(grad._data if F.records else grad))
         elif not old._data.flags.writeable:
-            var._grad = Tensor._make(old._data + grad._data)
+            var._grad = Tensor._make(old._data + (grad._data if F.records else grad))
         else:
             # in place, as PyTorch; a .grad recorded by create_graph keeps its grad_fn
-            old._add_inplace_raw(grad._data)
-        self._after_accumulate(var)
-        return ()
-
-    def _backward_arrays(self, grads):
-        # The same, on a walk that records nothing: the gradient is an array.
-        grad = grads[0]
-        if grad is None:
-            return ()
-        var = self.variable
-        old = var._grad
-        if old is None:
-            # the first gradient: taken over if nothing else holds it, else copied
-            var._grad = Tensor._make(grad if _unshared(grad, var._data) else _own(grad))
-        elif not old._data.flags.writeable:
-            var._grad = Tensor._make(old._data + grad)
-        else:
-            old._add_inplace_raw(grad)
+            old._add_inplace_raw(grad._data if F.records else grad)
         if var._post_acc_hooks:
             self._after_accumulate(var)
         return ()
@@ -326,14 +335,15 @@ class AccumulateGrad(Node):
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
-def _unshared(grad, like):
-    """True if ``grad`` may become ``.grad`` as it is: only the walk refers to it (or to the
-    array it views), and it is laid out as the leaf is (PyTorch's AccumulateGrad steals
-    such a gradient instead of copying it)."""
+def _can_take_over(grad, like):
+    """True if ``grad`` may become ``.grad`` as it is, not copied: PyTorch's ``use_count()``
+    check in accumulate_grad.h.  A numpy array (a Tensor belongs to its caller) that only
+    the walk refers to (or to the array it views), laid out as the leaf ``like`` is."""
     if type(grad) is not np.ndarray or not grad.flags.writeable or (
             grad.flags.c_contiguous != like.flags.c_contiguous):
         return False
-    # references: the walk's buffer, the caller's local name, getrefcount's argument
+    # references: the walk's buffer, AccumulateGrad.apply's name `grad`, this function's
+    # argument and getrefcount's (_WALK_REFS); one more is someone else's
     if sys.getrefcount(grad) > _WALK_REFS:
         return False
     owner = grad.base
@@ -345,7 +355,7 @@ def _unshared(grad, like):
             and sys.getrefcount(owner) <= 3)
 
 
-_WALK_REFS = 4  # see _unshared; one more for the call into it
+_WALK_REFS = 4  # see _can_take_over
 
 
 def _own(array):
@@ -368,3 +378,13 @@ def register_recorded_copy(fn):
     """Called by ``minigrad/ops/inplace.py``."""
     global _recorded_copy
     _recorded_copy = fn
+
+
+# The gradient kinds the walk passes to apply: formulas.py's ARRAY_OPS and TENSOR_OPS.
+ARRAYS, TENSORS = Arrays(), Tensors()
+
+
+def register_grad_kinds(arrays, tensors):
+    """Called by ``minigrad/autograd/formulas.py`` with ``ARRAY_OPS`` and ``TENSOR_OPS``."""
+    global ARRAYS, TENSORS
+    ARRAYS, TENSORS = arrays, tensors

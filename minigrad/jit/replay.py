@@ -40,6 +40,7 @@ code generation; here they are generated Python code over minigrad's primitives.
 import numpy as np
 
 from ..autograd import grad_mode
+from ..autograd import graph as _graph
 from ..autograd.function import FunctionCtx
 from ..autograd import saved as _saved
 from ..autograd import saved_edits as _edits
@@ -141,7 +142,9 @@ class CompiledFunctionBackward(Node):
     def _num_outputs(self):
         return len(self._region.outputs)
 
-    def _backward(self, grads):
+    def apply(self, grads, F):
+        if not F.records:  # (written on Tensors: an ARRAYS walk wraps and unwraps)
+            return F.from_tensors(self.apply(F.to_tensors(grads), _graph.TENSORS))
         ctxs = self._ctxs
         if ctxs is None:
             _saved.raise_freed()
@@ -173,7 +176,7 @@ class CompiledFunctionBackwardBackward(Node):
     def __repr__(self):
         return f"<minigrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
-    def _backward(self, grads):
+    def apply(self, grads, F):
         raise RuntimeError(_DOUBLE_BACKWARD)
 
 

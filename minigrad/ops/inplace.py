@@ -343,10 +343,12 @@ class CopySlices(Node):
     def __repr__(self):
         return f"<CopySlices object at {hex(id(self))}>"
 
-    def _backward(self, grads):
+    def apply(self, grads, F):
+        if not F.records:  # (written on Tensors: an ARRAYS walk wraps and unwraps)
+            return F.from_tensors(self.apply(F.to_tensors(grads), _graph.TENSORS))
         g = grads[0]
         pos = self._positions
-        res = self._fn._backward((_AsStrided.apply(g, pos),))
+        res = self._fn.apply((_AsStrided.apply(g, pos),), F)
         r0 = res[0] if res else None
         if r0 is None:
             r0 = _make(np.zeros((), dtype=g._data.dtype))
