@@ -44,7 +44,6 @@ def _ops():
     if _lazy is None:
         import types
 
-        from ..nn.functional import nll_loss_backward_array
         from ..ops.activation_backward import one_minus_square
         from ..ops.elementwise import _math_exp, rounded_once
         from ..ops.softmax_backward import log_softmax_backward_data, softmax_backward_data
@@ -52,8 +51,7 @@ def _ops():
         _lazy = types.SimpleNamespace(one_minus_square=one_minus_square, rounded_once=rounded_once,
                                       math_exp=_math_exp,
                                       log_softmax_backward_data=log_softmax_backward_data,
-                                      softmax_backward_data=softmax_backward_data,
-                                      nll_loss_backward_array=nll_loss_backward_array)
+                                      softmax_backward_data=softmax_backward_data)
     return _lazy
 
 
@@ -108,11 +106,6 @@ class _ArrayOps(_graph.Arrays):
     def softmax_backward(grad, y, d, saved_dim):
         """``y (grad - Σ_d grad y)`` (PyTorch's _softmax_backward_data)."""
         return _ops().softmax_backward_data(grad, y, d)
-
-    @staticmethod
-    def nll_loss_backward(grad, x, rows, cols, coef, batched_none):
-        """nll_loss's gradient: ``grad * coef`` at the targets ``(rows, cols)``, exact zeros elsewhere."""
-        return _ops().nll_loss_backward_array(grad, x.shape, rows, cols, coef, batched_none)
 
     @staticmethod
     def call(cls, *args):
@@ -310,12 +303,6 @@ class _TensorOps(_graph.Tensors):
         from ..ops.softmax_backward import SoftmaxBackwardData
 
         return SoftmaxBackwardData.apply(grad, y, d, saved_dim)
-
-    @staticmethod
-    def nll_loss_backward(grad, x, rows, cols, coef, batched_none):
-        from ..nn.functional import NllLossGrad
-
-        return NllLossGrad.apply(grad, x, rows, cols, coef, batched_none)
 
     @staticmethod
     def call(cls, *args):

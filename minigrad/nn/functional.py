@@ -308,7 +308,7 @@ class NllLoss(Function):
         # (a mean over no target: -1 / 0, written nowhere; its derivative is PyTorch's 0 / 0)
         coef = -one if ctx.reduction != 1 else -one / F.data(total)
         batched_none = not ctx.reduction and ctx._batched
-        out = F.nll_loss_backward(grad, x, ctx._rows, ctx._cols, coef, batched_none)
+        out = F.call(NllLossGrad, grad, x, ctx._rows, ctx._cols, coef, batched_none)
         return out, None, None, None
 
 
@@ -341,6 +341,11 @@ class NllLossGrad(Function):
     """
 
     node_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def kernel(grad, x, rows, cols, coef, batched_none):
+        """On numpy arrays (what ``F.call`` runs on a walk that records nothing)."""
+        return nll_loss_backward_array(grad, x.shape, rows, cols, coef, batched_none)
 
     @staticmethod
     def forward(ctx, grad, x, rows, cols, coef, batched_none):
