@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import minigrad
 import minigrad.nn.functional as F
-from minigrad.autograd import formulas
-from minigrad.autograd.formulas import select_array
+from minigrad.ops import formulas
+from minigrad.ops.formulas import select_array
 from minigrad.ops._util import quiet
 
 rng = np.random.default_rng(0)

@@ -17,7 +17,7 @@ from types import SimpleNamespace as _Namespace
 
 from .. import tensor as _tensor
 from ..tensor import Tensor, ones_like, zeros_like
-from . import formulas, forward_ad, functional, graph, hooks, saved, saved_edits  # noqa: F401
+from . import forward_ad, functional, graph, hooks, saved, saved_edits  # noqa: F401
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable

@@ -35,7 +35,6 @@ from . import graph as _graph
 from .graph import Node
 from . import saved
 from .saved import pack_fast as _pack
-from .saved import unpack_arrays as _unpack_arrays
 from .view_history import view_root as _view_root
 
 __all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
@@ -182,42 +181,6 @@ class BackwardNode(FunctionCtx, Node):
         grads = self._materialized(grads, _tensor_zeros)
         return self._per_edge(self._forward_cls.backward(self, *grads))
 
-    def _apply_formula(self, grads, F):
-        """``apply`` of a class with a ``formula`` (every primitive): one formula, both walks.
-
-        A walk that records nothing runs it on numpy arrays (``F`` is ``ARRAY_OPS``),
-        but on Tensors (the class's ``backward``) when the values do not share one
-        dtype: numpy and PyTorch promote mixed dtypes differently.
-        """
-        if F.records:
-            return BackwardNode.apply(self, grads, F)
-        if len(grads) > 1:  # (a node of several outputs)
-            grads = self._materialized(grads, _array_zeros)
-        cls = self._forward_cls
-        g = grads[0]
-        dt = None if g is None else g.dtype
-        values, same = _unpack_arrays(self, dt)
-        if not (same and dt is not None) and not _one_dtype(grads, values, cls._ints_are_indices):
-            return BackwardNode.apply(self, grads, F)  # (the formula on Tensors, wrapped)
-        try:
-            out = cls.formula(F, self, *grads, *values)
-        except ValueError:
-            # numpy's "operands could not be broadcast together" (a saved tensor's .data
-            # replaced by one of another shape since forward): the formula on Tensors
-            # raises PyTorch's "The size of tensor a (3) must match the size of tensor b (2) ..."
-            return BackwardNode.apply(self, grads, F)
-        n = len(self.needs_input_grad)
-        if type(out) is tuple:
-            if len(out) == n:
-                ea = self._edge_args
-                if ea is None:  # the usual case: one gradient per edge already
-                    return out
-                if ea[-1] == len(ea) - 1:  # edges on the leading arguments (add's a, b; alpha)
-                    return out[:len(ea)]
-        elif n == 1 and self._edge_args is None:
-            return (out,)
-        return self._per_edge(out)
-
     def _per_edge(self, out):
         """What backward returned (one gradient per argument of forward), one per edge."""
         if type(out) is not tuple:
@@ -236,37 +199,8 @@ class BackwardNode(FunctionCtx, Node):
         return out
 
 
-def _array_zeros(shape, dtype):
-    return np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype)
-
-
 def _tensor_zeros(shape, dtype):
-    return Tensor._make(_array_zeros(shape, dtype))
-
-
-def _one_dtype(grads, values, ints_ok):
-    """True if every float (or integer) array among the values shares one dtype.
-
-    Bool arrays (masks) never count; integer arrays do not either when the
-    formula uses them only as indices (``ints_ok``: the class's
-    ``_ints_are_indices``).  (The usual case, every array of the first
-    gradient's dtype, is found while unpacking: ``saved.unpack_arrays``.)
-    """
-    dt = None
-    ignored = "biu" if ints_ok else "b"
-    for group in (grads, values):
-        for v in group:
-            if v is None or type(v) in _PY_SCALARS or v.dtype.kind in ignored:
-                continue
-            d = v.dtype
-            if dt is None:
-                dt = d
-            elif d != dt:
-                return False
-    return True
-
-
-_PY_SCALARS = (float, int, bool)
+    return Tensor._make(np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype))
 
 
 def _saved_tensor_property(index, name):
@@ -325,7 +259,7 @@ class Function:
     ``formula(F, ctx, *grads, *saved)`` instead of ``backward``: arithmetic
     with operators, everything else through the namespace ``F``, so the same
     lines run on numpy arrays when the walk records nothing and on Tensors
-    (recorded) under ``create_graph=True`` (see ``autograd/formulas.py``).
+    (recorded) under ``create_graph=True`` (see ``ops/formulas.py``).
     A class with a ``formula`` gets the ``backward`` that calls it with
     Tensors.
 
@@ -346,7 +280,7 @@ class Function:
     # operations): they need not switch recording off around it.
     _numpy_forward = False
     # True if the integer tensors a formula saves are indices (never multiplied):
-    # then they do not stop it from running on numpy arrays (see _one_dtype)
+    # then they do not stop it from running on numpy arrays (ops/formulas.py's _one_dtype)
     _ints_are_indices = False
 
     def __init_subclass__(cls, **kwargs):
@@ -361,11 +295,8 @@ class Function:
             ns["_raw_saved_" + n] = _raw_saved_property(i, n)
         for n in cls.saved_attrs:
             ns["_saved_" + n] = _saved_attr_property(n)
-        if "formula" in cls.__dict__:
-            # one formula for both walks: numpy arrays in _apply_formula, Tensors in backward
-            if "backward" not in cls.__dict__:
-                cls.backward = staticmethod(_backward_from_formula(cls))
-            ns["apply"] = BackwardNode._apply_formula  # (else BackwardNode.apply: backward)
+        if "formula" in cls.__dict__:  # (every primitive: ops/formulas.py runs it)
+            _formula_node(cls, ns)
         cls._backward_cls = type(name, (BackwardNode,), ns)
         # forward(*args) + setup_context(ctx, inputs, output): the style the
         # "Extending PyTorch" note shows first
@@ -482,14 +413,6 @@ class Function:
 
 
 _NO_GRAD = tuple((False,) * n for n in range(8))
-
-
-def _backward_from_formula(cls):
-    def backward(ctx, *grads):
-        return cls.formula(_graph.TENSORS, ctx, *grads, *saved.unpack(ctx, formula=True))
-
-    backward.__doc__ = f"``{cls.__name__}.formula`` on Tensors (recorded under create_graph=True)."
-    return backward
 
 
 def _bind_default_args(forward, args, kwargs):
@@ -627,12 +550,19 @@ def _rebase_dirty(ctx, outs):
 # What Function needs from the layers above the core; each fills its slot when it loads.
 _fw_state = _fw_propagate = None  # forward_ad: its state (.level, read by every apply), _propagate
 _rebase_view_write = None  # ops/inplace.py: a write through a view rebases its base
+_formula_node = None  # ops/formulas.py: _formula_node(cls, ns) makes cls's node run its formula
 
 
 def register_forward_mode(state, propagate):
     """Called by ``minigrad/autograd/forward_ad.py`` with its ``_state`` and ``_propagate``."""
     global _fw_state, _fw_propagate
     _fw_state, _fw_propagate = state, propagate
+
+
+def register_formula_node(fn):
+    """Called by ``minigrad/ops/formulas.py`` (first of the ops) with ``formula_node``."""
+    global _formula_node
+    _formula_node = fn
 
 
 def register_view_write(fn):

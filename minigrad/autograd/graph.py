@@ -214,7 +214,7 @@ class _NodeHooks:
 
 class Arrays:
     """Gradients as numpy arrays (None: no gradient), on a walk that records nothing.
-    formulas.py extends it into ``ARRAY_OPS``, what a formula computes with there."""
+    ops/formulas.py extends it into ``ARRAY_OPS``, what a formula computes with there."""
 
     __slots__ = ()
     records = False
@@ -228,7 +228,7 @@ class Arrays:
 
 class Tensors:
     """Gradients as Tensors, each step recorded when grad mode is on (``create_graph=True``).
-    formulas.py extends it into ``TENSOR_OPS``."""
+    ops/formulas.py extends it into ``TENSOR_OPS``."""
 
     __slots__ = ()
     records = True
@@ -380,11 +380,11 @@ def register_recorded_copy(fn):
     _recorded_copy = fn
 
 
-# The gradient kinds the walk passes to apply: formulas.py's ARRAY_OPS and TENSOR_OPS.
+# The gradient kinds the walk passes to apply: ops/formulas.py's ARRAY_OPS and TENSOR_OPS.
 ARRAYS, TENSORS = Arrays(), Tensors()
 
 
 def register_grad_kinds(arrays, tensors):
-    """Called by ``minigrad/autograd/formulas.py`` with ``ARRAY_OPS`` and ``TENSOR_OPS``."""
+    """Called by ``minigrad/ops/formulas.py`` with ``ARRAY_OPS`` and ``TENSOR_OPS``."""
     global ARRAYS, TENSORS
     ARRAYS, TENSORS = arrays, tensors

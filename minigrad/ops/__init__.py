@@ -28,6 +28,7 @@ functions attached to ``Tensor``.  The primitives themselves live by theme:
 """
 
 from ..tensor import Tensor
+from . import formulas as _formulas  # (first: every primitive defined below runs its formula there)
 from . import clamping as _clamping
 from . import comparison as _cmp
 from . import elementwise as _ew

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ..autograd.formulas import select_array
+from .formulas import select_array
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import (

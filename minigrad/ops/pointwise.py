@@ -1,7 +1,7 @@
 """Pointwise ops of two or three tensors: ``fmax``, ``fmin``, ``atan2``, ``lerp``, ``addcmul``, ``addcdiv``.
 
 Each broadcasts its tensors and promotes their dtypes as PyTorch does, and
-states its vector-Jacobian products once (``formula``, autograd/formulas.py),
+states its vector-Jacobian products once (``formula``, ops/formulas.py),
 in PyTorch's order of operations:
 
 * ``fmax``/``fmin`` (FmaxBackward0, FminBackward0): the larger (smaller) of

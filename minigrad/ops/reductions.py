@@ -15,7 +15,7 @@ Source: PyTorch's derivatives.yaml (``sum``, ``sum.dim_IntList``, ``mean``,
 import numpy as np
 
 from .._dtype import SCALAR_TYPE_NAMES
-from ..autograd.formulas import TENSOR_OPS
+from .formulas import TENSOR_OPS
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -73,7 +73,7 @@ def _unsqueeze_dims(grad, dims, F=TENSOR_OPS):
 
     One ``unsqueeze`` per dim, in increasing order, so a gradient computed with
     create_graph=True records UnsqueezeBackward0 nodes as PyTorch's does.
-    ``F``: the formula namespace (numpy arrays or Tensors, see autograd/formulas.py).
+    ``F``: the formula namespace (numpy arrays or Tensors, see ops/formulas.py).
     """
     for d in sorted(dims):
         grad = F.unsqueeze(grad, d)

@@ -18,7 +18,7 @@ walk and a recorded graph (MulBackward0, RsubBackward1, MulBackward0) in the
 other.  The two namespaces below have the same names and the same meaning;
 numpy and PyTorch agree on type promotion when every value has one dtype, and
 the node runs the formula on Tensors when they do not (see
-``BackwardNode._apply_formula``).
+``apply_formula``, below).
 
 Source: the idea of one derivative definition serving both the eager and the
 traced backward is PyTorch's derivatives.yaml, whose formulas are compiled
@@ -29,7 +29,12 @@ transformations.
 import numpy as np
 
 from ..tensor import Tensor
-from . import graph as _graph
+from ..autograd import function as _function
+from ..autograd import graph as _graph
+from ..autograd import saved
+from ..autograd.engine import _sum_to_array
+from ..autograd.function import BackwardNode
+from ..autograd.saved import unpack_arrays as _unpack_arrays
 
 __all__ = ["ARRAY_OPS", "TENSOR_OPS", "select_array"]
 
@@ -38,15 +43,15 @@ _lazy = None  # the ops modules the array formulas call into, once imported (see
 
 def _ops():
     """The helpers of minigrad's ops that array formulas use (imported on first use:
-    the ops import autograd, so autograd cannot import them first; an import
+    those modules define primitives, which need this module loaded first; an import
     statement inside each formula would cost more than the arithmetic)."""
     global _lazy
     if _lazy is None:
         import types
 
-        from ..ops.activation_backward import one_minus_square
-        from ..ops.elementwise import _math_exp, rounded_once
-        from ..ops.softmax_backward import log_softmax_backward_data, softmax_backward_data
+        from .activation_backward import one_minus_square
+        from .elementwise import _math_exp, rounded_once
+        from .softmax_backward import log_softmax_backward_data, softmax_backward_data
 
         _lazy = types.SimpleNamespace(one_minus_square=one_minus_square, rounded_once=rounded_once,
                                       math_exp=_math_exp,
@@ -121,7 +126,7 @@ class _ArrayOps(_graph.Arrays):
     @staticmethod
     def sgn(a):
         """The sign of each element, 0 for nan (PyTorch's sgn)."""
-        from ..ops.elementwise import sign_data
+        from .elementwise import sign_data
 
         return sign_data(a)
 
@@ -201,7 +206,7 @@ class _ArrayOps(_graph.Arrays):
     @staticmethod
     def pow_scalar(a, e):
         """``a ** e`` for a Python number ``e``, as PyTorch's kernel computes it (PowBackward0)."""
-        from ..ops.power_kernels import pow_scalar_array
+        from .power_kernels import pow_scalar_array
 
         return pow_scalar_array(a, e)
 
@@ -243,8 +248,6 @@ class _ArrayOps(_graph.Arrays):
     @staticmethod
     def sum_to(a, shape):
         """``a`` summed down to ``shape`` (undoing broadcasting)."""
-        from .engine import _sum_to_array
-
         return _sum_to_array(a, shape, None, 0) if np.shape(a) != tuple(shape) else a
 
 
@@ -263,44 +266,44 @@ class _TensorOps(_graph.Tensors):
 
     @staticmethod
     def where(cond, a, b):
-        from ..ops.elementwise import where
+        from .elementwise import where
 
         return where(cond if isinstance(cond, Tensor) else Tensor._make(np.asarray(cond)), a, b)
 
     @staticmethod
     def select(mask, grad):
-        from ..ops.elementwise import where
+        from .elementwise import where
 
         zero = Tensor._make(np.zeros((), dtype=grad._data.dtype))
         return where(Tensor._make(np.asarray(mask)), grad, zero)
 
     @staticmethod
     def threshold_backward(grad, result):
-        from ..ops.elementwise import ThresholdBackward
+        from .elementwise import ThresholdBackward
 
         return ThresholdBackward.apply(grad, result)
 
     @staticmethod
     def tanh_backward(grad, result):
-        from ..ops.activation_backward import TanhBackward
+        from .activation_backward import TanhBackward
 
         return TanhBackward.apply(grad, result)
 
     @staticmethod
     def sigmoid_backward(grad, result):
-        from ..ops.activation_backward import SigmoidBackward
+        from .activation_backward import SigmoidBackward
 
         return SigmoidBackward.apply(grad, result)
 
     @staticmethod
     def log_softmax_backward(grad, y, d, saved_dim):
-        from ..ops.softmax_backward import LogSoftmaxBackwardData
+        from .softmax_backward import LogSoftmaxBackwardData
 
         return LogSoftmaxBackwardData.apply(grad, y, d, saved_dim)
 
     @staticmethod
     def softmax_backward(grad, y, d, saved_dim):
-        from ..ops.softmax_backward import SoftmaxBackwardData
+        from .softmax_backward import SoftmaxBackwardData
 
         return SoftmaxBackwardData.apply(grad, y, d, saved_dim)
 
@@ -310,7 +313,7 @@ class _TensorOps(_graph.Tensors):
 
     @staticmethod
     def sgn(a):
-        from ..ops.elementwise import Sgn
+        from .elementwise import Sgn
 
         return Sgn.apply(a)
 
@@ -368,7 +371,7 @@ class _TensorOps(_graph.Tensors):
 
     @staticmethod
     def mul_scalar(a, s):
-        from ..ops.elementwise import MulScalar
+        from .elementwise import MulScalar
 
         return MulScalar.apply(a, s)
 
@@ -378,13 +381,13 @@ class _TensorOps(_graph.Tensors):
 
     @staticmethod
     def div_scalar(a, s):
-        from ..ops.elementwise import DivScalar
+        from .elementwise import DivScalar
 
         return DivScalar.apply(a, s)
 
     @staticmethod
     def add_scalar(a, s):
-        from ..ops.exp_log import AddScalar
+        from .exp_log import AddScalar
 
         return AddScalar.apply(a, s)
 
@@ -394,19 +397,19 @@ class _TensorOps(_graph.Tensors):
 
     @staticmethod
     def tril(a, k):
-        from ..ops.linalg import Tril
+        from .linalg import Tril
 
         return Tril.apply(a, k)
 
     @staticmethod
     def triu(a, k):
-        from ..ops.linalg import Triu
+        from .linalg import Triu
 
         return Triu.apply(a, k)
 
     @staticmethod
     def roll(a, shifts, dims):
-        from ..ops.indexing import Roll
+        from .indexing import Roll
 
         return Roll.apply(a, shifts, dims)
 
@@ -455,5 +458,96 @@ def select_array(mask, x, zero_where=False):
 ARRAY_OPS = _ArrayOps()
 TENSOR_OPS = _TensorOps()
 
-# The walk passes these to each node's apply (autograd/graph.py's slots).
+
+# --- the formula protocol: a primitive's node runs its formula --------------------------
+
+def formula_node(cls, ns):
+    """Make ``cls`` (a Function with a ``formula``) a primitive: ``ns`` is its node class's.
+
+    One formula serves both walks: the node's ``apply`` runs it with the
+    gradient kind it is given (``apply_formula``), and ``cls.backward``, unless
+    the class writes its own, runs it on Tensors (``create_graph=True``, ``node(v)``).
+    What ``Function.__init_subclass__`` calls (autograd/function.py's slot).
+    """
+    if "backward" not in cls.__dict__:
+        cls.backward = staticmethod(_backward_from_formula(cls))
+    ns["apply"] = apply_formula
+
+
+def apply_formula(node, grads, F):
+    """The node's ``apply`` for a class with a ``formula`` (every primitive).
+
+    A walk that records nothing runs it on numpy arrays (``F`` is ``ARRAY_OPS``),
+    but on Tensors (the class's ``backward``) when the values do not share one
+    dtype: numpy and PyTorch promote mixed dtypes differently.
+    """
+    if F.records:
+        return BackwardNode.apply(node, grads, F)
+    if len(grads) > 1:  # (a node of several outputs)
+        grads = node._materialized(grads, _array_zeros)
+    cls = node._forward_cls
+    g = grads[0]
+    dt = None if g is None else g.dtype
+    values, same = _unpack_arrays(node, dt)
+    if not (same and dt is not None) and not _one_dtype(grads, values, cls._ints_are_indices):
+        return BackwardNode.apply(node, grads, F)  # (the formula on Tensors, wrapped)
+    try:
+        out = cls.formula(F, node, *grads, *values)
+    except ValueError:
+        # numpy's "operands could not be broadcast together" (a saved tensor's .data
+        # replaced by one of another shape since forward): the formula on Tensors
+        # raises PyTorch's "The size of tensor a (3) must match the size of tensor b (2) ..."
+        return BackwardNode.apply(node, grads, F)
+    n = len(node.needs_input_grad)
+    if type(out) is tuple:
+        if len(out) == n:
+            ea = node._edge_args
+            if ea is None:  # the usual case: one gradient per edge already
+                return out
+            if ea[-1] == len(ea) - 1:  # edges on the leading arguments (add's a, b; alpha)
+                return out[:len(ea)]
+    elif n == 1 and node._edge_args is None:
+        return (out,)
+    return node._per_edge(out)
+
+
+def _backward_from_formula(cls):
+    def backward(ctx, *grads):
+        return cls.formula(TENSOR_OPS, ctx, *grads, *saved.unpack(ctx, formula=True))
+
+    backward.__doc__ = f"``{cls.__name__}.formula`` on Tensors (recorded under create_graph=True)."
+    return backward
+
+
+def _array_zeros(shape, dtype):
+    return np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype)
+
+
+def _one_dtype(grads, values, ints_ok):
+    """True if every float (or integer) array among the values shares one dtype.
+
+    Bool arrays (masks) never count; integer arrays do not either when the
+    formula uses them only as indices (``ints_ok``: the class's
+    ``_ints_are_indices``).  (The usual case, every array of the first
+    gradient's dtype, is found while unpacking: ``saved.unpack_arrays``.)
+    """
+    dt = None
+    ignored = "biu" if ints_ok else "b"
+    for group in (grads, values):
+        for v in group:
+            if v is None or type(v) in _PY_SCALARS or v.dtype.kind in ignored:
+                continue
+            d = v.dtype
+            if dt is None:
+                dt = d
+            elif d != dt:
+                return False
+    return True
+
+
+_PY_SCALARS = (float, int, bool)
+
+# The walk passes these to each node's apply (autograd/graph.py's slots); Function
+# makes a class with a formula a primitive here (autograd/function.py's slot).
 _graph.register_grad_kinds(ARRAY_OPS, TENSOR_OPS)
+_function.register_formula_node(formula_node)
