@@ -198,3 +198,106 @@ def test_unpack_arrays_equals_unpack(name, make):
             assert a is t._data or (t._data.ndim == 0 and a == t._data[()])
     kinds = {a.dtype for a in arrays if isinstance(a, (np.ndarray, np.generic))}
     assert same == (kinds <= {np.dtype(np.float32)})
+
+
+# --- collect_next_edges: the fast path against the general loop ----------------------
+
+from minigrad.autograd import edges  # noqa: E402
+from minigrad.ops.elementwise import Add, Mul  # noqa: E402
+from minigrad.ops.reductions import Sum  # noqa: E402
+
+
+def _edge_cases():
+    """(name, cls, make) with make() giving fresh inputs (a stale view is refreshed on use)."""
+    def leaf():
+        return minigrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+
+    def made():
+        return leaf() * 2
+
+    def const():
+        return minigrad.tensor([[5.0, 6.0], [7.0, 8.0]])
+
+    def f64():
+        return minigrad.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=minigrad.float64, requires_grad=True)
+
+    def view():
+        return made()[0]
+
+    def stale_view():
+        base = made()
+        v = base[0]
+        base[1].mul_(2)  # written through another view since v's grad_fn was made
+        v.add_(0)  # ... and through v itself
+        return base[:1]
+
+    def written_view():
+        base = made()
+        v = base[0]
+        base.mul_(3)  # v's memory written since its grad_fn was made: stale
+        return v
+
+    def second_output():
+        return made().split(1)[1]  # output_nr 1
+
+    def no_grad_view():
+        x = leaf()
+        with minigrad.no_grad():
+            return x[0]
+
+    return [
+        ("a leaf", Sum, lambda: (leaf(),)),
+        ("a recorded tensor", Sum, lambda: (made(),)),
+        ("a constant", Sum, lambda: (const(),)),
+        ("a tensor and a number", Sum, lambda: (made(), 1)),
+        ("a tensor and two numbers", Sum, lambda: (made(), 1, True)),
+        ("a view", Sum, lambda: (view(),)),
+        ("a stale view", Sum, lambda: (written_view(),)),
+        ("a view written through another", Sum, lambda: (stale_view(),)),
+        ("a second output", Sum, lambda: (second_output(),)),
+        ("a view taken under no_grad", Sum, lambda: (no_grad_view(),)),
+        ("two leaves", Mul, lambda: (leaf(), leaf())),
+        ("a leaf and a constant", Mul, lambda: (leaf(), const())),
+        ("a constant and a leaf", Mul, lambda: (const(), leaf())),
+        ("two constants", Mul, lambda: (const(), const())),
+        ("a float64 and a float32", Mul, lambda: (f64(), leaf())),
+        ("a view and a second output", Mul, lambda: (view(), second_output())),
+        ("a stale view and a leaf", Mul, lambda: (written_view(), leaf())),
+        ("add(a, b, alpha)", Add, lambda: (leaf(), made(), 2.0)),
+        ("add(a, const, alpha)", Add, lambda: (leaf(), const(), 2.0)),
+        ("a number first", Mul, lambda: (2.0, leaf())),
+        ("three tensors", Mul, lambda: (leaf(), const(), made())),
+    ]
+
+
+def _edges_state(node, inputs):
+    """A node's edges, comparable across two fresh sets of the same inputs."""
+    if node is None:
+        return None
+
+    def where(fn):
+        for k, a in enumerate(inputs):
+            if isinstance(a, minigrad.Tensor) and fn is not None and (
+                    fn is a._grad_fn or (a._accum is not None and fn is a._accum())):
+                return ("input", k, type(fn).__name__)
+        return None if fn is None else ("other", type(fn).__name__)
+
+    return (node.needs_input_grad, tuple(where(fn) for fn in node._next_fns),
+            tuple(node._next_nrs), node._in_meta, node._edge_args, type(node).__name__)
+
+
+@pytest.mark.parametrize("name, cls, make", _edge_cases(), ids=[n for n, _, _ in _edge_cases()])
+def test_collect_edges_fast_equals_general(name, cls, make):
+    states, metas = [], []
+    for collect in (edges.collect_next_edges, edges.collect_next_edges_fast):
+        inputs = make()
+        node = collect(cls, inputs)
+        states.append(_edges_state(node, inputs))
+        metas.append(None if node is None else node._in_meta)
+    general, fast = states
+    assert fast == general
+    unusual = ("stale", "written", "second output", "no_grad")  # (rebuilt edges: not interned)
+    if general is not None and not any(u in name for u in unusual):
+        assert metas[0] is metas[1]  # (the same interned tuple)
+    if "constant" in name and "leaf" not in name:
+        assert general is None  # nothing requires grad: no node

@@ -19,13 +19,13 @@ MINIGRAD = Path(__file__).resolve().parents[1] / "minigrad"
 # file (relative to minigrad/): its ceiling in lines
 CEILINGS = {
     "tensor.py": 590,
-    "autograd/function.py": 630,  # (step 6: the formula protocol moved to ops/formulas.py)
+    "autograd/function.py": 631,  # (+1, step 7: the node constructor, from edges._new_node)
     "autograd/graph.py": 390,  # (+20, step 6: the gradient kinds ARRAYS/TENSORS apply takes)
     "autograd/saved.py": 250,  # (step 5: hooks in saved_hooks.py, later edits in saved_edits.py)
-    "autograd/edges.py": 190,
+    "autograd/edges.py": 184,
     "autograd/engine.py": 514,
 }
-TOTAL = 2560
+TOTAL = 2554
 
 
 def _lines(name):
@@ -112,11 +112,10 @@ def test_the_second_backward_error_is_raised_in_one_place():
     assert len(raises) == 1 and raises[0].startswith("autograd/saved.py:"), raises
 
 
-def test_saved_values_are_made_by_their_constructors():
-    """No ``object.__new__`` copies slots behind a constructor's back (step 5; edges.py: step 7)."""
-    found = [name for name in ("autograd/saved.py", "autograd/saved_hooks.py",
-                               "autograd/saved_edits.py", "autograd/forward_ad.py")
-             if "object.__new__" in (MINIGRAD / name).read_text(encoding="utf-8")]
+def test_nodes_and_saved_values_are_made_by_their_constructors():
+    """No ``object.__new__`` under autograd/ sets slots behind a constructor's back (steps 5, 7)."""
+    found = [path.name for path in sorted((MINIGRAD / "autograd").glob("*.py"))
+             if "object.__new__" in path.read_text(encoding="utf-8")]
     assert not found, found
 
 

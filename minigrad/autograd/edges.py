@@ -1,6 +1,6 @@
 """The edges a new node gets: PyTorch's ``collect_next_edges``.
 
-``Function.apply`` calls ``node_for`` before running forward.  For each input
+``Function.apply`` calls ``collect_next_edges`` before running forward.  For each input
 of the call it finds where that input's gradient must go: the node that made
 it (its ``grad_fn``, and which of that node's outputs it is) or, for a leaf
 that requires grad, the leaf's ``AccumulateGrad``; a constant gets no edge,
@@ -13,17 +13,16 @@ Source: ``collect_next_edges`` and ``Node``'s constructor
 """
 
 from ..tensor import Tensor
-from .graph import _ZEROS, AccumulateGrad, _output_nrs, _sequence
+from .graph import _ZEROS, AccumulateGrad, _output_nrs
 from .view_history import is_current as _is_current
 from .view_history import refresh_view as _refresh_view
 
-__all__ = ["node_for"]
+__all__ = ["collect_next_edges", "collect_next_edges_fast"]
 
-_new = object.__new__
 _EDGE_ARGS = {}  # the distinct _edge_args tuples (a handful: (0, 1) for add, ...)
 
 
-def node_for(cls, inputs):
+def collect_next_edges(cls, inputs):
     """The node ``cls.apply(*inputs)`` records, its edges set; None if no input requires grad.
 
     As PyTorch's ``collect_next_edges``, this runs before forward: for each
@@ -31,52 +30,19 @@ def node_for(cls, inputs):
     ``AccumulateGrad``) and which of that node's outputs it is, or None for
     a constant; its shape and dtype, which the engine checks gradients
     against; and ``needs_input_grad``, one flag per argument of ``apply``.
+    ``Function.apply`` calls ``collect_next_edges_fast`` (below), which
+    takes the usual calls the same way.
     """
-    # The usual call: one or two tensors (add and sub: and a number, alpha),
-    # each its node's output 0 and not a stale view (the same edges as the
-    # general loop below, without lists).
-    n = len(inputs)
-    if n == 2 or (n == 3 and not isinstance(inputs[2], Tensor)):
-        a = inputs[0]
-        b = inputs[1]
-        if (isinstance(a, Tensor) and isinstance(b, Tensor) and not a._output_nr
-                and not b._output_nr and (a._view_of is None or _current_view(a))
-                and (b._view_of is None or _current_view(b))):
-            ra = a._requires_grad
-            rb = b._requires_grad
-            if not (ra or rb):
-                return None
-            fns = (a._grad_fn or _leaf_node(a) if ra else None,
-                   b._grad_fn or _leaf_node(b) if rb else None)
-            meta = ((a._data.shape, a._data.dtype) if ra else None,
-                    (b._data.shape, b._data.dtype) if rb else None)
-            if n == 2:
-                return _new_node(cls, _FLAGS2[bool(ra)][bool(rb)], fns, _ZEROS[2], meta, None)
-            return _new_node(cls, _FLAGS2_NUMBER[bool(ra)][bool(rb)], fns, _ZEROS[2], meta,
-                             _LEADING2)
-    # One tensor, first, then up to two other arguments (sum's dim, rsub's other and alpha)
-    if n == 1 or (1 < n < 4 and not isinstance(inputs[1], Tensor)
-                  and (n == 2 or not isinstance(inputs[2], Tensor))):
-        a = inputs[0]
-        if (isinstance(a, Tensor) and not a._output_nr
-                and (a._view_of is None or _current_view(a))):
-            if not a._requires_grad:
-                return None
-            d = a._data
-            return _new_node(cls, _FLAGS_FIRST[n], (a._grad_fn or _leaf_node(a),), _ZEROS[1],
-                             ((d.shape, d.dtype),), None if n == 1 else _FIRST_ONLY)
     flags = []
     fns = []
     meta = []
     edge_args = None  # which arguments have edges, once a non-tensor argument is met
     unusual = False  # an input that is a stale view, or not its node's output 0
-    i = 0
-    for a in inputs:
+    for i, a in enumerate(inputs):
         if not isinstance(a, Tensor):
             flags.append(False)
             if edge_args is None:
                 edge_args = list(range(i))
-            i += 1
             continue
         if a._output_nr or (a._view_of is not None and not _current_view(a)):
             unusual = True  # (its edge is made again by _unusual_edges)
@@ -91,22 +57,19 @@ def node_for(cls, inputs):
             meta.append(None)
         if edge_args is not None:
             edge_args.append(i)
-        i += 1
     if True not in flags:
         return None
-    if unusual:  # views whose memory was written since their grad_fn was made; output numbers
-        node = _new_node(cls, tuple(flags), (), (), (), None)  # its sequence number first
-        fns, meta, nrs = _unusual_edges(inputs)
-        node._next_fns = tuple(fns)
-        node._next_nrs = nrs
-        node._in_meta = tuple(meta)
-    else:
-        n = len(fns)
-        nrs = _ZEROS[n] if n < 8 else _output_nrs((0,) * n)
-        node = _new_node(cls, tuple(flags), tuple(fns), nrs, tuple(meta), None)
     if edge_args is not None:
         edge_args = tuple(edge_args)
-        node._edge_args = _EDGE_ARGS.setdefault(edge_args, edge_args)  # one tuple per pattern
+        edge_args = _EDGE_ARGS.setdefault(edge_args, edge_args)  # one tuple per pattern
+    if not unusual:
+        return cls._backward_cls(tuple(flags), tuple(fns), _output_nrs((0,) * len(fns)),
+                                 _interned(tuple(meta)), edge_args)
+    # views whose memory was written since their grad_fn was made; output numbers > 0:
+    # the node takes its sequence number first, then the views get their grad_fn again
+    node = cls._backward_cls(tuple(flags), (), (), (), edge_args)
+    fns, meta, nrs = _unusual_edges(inputs)
+    node._next_fns, node._next_nrs, node._in_meta = tuple(fns), nrs, tuple(meta)
     return node
 
 
@@ -127,20 +90,6 @@ def _leaf_node(t):
     return fn if fn is not None else AccumulateGrad.of(t)
 
 
-def _new_node(cls, needs_input_grad, fns, nrs, meta, edge_args):
-    """A fresh node of ``cls``'s backward type with these edges and the next sequence number."""
-    node = _new(cls._backward_cls)
-    node._seq = next(_sequence)
-    node._hooks = None
-    node._to_save = node._kept = node._kept_versions = ()
-    node.needs_input_grad = needs_input_grad
-    node._next_fns = fns
-    node._next_nrs = nrs
-    node._in_meta = _METAS.get(meta) or _interned(meta)
-    node._edge_args = edge_args
-    return node
-
-
 # The distinct _in_meta tuples, one object each.  A graph repeats a handful of
 # (shape, dtype) patterns; sharing them keeps three new tuples per node from
 # surviving until the collector's next pass (each survivor brings its next
@@ -149,6 +98,9 @@ _METAS = {}
 
 
 def _interned(meta):
+    found = _METAS.get(meta)
+    if found is not None:
+        return found
     if len(_METAS) >= 4096:  # (a program whose shapes keep changing: start again)
         _METAS.clear()
     return _METAS.setdefault(meta, meta)
@@ -188,3 +140,45 @@ def _unusual_edges(inputs):
             nrs.append(0)
             meta.append(None)
     return fns, meta, _output_nrs(nrs)
+
+
+# --- fast path: the usual calls, as the general path above (tests/test_fast_paths.py) ---
+# One or two tensors (add and sub: and a number, alpha), or one tensor first and up to two
+# other arguments (sum's dim, rsub's other and alpha), each its node's output 0 and not a
+# stale view: the same node, without the lists.
+
+def collect_next_edges_fast(cls, inputs):
+    """``collect_next_edges`` (what ``Function.apply`` calls), faster in the usual calls."""
+    n = len(inputs)
+    if n == 2 or (n == 3 and not isinstance(inputs[2], Tensor)):
+        a = inputs[0]
+        b = inputs[1]
+        if (isinstance(a, Tensor) and isinstance(b, Tensor) and not a._output_nr
+                and not b._output_nr and (a._view_of is None or _current_view(a))
+                and (b._view_of is None or _current_view(b))):
+            ra = a._requires_grad
+            rb = b._requires_grad
+            if not (ra or rb):
+                return None
+            fns = (a._grad_fn or _leaf_node(a) if ra else None,
+                   b._grad_fn or _leaf_node(b) if rb else None)
+            meta = ((a._data.shape, a._data.dtype) if ra else None,
+                    (b._data.shape, b._data.dtype) if rb else None)
+            if n == 2:
+                return cls._backward_cls(_FLAGS2[bool(ra)][bool(rb)], fns, _ZEROS[2],
+                                         _METAS.get(meta) or _interned(meta), None)
+            return cls._backward_cls(_FLAGS2_NUMBER[bool(ra)][bool(rb)], fns, _ZEROS[2],
+                                     _METAS.get(meta) or _interned(meta), _LEADING2)
+    if n == 1 or (1 < n < 4 and not isinstance(inputs[1], Tensor)
+                  and (n == 2 or not isinstance(inputs[2], Tensor))):
+        a = inputs[0]
+        if (isinstance(a, Tensor) and not a._output_nr
+                and (a._view_of is None or _current_view(a))):
+            if not a._requires_grad:
+                return None
+            d = a._data
+            meta = ((d.shape, d.dtype),)
+            return cls._backward_cls(_FLAGS_FIRST[n], (a._grad_fn or _leaf_node(a),), _ZEROS[1],
+                                     _METAS.get(meta) or _interned(meta),
+                                     None if n == 1 else _FIRST_ONLY)
+    return collect_next_edges(cls, inputs)

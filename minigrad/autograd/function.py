@@ -30,7 +30,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import anomaly, grad_mode
-from .edges import node_for as _node_for
+from .edges import collect_next_edges_fast as _collect_next_edges
 from . import graph as _graph
 from .graph import Node
 from . import saved
@@ -134,9 +134,10 @@ class BackwardNode(FunctionCtx, Node):
     _non_differentiable = ()
     _dirty = ()
 
-    def __init__(self):
-        Node.__init__(self)
-        self._in_meta = self._edge_args = None
+    def __init__(self, needs_input_grad, next_fns, next_nrs, in_meta, edge_args=None):
+        # (made by edges.collect_next_edges; edge_args: which arguments have edges, None: all)
+        Node.__init__(self, next_fns, next_nrs)
+        self.needs_input_grad, self._in_meta, self._edge_args = needs_input_grad, in_meta, edge_args
         self._to_save = self._kept = self._kept_versions = ()
 
     def name(self):
@@ -364,7 +365,7 @@ class Function:
         enabled = state.enabled
         # inference mode records nothing, even under enable_grad (the thread's flag is
         # read only while some inference_mode block is open: grad_mode.inference_blocks)
-        node = (_node_for(cls, inputs) if enabled and not (grad_mode.inference_blocks and state.inference)
+        node = (_collect_next_edges(cls, inputs) if enabled and not (grad_mode.inference_blocks and state.inference)
                 else None)
         if node is not None:
             ctx = node  # the node that will be recorded is also the ctx forward fills in

@@ -76,9 +76,10 @@ class Node:
     # formulas, they compute nothing when no input needs a gradient.
     _formula_only = False
 
-    def __init__(self):
-        self._seq = next(_sequence)
-        self._next_fns = self._next_nrs = ()
+    def __init__(self, next_fns=(), next_nrs=(), seq=None):
+        """A node with these edges and, unless ``seq`` is given, the next sequence number."""
+        self._seq = next(_sequence) if seq is None else seq
+        self._next_fns, self._next_nrs = next_fns, next_nrs
         self._hooks = None
 
     @property
@@ -274,9 +275,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         # PyTorch makes it with sequence number UINT64_MAX, taking none from the
         # counter: so it runs as soon as it is ready
-        self._seq = UINT64_MAX
-        self._next_fns = self._next_nrs = ()
-        self._hooks = None
+        Node.__init__(self, seq=UINT64_MAX)
         self.variable = variable
 
     @classmethod
