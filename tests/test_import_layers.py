@@ -41,7 +41,7 @@ LAYERS = {
     3: ["ops", "ops.*", "linalg"],
     4: ["autograd", "autograd.forward_ad", "autograd.forward_rules",
         "autograd.functional", "autograd.gradcheck", "autograd.gradcheck_forward",
-        "autograd.gradgradcheck", "autograd.save_on_cpu"],
+        "autograd.gradgradcheck", "autograd.once_differentiable", "autograd.save_on_cpu"],
     5: ["nn", "nn.*", "optim", "optim.*", "utils", "utils.*", "serialization"],
     6: ["jit", "jit.*"],
     7: ["viz", "viz.*", "widgets", "memory"],

@@ -18,9 +18,10 @@ from types import SimpleNamespace as _Namespace
 from .. import tensor as _tensor
 from ..tensor import Tensor, ones_like, zeros_like
 from . import forward_ad, functional, graph, hooks, saved, saved_edits  # noqa: F401
+from . import function as _function
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
-from .function import Function, FunctionCtx, once_differentiable
+from .function import Function, FunctionCtx
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -31,6 +32,7 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck
 from .gradgradcheck import gradgradcheck
+from .once_differentiable import once_differentiable
 from .save_on_cpu import save_on_cpu as _save_on_cpu
 from .view_history import refresh_view as _refresh_view
 
@@ -204,3 +206,5 @@ graph.register_multi_grad_hook = hooks.register_multi_grad_hook
 graph.save_on_cpu = _save_on_cpu
 graph.saved_tensors_hooks = saved.saved_tensors_hooks
 graph.SavedTensor = saved.SavedTensor
+# torch.autograd.function.once_differentiable, written beside it (once_differentiable.py)
+_function.once_differentiable = once_differentiable

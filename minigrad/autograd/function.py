@@ -26,6 +26,8 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 (torch/autograd/function.py).
 """
 
+import contextlib
+
 import numpy as np
 
 from ..tensor import Tensor
@@ -37,7 +39,7 @@ from . import saved
 from .saved import pack_fast as _pack
 from .view_history import view_root as _view_root
 
-__all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]
+__all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]  # (the last: the face sets it)
 
 _state = grad_mode._state
 
@@ -572,60 +574,38 @@ def register_view_write(fn):
     _rebase_view_write = fn
 
 
-# While minigrad.jit traces a function, the callable that records each call of
-# ``apply`` (it runs the call itself, with ``_tracer`` set back to None, so the
-# operations a primitive runs inside its own forward are not recorded twice).
-_tracer = None
+# --- the jit's one way in: while minigrad.jit traces, each apply goes to its hook -----
+_tracer = None  # the hook; set only here, by tracing() and untraced()
 
 
-def once_differentiable(fn):
-    """Decorator for a ``backward`` that is not itself differentiable (``torch.autograd.function.once_differentiable``).
+@contextlib.contextmanager
+def tracing(hook):
+    """``with tracing(hook):`` each ``Function.apply`` call goes to ``hook(cls, args[, kwargs])``,
+    which runs the call itself ``untraced()`` (what a primitive's forward calls is not traced).
 
-    The backward runs with recording off.  Under ``create_graph=True``, when
-    a gradient it received requires grad, its results are routed through an
-    ``Error`` node, as in PyTorch: differentiating them raises
-    "trying to differentiate twice a function that was marked with
-    @once_differentiable".
+    Raises:
+        RuntimeError: "... cannot trace or compile while another trace is recording".
     """
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(ctx, *args):
-        with grad_mode.no_grad():
-            outputs = fn(ctx, *args)
-        if not _state.enabled:
-            return outputs
-        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
-            return outputs
-        single = type(outputs) is not tuple
-        outs = (outputs,) if single else outputs
-        fake = [o if o is None else o.detach().requires_grad_(True) for o in outs]
-        wrapped = _DelayedError.apply(*fake)
-        wrapped = wrapped if type(wrapped) is tuple else (wrapped,)
-        return wrapped[0] if single else wrapped
-
-    return wrapper
+    global _tracer
+    if _tracer is not None:
+        raise RuntimeError("minigrad.jit: cannot trace or compile while another trace is recording")
+    _tracer = hook
+    try:
+        yield
+    finally:
+        _tracer = None
 
 
+@contextlib.contextmanager
+def untraced():
+    """``with untraced():`` ``apply`` runs as usual (inside a hook: the call it records)."""
+    global _tracer
+    hook, _tracer = _tracer, None
+    try:
+        yield
+    finally:
+        _tracer = hook
 
-class _DelayedError(Function):
-    """The node ``once_differentiable`` puts behind its results: differentiating it raises.
 
-    Source: ``torch._C._functions.DelayedError`` (named ``torch::autograd::Error``).
-    """
-
-    node_name = "Error"
-
-    @staticmethod
-    def _name():
-        return "torch::autograd::Error"
-
-    @staticmethod
-    def forward(ctx, *tensors):
-        outs = tuple(None if t is None else Tensor._make(t._data) for t in tensors)
-        return outs if len(outs) != 1 else outs[0]
-
-    @staticmethod
-    def backward(ctx, *grads):
-        raise RuntimeError(
-            "trying to differentiate twice a function that was marked with @once_differentiable")
+def is_tracing():
+    return _tracer is not None

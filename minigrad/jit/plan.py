@@ -88,7 +88,7 @@ def trace_step_backward(run, spec, ctx, grads):
         (out, program): the gradients, and a ``StepProgram`` if the recording
         is closed (else None).
     """
-    if _function._tracer is not None:  # a trace is recording already: leave it alone
+    if _function.is_tracing():  # a trace is recording already: leave it alone
         return run(spec, ctx, grads), None
     known = {}
     keep = []  # every tensor met stays alive, so no id is reused while recording
@@ -119,11 +119,8 @@ def trace_step_backward(run, spec, ctx, grads):
         return ("c", a)
 
     def hook(cls, args, kwargs=None):
-        _function._tracer = None
-        try:
+        with _function.untraced():
             out = cls.apply(*args, **(kwargs or {}))
-        finally:
-            _function._tracer = hook
         if kwargs:
             closed[0] = False  # keyword arguments: not traced
         if not closed[0]:
@@ -141,11 +138,8 @@ def trace_step_backward(run, spec, ctx, grads):
         calls.append((cls, refs, len(outs) if type(out) is tuple else None))
         return out
 
-    _function._tracer = hook
-    try:
+    with _function.tracing(hook):
         out = run(spec, ctx, grads)
-    finally:
-        _function._tracer = None
     if not closed[0]:
         return out, None
     result = []

@@ -321,10 +321,11 @@ class Recorder:
         return v
 
     def __enter__(self):
-        if Recorder._active is not None or _function._tracer is not None:
+        if Recorder._active is not None or _function.is_tracing():
             raise RuntimeError("minigrad.jit: cannot trace or compile while another trace is recording")
+        self._tracing = _function.tracing(self._on_apply)
+        self._tracing.__enter__()
         Recorder._active = self
-        _function._tracer = self._on_apply
         saved = self._patched
         for name, kind in _CONVERSIONS:
             saved.append((Tensor, name, Tensor.__dict__[name]))
@@ -364,7 +365,7 @@ class Recorder:
         for owner, name, orig in reversed(self._patched):
             setattr(owner, name, orig)
         self._patched = []
-        _function._tracer = None
+        self._tracing.__exit__(*exc)
         Recorder._active = None
         # keep nothing alive: step outputs were referenced weakly only
         self._by_id = {}
@@ -512,11 +513,8 @@ class Recorder:
             if not self._busy:
                 self.rec.unsupported.append(("a Function called with keyword arguments",
                                              self._location()))
-            _function._tracer = None
-            try:
+            with _function.untraced():
                 return cls.apply(*args, **kwargs)
-            finally:
-                _function._tracer = self._on_apply
         if self._busy:
             return cls.apply(*args)
         entry, user = self._entry()
@@ -525,11 +523,10 @@ class Recorder:
         data_pos = set()
         arg_refs = tuple(self._arg_ref(a, i, data_pos) for i, a in enumerate(args))
         self._busy = True
-        _function._tracer = None
         try:
-            out = cls.apply(*args)
+            with _function.untraced():
+                out = cls.apply(*args)
         finally:
-            _function._tracer = self._on_apply
             self._busy = False
         step = Step("function", cls, arg_refs, {}, self._location(), group)
         step.data_pos = frozenset(data_pos)
@@ -554,11 +551,10 @@ class Recorder:
             recorder.rec.groups[recorder._group] = {"name": name, "args": {}, "plain": True}
             arg_refs = tuple(recorder._resolve(a) if isinstance(a, Tensor) else a for a in args)
             recorder._busy = True
-            _function._tracer = None
             try:
-                out = orig(*args, **kwargs)
+                with _function.untraced():
+                    out = orig(*args, **kwargs)
             finally:
-                _function._tracer = recorder._on_apply
                 recorder._busy = False
             if out is NotImplemented or not isinstance(out, (Tensor, tuple)):
                 return out
