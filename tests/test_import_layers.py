@@ -37,7 +37,7 @@ LAYERS = {
     1: ["tensor", "_tensor_str", "creation"],
     2: ["autograd.graph", "autograd.saved", "autograd.saved_edits", "autograd.saved_hooks",
         "autograd.edges", "autograd.function", "autograd.engine", "autograd.anomaly",
-        "autograd.hooks", "autograd.view_history"],
+        "autograd.hooks", "autograd.view_history", "autograd.validate", "autograd.captures"],
     3: ["ops", "ops.*", "linalg"],
     4: ["autograd", "autograd.forward_ad", "autograd.forward_rules",
         "autograd.functional", "autograd.gradcheck", "autograd.gradcheck_forward",

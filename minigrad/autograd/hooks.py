@@ -12,6 +12,9 @@
   for the first one.
 * ``node._raw_saved_self`` (``SavedTensor``) lets a single saved tensor get
   its own pack/unpack pair with ``register_hooks``.
+* During a walk (engine.py): ``run_tensor_hooks`` (a tensor's hooks see the
+  summed gradient before its node runs), ``run_pre_hooks`` and
+  ``run_post_hooks`` (a node's own, around it).
 
 Source: ``torch.Tensor.register_hook`` and ``retain_grad`` (torch/_tensor.py,
 torch/csrc/autograd/python_hook.cpp), torch/autograd/graph.py
@@ -24,7 +27,6 @@ import weakref
 from .. import _dtype
 from .._layout import contiguous_format
 from ..tensor import Tensor
-from . import engine
 from .grad_mode import _state
 from . import saved
 from .graph import AccumulateGrad
@@ -99,9 +101,9 @@ class _MultiHandle:
 
 
 def _current_walk():
-    if not engine._walks:
+    if not walks:
         raise AssertionError("expected this hook to be called inside a backward call")
-    return engine._walks[-1]
+    return walks[-1]
 
 
 def _node_of(t):
@@ -304,3 +306,69 @@ def _check_hook_result(hook, grad, new):
 
 def _legacy_type(t):
     return f"torch.{_dtype.SCALAR_TYPE_NAMES[t.dtype.name]}Tensor"
+
+
+# --- running hooks during a walk (engine.py calls these) -------------------------------
+
+walks = []  # the walks in progress, innermost last (engine.run_backward pushes and pops them)
+
+
+def run_tensor_hooks(node, grads, F):
+    """The hooks of the tensor ``node`` produced (``register_hook``, ``retain_grad``) on its summed
+    gradients, before it runs, as in PyTorch; a leaf's, in its AccumulateGrad."""
+    hooks = node._hooks
+    if hooks is not None and hooks.tensor_pre:
+        return run_pre_hooks(grads, hooks.tensor_pre, F)
+    if type(node) is AccumulateGrad and node.variable._hooks:
+        # (a leaf's hooks see None too when its AccumulateGrad gets no gradient, as in PyTorch)
+        g = node.variable._run_leaf_hooks(F.to_tensors(grads[:1])[0])
+        return list(F.from_tensors((g,)))
+    return grads
+
+
+def _hook_name(hook):
+    return getattr(hook, "__name__", repr(hook))
+
+
+def run_pre_hooks(grads, hooks, F):
+    """A node's pre-hooks (or its tensor's hooks): each may replace the gradients it received.
+
+    Raises:
+        RuntimeError: PyTorch's "hook '...' has returned an incorrect number of values ...".
+    """
+    grads = list(F.to_tensors(grads))
+    # retain_grad's hook runs after the tensor's own hooks (PyTorch's order)
+    for hook in sorted(hooks.values(), key=lambda h: getattr(h, "_runs_last", False)):
+        res = hook(tuple(grads))
+        if res is not None:
+            if len(res) != len(grads):
+                raise RuntimeError(
+                    f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+                    f"(got {len(res)}, but expected {len(grads)})"
+                )
+            grads = list(res)
+    return list(F.from_tensors(tuple(grads)))
+
+
+def run_post_hooks(out, grads, hooks, F):
+    """A node's post-hooks ``hook(grad_inputs, grad_outputs)``: each may replace what it sends on.
+
+    Raises:
+        RuntimeError: PyTorch's "hook '...' has returned an incorrect number of values ..."
+            and "can't replace a None gradient with a non-None value".
+    """
+    out = F.to_tensors(out)
+    grads = F.to_tensors(grads)
+    for hook in tuple(hooks.values()):
+        res = hook(out, grads)
+        if res is not None:
+            if len(res) != len(out):
+                raise RuntimeError(
+                    f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+                    f"(got {len(res)}, but expected {len(out)})"
+                )
+            for old, new in zip(out, res):
+                if old is None and new is not None:
+                    raise RuntimeError("can't replace a None gradient with a non-None value")
+            out = tuple(res)
+    return F.from_tensors(out)

@@ -32,7 +32,7 @@ from ..tensor import Tensor
 from ..autograd import function as _function
 from ..autograd import graph as _graph
 from ..autograd import saved
-from ..autograd.engine import _sum_to_array
+from ..autograd.validate import sum_to_array as _sum_to_array
 from ..autograd.function import BackwardNode
 from ..autograd.saved import unpack_arrays as _unpack_arrays
 
