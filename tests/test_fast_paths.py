@@ -301,3 +301,130 @@ def test_collect_edges_fast_equals_general(name, cls, make):
         assert metas[0] is metas[1]  # (the same interned tuple)
     if "constant" in name and "leaf" not in name:
         assert general is None  # nothing requires grad: no node
+
+
+# --- route_gradients: the fast path against the three named steps ---------------------
+
+from minigrad.autograd import engine  # noqa: E402
+
+
+def _walk_programs():
+    """(name, run) pairs: run(log) builds a graph afresh, walks it and returns what to compare."""
+    def leaves(*shapes, dtype=None):
+        rng = np.random.default_rng(0)
+        return [minigrad.tensor(rng.standard_normal(s), dtype=dtype or minigrad.float32,
+                                requires_grad=True) for s in shapes]
+
+    def watch(log, root):
+        """A prehook on every node behind ``root``: the order nodes run in."""
+        seen, stack = set(), [root.grad_fn]
+        while stack:
+            n = stack.pop()
+            if n is None or n in seen:
+                continue
+            seen.add(n)
+            n.register_prehook(lambda g, n=n: log.append(n.name()))
+            stack.extend(f for f, _ in n.next_functions)
+
+    def grads(*ts):
+        return [None if t.grad is None else t.grad.numpy().tolist() for t in ts]
+
+    def fan_in(log):
+        x, w = leaves((3,), (3,))
+        y = x * w
+        z = (y * y + y.exp() + y).sum()  # y reaches three consumers
+        watch(log, z)
+        z.backward()
+        return grads(x, w)
+
+    def several_outputs(log):
+        (x,) = leaves((4, 3))
+        a, b = x.split(2)  # SplitBackward0: two outputs, one buffer slot each
+        z = (a * 2).sum() + (b.tanh()).sum()
+        watch(log, z)
+        z.backward()
+        return grads(x)
+
+    def unused_output(log):
+        (x,) = leaves((4, 3))
+        a, _b = x.split(2)  # a None gradient for the unused output
+        z = a.sum()
+        watch(log, z)
+        z.backward()
+        return grads(x)
+
+    def broadcasting(log):
+        x, bias = leaves((5, 3), (3,))
+        z = ((x + bias) * (x + bias[None, :])).sum()  # summed back to (3,)
+        watch(log, z)
+        z.backward()
+        return grads(x, bias)
+
+    def dtype_cast(log):
+        (x,) = leaves((3,))
+        (d,) = leaves((3,), dtype=minigrad.float64)
+        z = (x * d).sum()  # x's gradient arrives as float64 and is cast to float32
+        watch(log, z)
+        z.backward()
+        return grads(x, d) + [str(x.grad.dtype)]
+
+    def hooks(log):
+        x, w = leaves((3,), (3,))
+        y = x * w
+        y.register_hook(lambda g: log.append(("y hook", g.numpy().tolist())) or g * 2)
+        y.retain_grad()
+        x.register_hook(lambda g: log.append(("x hook", g.numpy().tolist())))
+        z = y.sin().sum()
+        z.grad_fn.register_hook(lambda gi, go: log.append(("post", len(gi))))
+        watch(log, z)
+        z.backward()
+        return grads(x, w, y)
+
+    def inputs_given(log):
+        x, w = leaves((3,), (3,))
+        y = x * w
+        z = (y * y).sum()
+        watch(log, z)
+        z.backward(inputs=[w, y])
+        return grads(x, w, y)
+
+    def autograd_grad(log):
+        x, w = leaves((3,), (3,))
+        z = ((x * w).exp() * x).sum()
+        watch(log, z)
+        return [g.numpy().tolist() for g in minigrad.autograd.grad(z, (x, w))]
+
+    def retain_graph(log):
+        x, w = leaves((3,), (3,))
+        z = (x * w).tanh().sum()
+        watch(log, z)
+        z.backward(retain_graph=True)
+        z.backward()
+        return grads(x, w)
+
+    def create_graph(log):
+        x, w = leaves((3,), (3,))
+        z = (x * x * w).sum()
+        watch(log, z)
+        (gx,) = minigrad.autograd.grad(z, x, create_graph=True)
+        gx.sum().backward()  # through the recorded walk
+        return [gx.detach().numpy().tolist()] + grads(x, w)
+
+    return [(f.__name__, f) for f in (fan_in, several_outputs, unused_output, broadcasting,
+                                      dtype_cast, hooks, inputs_given, autograd_grad,
+                                      retain_graph, create_graph)]
+
+
+@pytest.mark.parametrize("name, run", _walk_programs(), ids=[n for n, _ in _walk_programs()])
+def test_route_fast_equals_general(name, run, monkeypatch):
+    """The walk gives the same ``.grad`` values, node order and hook calls with the fast route
+    (``route_gradients_fast``) and with the three named steps (``engine._FAST_ROUTE = False``)."""
+    results = []
+    for fast in (False, True):
+        monkeypatch.setattr(engine, "_FAST_ROUTE", fast)
+        log = []
+        out = run(log)
+        results.append((out, log))
+    general, fast = results
+    assert fast == general
+    assert general[1]  # (the nodes were seen running)

@@ -134,6 +134,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     state.numpy_quiet = True  # the ops a walk runs need not enter errstate again
     _walks.append(walk)
     captures = walk.captures
+    route = route_gradients_fast if _FAST_ROUTE and not walk.check_nan else route_gradients
     try:
         # backward formulas meet inf * 0 too; PyTorch is silent
         with np.errstate(all="ignore"):
@@ -146,7 +147,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     if grads is None:
                         continue  # nothing wanted lies behind this node
                 out = run_node(walk, node, grads, compute)      # 3. run it, free its saved values
-                route_gradients(walk, node, out, ready)         # 4. into the input buffers (fan-in)
+                route(walk, node, out, ready)                   # 4. into the input buffers (fan-in)
                 out = grads = None  # hold no gradient longer than the buffers do
     finally:
         _walks.pop()
@@ -230,13 +231,6 @@ class ReadyQueue:
         return bool(self.heap)
 
 
-_ndarray = np.ndarray
-# numpy's float scalar types and their dtypes, for route_gradients' check of a
-# numpy scalar (what arithmetic on 0-d values gives): its .dtype is made afresh
-# on every read, and the type is enough
-_SCALAR_DTYPES = {t: np.dtype(t) for t in (np.float16, np.float32, np.float64)}
-
-
 # --- 3. run the node, free its saved values -------------------------------------
 
 def run_node(walk, node, grads, compute=True):
@@ -283,54 +277,42 @@ def _any(values):
 # --- 4. route the gradients into the input buffers (fan-in) -----------------
 
 def route_gradients(walk, node, out, ready):
-    """Send ``out[i]`` to the node behind input ``i``: summed into its buffer (fan-in).
+    """Send ``out[i]`` to the node behind input ``i``, in three steps (PyTorch's ``InputBuffer``).
 
-    Each gradient is first made to fit its input: summed back over the
-    broadcast dims, cast to the input's dtype.  A node whose last consumer has
-    now delivered becomes ready.
+    ``fit_to_input``: summed back over the broadcast dims, cast to the
+    input's dtype (validate.py); ``add_to_buffer``: into the next node's
+    buffer, where the gradients of all its consumers are summed (fan-in);
+    ``count_down``: a node whose last consumer has delivered becomes ready.
     """
-    fns = node._next_fns
-    if not fns:
-        return  # (a leaf's AccumulateGrad: nothing lies behind it)
-    buffers = walk.buffers
-    deps = walk.dependencies
     meta = node._in_meta
-    nrs = node._next_nrs
-    check_nan = walk.check_nan
-    n_out = len(out)
-    i = -1
-    for nxt in fns:
-        i += 1
+    for i, nxt in enumerate(node._next_fns):
         if nxt is None:
-            continue
-        g = out[i] if i < n_out else None
-        if g is not None:
-            if meta is not None:
-                m = meta[i]
-                if type(g) is _ndarray:
-                    if g.shape != m[0] or g.dtype is not m[1]:
-                        g = fit_to_input(g, m, node, i, walk.arrays)
-                elif m[0] or _SCALAR_DTYPES.get(type(g)) is not m[1]:  # a numpy scalar; a Tensor
-                    g = fit_to_input(g, m, node, i, walk.arrays)
-            if check_nan:                                       # (anomaly check)
+            continue  # (an input that needs no gradient)
+        g = out[i] if i < len(out) else None
+        if g is not None and meta is not None:
+            g = fit_to_input(g, meta[i], node, i, walk.arrays)
+            if walk.check_nan:                                  # (anomaly check)
                 anomaly.check_gradient(node, i, walk.F.to_tensors((g,))[0])
-        left = deps[nxt] - 1
-        deps[nxt] = left
-        buf = buffers.get(nxt) if left else buffers.pop(nxt, None)
-        if buf is None:  # the first gradient for this node
-            if nxt._out_meta is None:  # one output: the usual case
-                buf = [g]
-            else:
-                buf = [None] * len(nxt._out_meta)
-                buf[nrs[i]] = g
-            if left:
-                buffers[nxt] = buf
-        elif g is not None:
-            nr = nrs[i]
-            old = buf[nr]
-            buf[nr] = g if old is None else old + g             # fan-in: sum
-        if left == 0:  # every consumer has delivered: ready
-            ready.push(nxt, buf)
+        add_to_buffer(walk, nxt, node._next_nrs[i], g)
+        if count_down(walk, nxt):
+            ready.push(nxt, walk.buffers.pop(nxt))
+
+
+def add_to_buffer(walk, node, output_nr, g):
+    """Add ``g`` into ``node``'s input buffer, at its output ``output_nr``: the fan-in sum."""
+    buf = walk.buffers.get(node)
+    if buf is None:  # the first gradient for this node: a slot per output
+        buf = walk.buffers[node] = [None] * (1 if node._out_meta is None else len(node._out_meta))
+    if g is not None:
+        old = buf[output_nr]
+        buf[output_nr] = g if old is None else old + g
+
+
+def count_down(walk, node):
+    """One more consumer of ``node`` has delivered: True if it was the last (``node`` is ready)."""
+    left = walk.dependencies[node] - 1
+    walk.dependencies[node] = left
+    return left == 0
 
 
 # --- what happens at a node before it runs (the marked point) ----------------------
@@ -349,3 +331,63 @@ def before_node(walk, node, grads):
     if captures is not None:
         return _captures.take_captures(walk, node, grads)      # (captures.py)
     return grads, True
+
+
+# --- fast path: route_gradients in one loop (tests/test_fast_paths.py) ----------------
+# What the walk calls outside anomaly mode: the three steps above inline, fitting only a
+# gradient that does not fit already, no buffer stored for a node that is then ready,
+# and ReadyQueue.push inline.  The same buffers, sums and order as route_gradients.
+_FAST_ROUTE = True  # (False: the walk takes route_gradients; the test compares them)
+_ndarray = np.ndarray
+# numpy's float scalar types and their dtypes, for the check of a numpy scalar (what
+# arithmetic on 0-d values gives): its .dtype is made afresh on every read, the type is enough
+_SCALAR_DTYPES = {t: np.dtype(t) for t in (np.float16, np.float32, np.float64)}
+
+
+def route_gradients_fast(walk, node, out, ready):
+    """``route_gradients`` (what the walk calls when anomaly mode is off), faster."""
+    fns = node._next_fns
+    if not fns:
+        return  # (a leaf's AccumulateGrad: nothing lies behind it)
+    buffers = walk.buffers
+    heappush = heapq.heappush
+    deps = walk.dependencies
+    meta = node._in_meta
+    nrs = node._next_nrs
+    n_out = len(out)
+    i = -1
+    for nxt in fns:
+        i += 1
+        if nxt is None:
+            continue
+        g = out[i] if i < n_out else None
+        if g is not None:
+            if meta is not None:
+                m = meta[i]
+                if type(g) is _ndarray:
+                    if g.shape != m[0] or g.dtype is not m[1]:
+                        g = fit_to_input(g, m, node, i, walk.arrays)
+                elif m[0] or _SCALAR_DTYPES.get(type(g)) is not m[1]:  # a numpy scalar; a Tensor
+                    g = fit_to_input(g, m, node, i, walk.arrays)
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        buf = buffers.get(nxt) if left else buffers.pop(nxt, None)
+        if buf is None:  # the first gradient for this node
+            if nxt._out_meta is None:  # one output: the usual case
+                buf = [g]
+            else:
+                buf = [None] * len(nxt._out_meta)
+                buf[nrs[i]] = g
+            if left:
+                buffers[nxt] = buf
+        elif g is not None:
+            nr = nrs[i]
+            old = buf[nr]
+            buf[nr] = g if old is None else old + g             # fan-in: sum
+        if left == 0:  # every consumer has delivered: ready (ReadyQueue.push)
+            seq = nxt._seq
+            if type(nxt) is AccumulateGrad or seq == UINT64_MAX:
+                key = _FIRST + next(ready.count)
+            else:
+                key = -seq
+            heappush(ready.heap, (key, nxt, buf))
