@@ -10,16 +10,22 @@ the value's producer to its consumer and is labelled with the value's name
 an input that requires grad is drawn as a leaf (light blue), the outputs with
 a double border (green), as in ``viz.draw``'s pictures.
 
-The picture is a ``viz.GraphPicture``: ``.text`` (the graph as lines without
-file locations, stable for nbval), ``.source`` (DOT), ``.svg()``, ``.png()``.
+What is drawn here is a ``StaticDrawing``: ``.text`` (the graph as lines
+without file locations, stable for nbval) and ``.source`` (DOT); ``viz.draw``
+makes it a ``viz.GraphPicture`` (``.svg()``, ``.png()``), as viz sits above jit.
 
 Source: the same picture language as ``minigrad.viz`` (torchviz's colours)
 applied to a TorchScript-style graph.
 """
 
 import html
+from collections import namedtuple
 
-__all__ = ["draw_graph", "graph_text", "static_picture"]
+__all__ = ["StaticDrawing", "draw_graph", "graph_text", "static_drawing"]
+
+StaticDrawing = namedtuple("StaticDrawing", "text source png_source")
+StaticDrawing.__doc__ = """A static graph drawn: its text form, its DOT source, and the DOT
+source for a PNG (higher dpi); ``viz.GraphPicture(*drawing)`` shows it."""
 
 _FONT = "Helvetica"
 _STYLE = {
@@ -149,22 +155,20 @@ def _source(graph, dpi=None):
 
 
 def draw_graph(graph, title="static graph"):
-    """A ``viz.GraphPicture`` of a static ``Graph``: forward arrows, inputs to outputs.
+    """A static ``Graph`` drawn with forward arrows, inputs to outputs.
 
     Args:
         graph (Graph): e.g. ``traced.graph`` or ``region.graph``.
         title (str): the first words of the text form.
 
     Returns:
-        minigrad.viz.GraphPicture: ``.text``, ``.source``, ``.svg()``, ``.png()``.
+        StaticDrawing: ``.text``, ``.source``, ``.png_source`` (``viz.draw`` shows it).
     """
-    from ..viz import GraphPicture
-
-    return GraphPicture(graph_text(graph, title), _source(graph), _source(graph, dpi=144))
+    return StaticDrawing(graph_text(graph, title), _source(graph), _source(graph, dpi=144))
 
 
-def static_picture(obj):
-    """The picture of a static graph, or None if ``obj`` is not one (what ``viz.draw`` asks first).
+def static_drawing(obj):
+    """The drawing of a static graph, or None if ``obj`` is not one (what ``viz.draw`` asks first).
 
     Static graphs: minigrad's (a traced function, its ``.graph``, a compiled
     region: anything with ``__minigrad_draw__``) and PyTorch's

@@ -5,6 +5,7 @@ writes its text form (``text.py``) and its Graphviz source (``render.py``),
 and returns a ``GraphPicture`` holding only those strings.
 """
 
+from ..jit.draw import static_drawing
 from . import reading
 from .render import MARKS, GraphPicture
 from .snapshot import Snapshot, roots_of
@@ -72,12 +73,10 @@ def draw(tensor_or_node, show_saved=True, show_values=False, highlight=None, *, 
     Source: torchviz's ``make_dot(var, params, show_attrs, show_saved)``
     (torchviz/dot.py), over PyTorch's ``grad_fn`` / ``next_functions`` graph.
     """
-    from ..jit.draw import static_picture
-
     # a static graph (minigrad.jit's or PyTorch's jit.trace) is drawn forwards: minigrad/jit/draw.py
-    picture = static_picture(tensor_or_node)
-    if picture is not None:
-        return picture
+    drawing = static_drawing(tensor_or_node)
+    if drawing is not None:
+        return GraphPicture(*drawing)
     from .recording import Recording, Step
 
     if isinstance(tensor_or_node, (Step, Recording)):
