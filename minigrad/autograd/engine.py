@@ -138,7 +138,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     try:
         # backward formulas meet inf * 0 too; PyTorch is silent
         with np.errstate(all="ignore"):
-            while ready:
+            while ready.heap:  # (the list itself: no method call per node)
                 node, grads = ready.pop()                       # 2. take the ready node
                 compute = True
                 if captures is not None or node._hooks is not None or (
