@@ -1,11 +1,12 @@
 """minigrad: a small autograd engine that records, walks and frees its graph as PyTorch does.
 
-Read it next to the lessons in ``notebooks/``.  Where to look:
+Read it next to the lessons in ``notebooks/``; ``autograd/README.md`` follows
+``z = x * y; z.sum().backward()`` through the core.  Where to look:
 
 * ``tensor.py``: the Tensor and how it prints;
+* ``autograd/function.py``: how an operation records its node; ``autograd/edges.py``: its edges;
 * ``autograd/graph.py``: ``grad_fn`` nodes, ``next_functions``, ``AccumulateGrad``;
 * ``autograd/saved.py``: a node's saved tensors, their version checks and their freeing;
-* ``autograd/function.py``: how an operation records its node;
 * ``autograd/engine.py``: the backward walk;
 * ``autograd/grad_mode.py``: ``no_grad`` and friends;
 * ``ops/``: the primitives, each forward next to its vector-Jacobian product;
