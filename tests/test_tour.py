@@ -41,6 +41,9 @@ def test_each_step_names_what_is_there(step, path, names):
         for part in name.split("."):
             assert hasattr(obj, part), f"step {step}: {path} has no {name}"
             obj = getattr(obj, part)
+        top = getattr(module, name.split(".")[0])
+        assert getattr(top, "__module__", module.__name__) == module.__name__, (
+            f"step {step}: {name} is defined in {top.__module__}, not in {path}")
         if "." in name:  # a method: defined in that class itself, where the learner looks
             owner = getattr(module, name.split(".")[0])
             assert name.split(".")[1] in vars(owner), f"step {step}: {name} is inherited"

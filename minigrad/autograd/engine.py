@@ -49,7 +49,7 @@ from . import captures as _captures
 from . import graph as _graph
 from . import hooks as _hooks
 from .validate import fit_to_input, validate_outputs
-from .graph import UINT64_MAX, AccumulateGrad, Node
+from .graph import UINT64_MAX, AccumulateGrad, GraphRoot
 from .saved import free_fast as _free_saved
 
 __all__ = ["ReadyQueue", "count_dependencies", "route_gradients", "run_backward", "run_node"]
@@ -58,23 +58,6 @@ __all__ = ["ReadyQueue", "count_dependencies", "route_gradients", "run_backward"
 # register_multi_grad_hook reads (PyTorch's _current_graph_task_id and
 # _will_engine_execute_node).
 _walks = _hooks.walks
-
-
-class GraphRoot(Node):
-    """The walk's starting node: sends the seed gradients to the outputs' nodes.
-
-    Source: ``torch::autograd::GraphRoot``.
-    """
-
-    __slots__ = ("_grads",)
-
-    def __init__(self, edges, grads):
-        Node.__init__(self)
-        self.next_functions = edges
-        self._grads = tuple(grads)
-
-    def apply(self, grads, F):
-        return F.from_tensors(self._grads)
 
 
 class _Walk:

@@ -34,7 +34,7 @@ from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .edges import collect_next_edges_fast as _collect_next_edges
 from . import graph as _graph
-from .graph import Node
+from .graph import BackwardNode
 from . import saved
 from .saved import pack_fast as _pack
 from .view_history import view_root as _view_root
@@ -115,95 +115,6 @@ class FunctionCtx:
         from .hooks import SavedTensor as Raw  # graph.SavedTensor is the stored entry
 
         return tuple(None if s is None else Raw(self, i) for i, s in enumerate(saved.records(self)))
-
-
-class BackwardNode(FunctionCtx, Node):
-    """The graph node recorded by ``Function.apply`` (PyTorch's ``BackwardCFunction``).
-
-    What it holds: the edges (``next_functions``), the inputs' shapes and
-    dtypes (``_in_meta``, for the engine's checks), ``needs_input_grad``,
-    and the saved values (read and written by ``saved.py`` only); anything
-    else ``forward`` sets on ``ctx``.
-    """
-
-    # (_edge_args: which forward arguments have edges, if not all, e.g. (0, 1) for
-    # add(a, b, alpha): a slot, so that such a node needs no instance dict)
-    __slots__ = ("_edge_args", "_in_meta", "_to_save", "needs_input_grad") + saved.NODE_SLOTS
-    _forward_cls = None
-    # Defaults, overridden per node only when used.
-    _out_meta = None       # (shape, dtype) per output, for nodes with several outputs
-    _materialize = True
-    _non_differentiable = ()
-    _dirty = ()
-
-    def __init__(self, needs_input_grad, next_fns, next_nrs, in_meta, edge_args=None):
-        # (made by edges.collect_next_edges; edge_args: which arguments have edges, None: all)
-        Node.__init__(self, next_fns, next_nrs)
-        self.needs_input_grad, self._in_meta, self._edge_args = needs_input_grad, in_meta, edge_args
-        self._to_save = self._kept = self._kept_versions = ()
-
-    def name(self):
-        """The node's PyTorch name, e.g. ``"MulBackward0"``."""
-        custom = getattr(self._forward_cls, "_name", None)  # a staticmethod naming hook
-        return custom() if callable(custom) else type(self).__name__
-
-    def __repr__(self):
-        if "node_name" in self._forward_cls.__dict__:  # a built-in primitive
-            return f"<{type(self).__name__} object at {hex(id(self))}>"
-        # a user-defined Function, shown as PyTorch shows its Python-defined nodes
-        return f"<minigrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
-
-    @property
-    def saved_tensors(self):
-        """The tensors given to ``save_for_backward``, in order (see ``FunctionCtx``)."""
-        return tuple(saved.unpack(self))
-
-    @property
-    def _saved(self):
-        """The saved values as ``SavedTensor`` records (None where nothing was saved).
-
-        For tools that look inside a node (viz, memory): records made afresh
-        each time; looking changes nothing.
-        """
-        return saved.records(self)
-
-    def _num_outputs(self):
-        return 1 if self._out_meta is None else len(self._out_meta)
-
-    def _materialized(self, grads, zeros):
-        """Grads with None replaced by zeros, for nodes with several outputs (PyTorch's default)."""
-        if self._out_meta is None or not self._materialize:
-            return grads
-        return tuple(zeros(shape, dt) if g is None else g for g, (shape, dt) in zip(grads, self._out_meta))
-
-    def apply(self, grads, F):
-        """The forward class's ``backward`` (``Node.apply``): written on Tensors (a custom
-        Function's), so a walk that records nothing (``ARRAYS``) wraps and unwraps."""
-        if not F.records:
-            return F.from_tensors(BackwardNode.apply(self, F.to_tensors(grads), _graph.TENSORS))
-        grads = self._materialized(grads, _tensor_zeros)
-        return self._per_edge(self._forward_cls.backward(self, *grads))
-
-    def _per_edge(self, out):
-        """What backward returned (one gradient per argument of forward), one per edge."""
-        if type(out) is not tuple:
-            out = (out,)
-        n = len(self.needs_input_grad)
-        if len(out) != n:
-            if len(out) > n and all(g is None for g in out[n:]):
-                out = out[:n]  # PyTorch tolerates trailing Nones
-            else:
-                raise RuntimeError(
-                    f"function {self.name()} returned an incorrect number of gradients "
-                    f"(expected {n}, got {len(out)})"
-                )
-        if self._edge_args is not None:
-            out = tuple(out[i] for i in self._edge_args)
-        return out
-
-
-def _tensor_zeros(shape, dtype):
-    return Tensor._make(np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype))
 
 
 def _saved_tensor_property(index, name):
@@ -300,7 +211,7 @@ class Function:
             ns["_saved_" + n] = _saved_attr_property(n)
         if "formula" in cls.__dict__:  # (every primitive: ops/formulas.py runs it)
             _formula_node(cls, ns)
-        cls._backward_cls = type(name, (BackwardNode,), ns)
+        cls._backward_cls = type(name, (BackwardNode, FunctionCtx), ns)  # the node is the ctx
         # forward(*args) + setup_context(ctx, inputs, output): the style the
         # "Extending PyTorch" note shows first
         cls._setup_context_style = cls.setup_context is not Function.setup_context

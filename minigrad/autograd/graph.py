@@ -1,4 +1,4 @@
-"""The recorded graph: ``Node`` (what ``grad_fn`` points to) and ``AccumulateGrad``.
+"""The recorded graph: ``Node``, ``BackwardNode`` (a Function's), ``AccumulateGrad``, ``GraphRoot``.
 
 Every operation on a tensor that requires grad creates one ``Node``.  The node
 knows how to turn the gradient of its output into gradients for its inputs (a
@@ -27,6 +27,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import grad_mode
+from . import saved
 from .removable_handle import RemovableHandle, _add_hook  # noqa: F401 (tensor.py, nn read them here)
 
 __all__ = ["AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
@@ -253,6 +254,94 @@ def _output_nrs(nrs):
     return nrs
 
 
+class BackwardNode(Node):
+    """The graph node recorded by ``Function.apply`` (PyTorch's ``BackwardCFunction``).
+
+    Each Function gets a subclass (``MulBackward0`` for ``Mul``), also the ``ctx`` its
+    forward and backward receive (with ``FunctionCtx``'s methods: function.py).  It holds
+    the edges, the inputs' ``(shape, dtype)`` (``_in_meta``, for the engine's checks),
+    ``needs_input_grad``, which arguments have edges (``_edge_args``, None: all) and the
+    saved values (saved.py's); anything else ``forward`` sets on ``ctx``.
+    """
+
+    __slots__ = ("_edge_args", "_in_meta", "_to_save", "needs_input_grad") + saved.NODE_SLOTS
+    _forward_cls = None
+    # Defaults, overridden per node only when used.
+    _out_meta = None       # (shape, dtype) per output, for nodes with several outputs
+    _materialize = True
+    _non_differentiable = ()
+    _dirty = ()
+
+    def __init__(self, needs_input_grad, next_fns, next_nrs, in_meta, edge_args=None):
+        # (made by edges.collect_next_edges; edge_args: which arguments have edges, None: all)
+        Node.__init__(self, next_fns, next_nrs)
+        self.needs_input_grad, self._in_meta, self._edge_args = needs_input_grad, in_meta, edge_args
+        self._to_save = self._kept = self._kept_versions = ()
+
+    def name(self):
+        """The node's PyTorch name, e.g. ``"MulBackward0"``."""
+        custom = getattr(self._forward_cls, "_name", None)  # a staticmethod naming hook
+        return custom() if callable(custom) else type(self).__name__
+
+    def __repr__(self):
+        if "node_name" in self._forward_cls.__dict__:  # a built-in primitive
+            return f"<{type(self).__name__} object at {hex(id(self))}>"
+        # a user-defined Function, shown as PyTorch shows its Python-defined nodes
+        return f"<minigrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, in order (see ``FunctionCtx``)."""
+        return tuple(saved.unpack(self))
+
+    @property
+    def _saved(self):
+        """The saved values as ``SavedTensor`` records (None where nothing was saved).
+
+        For tools that look inside a node (viz, memory): records made afresh
+        each time; looking changes nothing.
+        """
+        return saved.records(self)
+
+    def _num_outputs(self):
+        return 1 if self._out_meta is None else len(self._out_meta)
+
+    def _materialized(self, grads, zeros):
+        """Grads with None replaced by zeros, for nodes with several outputs (PyTorch's default)."""
+        if self._out_meta is None or not self._materialize:
+            return grads
+        return tuple(zeros(shape, dt) if g is None else g for g, (shape, dt) in zip(grads, self._out_meta))
+
+    def apply(self, grads, F):
+        """The forward class's ``backward`` (``Node.apply``): written on Tensors (a custom
+        Function's), so a walk that records nothing (``ARRAYS``) wraps and unwraps."""
+        if not F.records:
+            return F.from_tensors(BackwardNode.apply(self, F.to_tensors(grads), TENSORS))
+        grads = self._materialized(grads, _tensor_zeros)
+        return self._per_edge(self._forward_cls.backward(self, *grads))
+
+    def _per_edge(self, out):
+        """What backward returned (one gradient per argument of forward), one per edge."""
+        if type(out) is not tuple:
+            out = (out,)
+        n = len(self.needs_input_grad)
+        if len(out) != n:
+            if len(out) > n and all(g is None for g in out[n:]):
+                out = out[:n]  # PyTorch tolerates trailing Nones
+            else:
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients "
+                    f"(expected {n}, got {len(out)})"
+                )
+        if self._edge_args is not None:
+            out = tuple(out[i] for i in self._edge_args)
+        return out
+
+
+def _tensor_zeros(shape, dtype):
+    return Tensor._make(np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype))
+
+
 class AccumulateGrad(Node):
     """The graph node of a leaf that requires grad: adds arriving gradients into ``.grad``.
 
@@ -361,6 +450,23 @@ def _own(array):
     """A gradient array that ``.grad`` may own: a copy (the incoming one may be shared:
     AddBackward0 sends the same array to both inputs)."""
     return np.array(array, copy=True)
+
+
+class GraphRoot(Node):
+    """The walk's starting node: sends the seed gradients to the outputs' nodes.
+
+    Source: ``torch::autograd::GraphRoot``.
+    """
+
+    __slots__ = ("_grads",)
+
+    def __init__(self, edges, grads):
+        Node.__init__(self)
+        self.next_functions = edges
+        self._grads = tuple(grads)
+
+    def apply(self, grads, F):
+        return F.from_tensors(self._grads)
 
 
 # torch.autograd.graph's saved_tensors_hooks, SavedTensor, register_multi_grad_hook and
