@@ -34,6 +34,7 @@ from .gradcheck import GradcheckError, gradcheck
 from .gradgradcheck import gradgradcheck
 from .once_differentiable import once_differentiable
 from .save_on_cpu import save_on_cpu as _save_on_cpu
+from .variable import Variable
 from .view_history import refresh_view as _refresh_view
 
 __all__ = [
@@ -41,7 +42,7 @@ __all__ = [
     "GradcheckError", "gradgradcheck", "functional", "forward_ad", "graph",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled",
-    "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+    "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "Variable",
 ]
 
 

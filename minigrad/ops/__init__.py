@@ -27,6 +27,7 @@ functions attached to ``Tensor``.  The primitives themselves live by theme:
   ``count_nonzero`` (never recorded).
 """
 
+from .. import creation as _creation
 from ..tensor import Tensor
 from . import formulas as _formulas  # (first: every primitive defined below runs its formula there)
 from . import clamping as _clamping
@@ -648,6 +649,23 @@ class _Methods:
         from ..tensor import ones
 
         return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, requires_grad=False):
+        """``fill_value`` repeated to ``size``, this tensor's dtype by default (``Tensor.new_full``)."""
+        return _creation.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, requires_grad=False):
+        """A tensor of ``size``, this tensor's dtype by default (``Tensor.new_empty``; PyTorch
+        leaves its values uninitialised, minigrad gives zeros)."""
+        return _creation.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, requires_grad=False):
+        """``data`` as a new tensor, this tensor's dtype by default (``Tensor.new_tensor``)."""
+        return _creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def nelement(self):
+        """The number of elements: ``numel()`` (``Tensor.nelement``, its older name)."""
+        return self.numel()
 
     def equal(self, other):
         """True if same shape and same values (``torch.equal``)."""
