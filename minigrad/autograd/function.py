@@ -32,11 +32,11 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import anomaly, grad_mode
-from .edges import collect_next_edges_fast as _collect_next_edges
+from .edges import collect_next_edges_fast
 from . import graph as _graph
 from .graph import BackwardNode
 from . import saved
-from .saved import pack_fast as _pack
+from .saved import pack_fast
 from .view_history import view_root as _view_root
 
 __all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]  # (the last: the face sets it)
@@ -278,7 +278,7 @@ class Function:
         enabled = state.enabled
         # inference mode records nothing, even under enable_grad (the thread's flag is
         # read only while some inference_mode block is open: grad_mode.inference_blocks)
-        node = (_collect_next_edges(cls, inputs) if enabled and not (grad_mode.inference_blocks and state.inference)
+        node = (collect_next_edges_fast(cls, inputs) if enabled and not (grad_mode.inference_blocks and state.inference)
                 else None)
         if node is not None:
             ctx = node  # the node that will be recorded is also the ctx forward fills in
@@ -390,7 +390,7 @@ def _record(ctx, args, out, dirty=()):
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
-        _pack(ctx, to_save)  # pack hooks run in this order (saved_names: PyTorch's)
+        pack_fast(ctx, to_save)  # (saved.pack, faster); pack hooks run in this order
     return out
 
 
