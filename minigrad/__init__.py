@@ -48,7 +48,11 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .creation import (
+    BoolTensor,
+    DoubleTensor,
+    FloatTensor,
     Generator,
+    LongTensor,
     arange,
     as_tensor,
     empty,
@@ -86,6 +90,7 @@ __all__ = [
     "Tensor", "Size", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "full",
     "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
     "rand_like", "manual_seed", "Generator", "from_numpy", "as_tensor",
+    "FloatTensor", "DoubleTensor", "LongTensor", "BoolTensor",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
     "get_default_dtype", "device", "cpu", "cuda", "accelerator", "backends", "set_default_device",
     "get_default_device", "pi", "e", "inf", "nan", "save", "load",

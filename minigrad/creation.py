@@ -487,3 +487,56 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, np.ndarray) and (dtype is None or as_dtype(dtype).np == data.dtype):
         return from_numpy(data)
     return tensor(data, dtype=dtype)
+
+
+# --- PyTorch's legacy spelling: torch.Tensor(data), torch.FloatTensor, ... ----------------
+# Older tutorials, answers and test suites still write it; one map (_dtype.SCALAR_TYPE_NAMES,
+# which PyTorch's messages use too: "[torch.FloatTensor [3]]") gives the type objects.
+
+def legacy_new(dtype, args, kwargs):
+    """``torch.Tensor(data)``, ``torch.Tensor(*sizes)``, ``torch.FloatTensor(...)``: the legacy
+    constructor (``Tensor.__new__``).  Sizes (ints, or one ``Size``) give zeros, where PyTorch
+    leaves the memory uninitialised; data is read as ``tensor(data, dtype=dtype)``; no
+    argument gives an empty 1-d tensor.  Only ``device`` may be a keyword.
+
+    Raises:
+        TypeError: PyTorch's "new() received an invalid combination of arguments - got (...)".
+    """
+    _check_device(kwargs.pop("device", None))
+    if kwargs or any(isinstance(a, Tensor) for a in args):
+        got = ", ".join([type(a).__name__ for a in args]
+                        + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of: (*, device), (tuple of ints size, *, device), "
+                        "(object data, *, device)")
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
+            len(args) == 1 and type(args[0]).__name__ == "Size"):
+        return zeros(*args, dtype=dtype) if args else zeros(0, dtype=dtype)
+    if len(args) != 1:
+        raise TypeError(f"new(): data must be a sequence (got {len(args)} arguments)")
+    return tensor(args[0], dtype=dtype)
+
+
+class tensortype(type):
+    """The class of the legacy type objects: ``torch.FloatTensor`` and its kind.
+
+    Calling one constructs as ``torch.Tensor`` does, in its dtype; ``isinstance(t,
+    torch.FloatTensor)`` holds for a float32 tensor; ``t.type(torch.DoubleTensor)``
+    converts.  Source: PyTorch's ``torch/csrc/tensor/python_tensor.cpp``.
+    """
+
+    def __call__(cls, *args, **kwargs):
+        return legacy_new(cls.dtype, args, kwargs)
+
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor) and other.dtype is cls.dtype
+
+    def __repr__(cls):
+        return f"<class 'torch.{cls.__name__}'>"
+
+
+LEGACY_TYPES = {d: tensortype(_dtype.SCALAR_TYPE_NAMES[d.name] + "Tensor", (),
+                              {"dtype": d, "__module__": "torch"})
+                for d in _dtype._ALL}
+FloatTensor, DoubleTensor, LongTensor, BoolTensor = (
+    LEGACY_TYPES[d] for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool))

@@ -102,11 +102,10 @@ class Tensor:
     # numpy must defer to Tensor's reflected operators (ndarray * Tensor)
     __array_priority__ = 1000
 
-    def __init__(self, *args, **kwargs):
-        raise TypeError(
-            "create tensors with minigrad.tensor(data, dtype=None, requires_grad=False) "
-            "or a factory such as minigrad.zeros(shape)"
-        )
+    def __new__(cls, *args, **kwargs):
+        """``Tensor(data)`` or ``Tensor(*sizes)``: PyTorch's legacy constructor, float32
+        (``creation.legacy_new``); ``minigrad.tensor(data)`` is the modern spelling."""
+        return legacy_new(_dtype.float32, args, kwargs)
 
     @classmethod
     def _make(cls, data, grad_fn=None, requires_grad=False, vc=None, base=None):
@@ -582,6 +581,7 @@ _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dt
 # with the other factories; they stay importable from here
 from .creation import (  # noqa: E402 (Tensor must exist first: creation imports it)
     is_tensor,
+    legacy_new,
     ones,
     ones_like,
     tensor,

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _device
 from .._dtype import _ALL, SCALAR_TYPE_NAMES, as_dtype, dtype
-from ..creation import from_numpy
+from ..creation import from_numpy, tensortype
 from ..tensor import Tensor
 from . import shape as _sh
 
@@ -119,6 +119,8 @@ def _type(self, dtype=None):
         return "torch." + _LEGACY[self.dtype.name]
     if isinstance(dtype, str) and dtype in _FROM_LEGACY:
         dtype = _FROM_LEGACY[dtype]
+    elif isinstance(dtype, tensortype):  # a legacy type object: torch.DoubleTensor
+        dtype = dtype.dtype
     return _convert(self, as_dtype(dtype))
 
 
