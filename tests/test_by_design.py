@@ -88,3 +88,15 @@ def test_median_along_an_expanded_dim_is_the_median():
     assert x[:, None].expand(2, 3, 3).median(1).values.tolist() == x.tolist()
     m.values.sum().backward()
     assert x.grad.tolist() == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+
+
+def test_memory_is_never_left_uninitialised():
+    """``empty``, ``new_empty`` and the legacy ``Tensor(*sizes)`` give zeros (PyTorch: whatever
+    the memory held), in the dtype PyTorch gives."""
+    x = minigrad.tensor([1, 2])
+    made = [minigrad.empty(2, 3), x.new_empty((2, 3)), minigrad.Tensor(2, 3),
+            minigrad.FloatTensor(2, 3), minigrad.LongTensor(2, 3)]
+    for t, dtype in zip(made, [minigrad.float32, minigrad.int64, minigrad.float32,
+                               minigrad.float32, minigrad.int64]):
+        assert t.shape == (2, 3) and t.dtype is dtype
+        assert np.array_equal(t.numpy(), np.zeros((2, 3)))
