@@ -267,14 +267,18 @@ def check_key(ndim, key):
 
 
 def ints_for_scalar_tensors(key):
-    """The key with each 0-d integer tensor replaced by its int (a tuple stays a tuple).
+    """The key with each 0-d integer tensor replaced by its int, and each ``range`` by the
+    list it is (a tuple stays a tuple).
 
     PyTorch's indexing (``applySlicing``) selects with such a tensor, as with a
-    Python int (SelectBackward0); bool 0-d tensors stay masks.
+    Python int (SelectBackward0); bool 0-d tensors stay masks.  A ``range``
+    (``logprobs[range(n), Yb]``) is read as any sequence of ints.
     """
     def one(k):
         if isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu":
             return int(k._data)
+        if type(k) is range:
+            return list(k)
         return k
 
     return tuple(one(k) for k in key) if isinstance(key, tuple) else one(key)
