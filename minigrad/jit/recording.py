@@ -653,7 +653,8 @@ class Recorder:
 
 # minigrad frames that only forward a call (an operator wrapper, Module.__call__):
 # the public function the learner called is the next one in.
-_WRAPPERS = frozenset({"op", "__call__", "_call_impl", "forward", "wrapper", "<lambda>"})
+_WRAPPERS = frozenset({"op", "__call__", "_call_impl", "forward", "wrapper", "<lambda>",
+                       "with_numpy_names"})
 
 
 def _warn_at_user(message, category):

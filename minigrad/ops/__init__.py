@@ -687,6 +687,45 @@ class _Methods:
         return id(self)
 
 
+# PyTorch's argument parser also takes numpy's names for two arguments: x.sum(1, keepdims=True),
+# x.mean(axis=0) (python_arg_parser.cpp's numpy_compatibility_arg_names); norm, a Python
+# function in PyTorch, does not.
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+_PYTHON_IN_PYTORCH = {"norm"}
+
+
+def _numpy_names(kwargs, name):
+    """``kwargs`` with ``axis`` read as ``dim`` and ``keepdims`` as ``keepdim``."""
+    out = {}
+    for k, v in kwargs.items():
+        k = _NUMPY_NAMES.get(k, k)
+        if k in out:
+            raise TypeError(f"{name}() got multiple values for argument '{k}'")
+        out[k] = v
+    return out
+
+
+def _with_numpy_names(fn, name):
+    """``fn``, or, if it takes ``dim`` or ``keepdim``, ``fn`` taking numpy's names for them too."""
+    import functools
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    if name in _PYTHON_IN_PYTORCH or not ({"dim", "keepdim"} & set(params)):
+        return fn
+
+    @functools.wraps(fn)
+    def with_numpy_names(*args, **kwargs):
+        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
+            kwargs = _numpy_names(kwargs, name)
+        return fn(*args, **kwargs)
+
+    return with_numpy_names
+
+
 def _install():
     T = Tensor
     T.__add__ = _operator(add, _ew.Add, 1)
@@ -718,12 +757,12 @@ def _install():
     T.__invert__ = _cmp.bitwise_not
     for name in __all__:
         if name not in ("cat", "stack", "where", "allclose", "equal", "relu_"):  # functions only, or bound differently
-            setattr(T, name, globals()[name])
+            setattr(T, name, _with_numpy_names(globals()[name], name))
     for name, fn in vars(_Methods).items():
         if callable(fn) and (not name.startswith("_") or name.startswith("__")) and name not in (
             "__dict__", "__weakref__", "__module__", "__doc__", "__qualname__"
         ):
-            setattr(T, name, fn)
+            setattr(T, name, _with_numpy_names(fn, name))
     from .conversion import METHODS
     from .sorting import _argsort_method, _sort_method, _topk_method
 
@@ -770,6 +809,8 @@ def _tensor_first(fn, name):
                     " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
+        if kwargs and ("axis" in kwargs or "keepdims" in kwargs) and name not in _PYTHON_IN_PYTORCH:
+            kwargs = _numpy_names(kwargs, name)
         return fn(input, *args, **kwargs)
 
     checked.__name__ = name  # an alias (clip, moveaxis) reports its own name
@@ -779,6 +820,8 @@ def _tensor_first(fn, name):
 for _name in __all__:
     if _name not in _NUMBER_FIRST_OK and _name not in _NOT_ONE_TENSOR:
         globals()[_name] = _tensor_first(globals()[_name], _name)
+for _name in ("cat", "stack"):
+    globals()[_name] = _with_numpy_names(globals()[_name], _name)
 
 from . import inplace as _inplace
 from . import inplace_methods as _inplace_methods
