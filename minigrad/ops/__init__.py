@@ -855,3 +855,28 @@ def _install_more_inplace():
 
 
 _install_more_inplace()
+
+
+# torch.sin_(x), torch.exp_(x), ...: PyTorch's namespace has an in-place function for most
+# in-place methods; each is the method itself (its code, its checks, what it records).
+_NAMESPACE_INPLACE = (
+    "abs_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "detach_", "exp_",
+    "expm1_", "fill_", "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "log_",
+    "nan_to_num_", "neg_", "reciprocal_", "round_", "sigmoid_", "sin_", "sqrt_", "square_",
+    "tanh_", "trunc_", "zero_")
+
+
+def _namespace_inplace(name):
+    method = getattr(Tensor, name)
+
+    def inplace_function(input, *args, **kwargs):
+        return method(input, *args, **kwargs)
+
+    inplace_function.__name__ = inplace_function.__qualname__ = name
+    inplace_function.__doc__ = f"``input.{name}(...)`` (``torch.{name}``)."
+    return _tensor_first(inplace_function, name)
+
+
+for _name in _NAMESPACE_INPLACE:
+    globals()[_name] = _namespace_inplace(_name)
+    __all__.append(_name)
