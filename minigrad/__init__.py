@@ -64,6 +64,7 @@ from .creation import (
     manual_seed,
     rand,
     rand_like,
+    randperm,
     randint,
     randn,
     randn_like,
@@ -89,7 +90,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "Size", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "full",
     "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
-    "rand_like", "manual_seed", "Generator", "from_numpy", "as_tensor",
+    "rand_like", "randperm", "manual_seed", "Generator", "from_numpy", "as_tensor",
     "FloatTensor", "DoubleTensor", "LongTensor", "BoolTensor",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
     "get_default_dtype", "device", "cpu", "cuda", "accelerator", "backends", "set_default_device",

@@ -445,6 +445,19 @@ def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None)
     return _leaf(_gen(generator).integers(low, high, size=_shape_arg(tuple(size))).astype(d.np), False)
 
 
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of ``0 .. n-1``, int64 by default (``torch.randperm``).
+
+    Raises:
+        RuntimeError: PyTorch's "Trying to create tensor with negative dimension -1: [-1]".
+    """
+    _check_device(device)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    d = as_dtype(dtype) if dtype is not None else _dtype.int64
+    return _leaf(_gen(generator).permutation(n).astype(d.np), requires_grad)
+
+
 def randn_like(input, *, dtype=None, device=None, requires_grad=False):
     """``randn`` with ``input``'s shape and dtype (``torch.randn_like``)."""
     _check_device(device)

@@ -104,6 +104,7 @@ from .shape import (
     unsqueeze,
     view,
 )
+from .sampling import multinomial
 from .sorting import argsort, median, msort, sort, topk
 from .statistics import norm, std, var
 
@@ -113,6 +114,7 @@ moveaxis = movedim
 
 __all__ = [
     "ceil",
+    "multinomial",
     "cumprod",
     "cumsum",
     "expm1",
