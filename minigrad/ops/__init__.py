@@ -104,6 +104,7 @@ from .shape import (
     unsqueeze,
     view,
 )
+from .histogram import histc, histogram
 from .sampling import multinomial
 from .sorting import argsort, median, msort, sort, topk
 from .statistics import norm, std, var
@@ -114,6 +115,8 @@ moveaxis = movedim
 
 __all__ = [
     "ceil",
+    "histc",
+    "histogram",
     "multinomial",
     "cumprod",
     "cumsum",
