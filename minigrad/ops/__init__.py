@@ -27,7 +27,6 @@ functions attached to ``Tensor``.  The primitives themselves live by theme:
   ``count_nonzero`` (never recorded).
 """
 
-from .. import creation as _creation
 from ..tensor import Tensor
 from . import formulas as _formulas  # (first: every primitive defined below runs its formula there)
 from . import clamping as _clamping
@@ -36,6 +35,7 @@ from . import elementwise as _ew
 from . import shape as _sh
 from ._util import UNSET, as_operand, is_scalar, wrap_scalar
 from .clamping import nan_to_num
+from . import compat as _compat
 
 clamp = _clamping.entry("clamp", _clamping.clamp)
 clamp_min = _clamping.entry("clamp_min", _clamping.clamp_min)
@@ -655,23 +655,6 @@ class _Methods:
 
         return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_full(self, size, fill_value, *, dtype=None, requires_grad=False):
-        """``fill_value`` repeated to ``size``, this tensor's dtype by default (``Tensor.new_full``)."""
-        return _creation.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_empty(self, *size, dtype=None, requires_grad=False):
-        """A tensor of ``size``, this tensor's dtype by default (``Tensor.new_empty``; PyTorch
-        leaves its values uninitialised, minigrad gives zeros)."""
-        return _creation.empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_tensor(self, data, *, dtype=None, requires_grad=False):
-        """``data`` as a new tensor, this tensor's dtype by default (``Tensor.new_tensor``)."""
-        return _creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def nelement(self):
-        """The number of elements: ``numel()`` (``Tensor.nelement``, its older name)."""
-        return self.numel()
-
     def equal(self, other):
         """True if same shape and same values (``torch.equal``)."""
         return equal(self, other)
@@ -690,45 +673,6 @@ class _Methods:
     def __hash__(self):
         # __eq__ is elementwise (it returns a tensor), so hash by identity
         return id(self)
-
-
-# PyTorch's argument parser also takes numpy's names for two arguments: x.sum(1, keepdims=True),
-# x.mean(axis=0) (python_arg_parser.cpp's numpy_compatibility_arg_names); norm, a Python
-# function in PyTorch, does not.
-_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
-_PYTHON_IN_PYTORCH = {"norm"}
-
-
-def _numpy_names(kwargs, name):
-    """``kwargs`` with ``axis`` read as ``dim`` and ``keepdims`` as ``keepdim``."""
-    out = {}
-    for k, v in kwargs.items():
-        k = _NUMPY_NAMES.get(k, k)
-        if k in out:
-            raise TypeError(f"{name}() got multiple values for argument '{k}'")
-        out[k] = v
-    return out
-
-
-def _with_numpy_names(fn, name):
-    """``fn``, or, if it takes ``dim`` or ``keepdim``, ``fn`` taking numpy's names for them too."""
-    import functools
-    import inspect
-
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return fn
-    if name in _PYTHON_IN_PYTORCH or not ({"dim", "keepdim"} & set(params)):
-        return fn
-
-    @functools.wraps(fn)
-    def with_numpy_names(*args, **kwargs):
-        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
-            kwargs = _numpy_names(kwargs, name)
-        return fn(*args, **kwargs)
-
-    return with_numpy_names
 
 
 def _install():
@@ -762,12 +706,12 @@ def _install():
     T.__invert__ = _cmp.bitwise_not
     for name in __all__:
         if name not in ("cat", "stack", "where", "allclose", "equal", "relu_"):  # functions only, or bound differently
-            setattr(T, name, _with_numpy_names(globals()[name], name))
+            setattr(T, name, _compat.with_numpy_names(globals()[name], name))
     for name, fn in vars(_Methods).items():
         if callable(fn) and (not name.startswith("_") or name.startswith("__")) and name not in (
             "__dict__", "__weakref__", "__module__", "__doc__", "__qualname__"
         ):
-            setattr(T, name, _with_numpy_names(fn, name))
+            setattr(T, name, _compat.with_numpy_names(fn, name))
     from .conversion import METHODS
     from .sorting import _argsort_method, _sort_method, _topk_method
 
@@ -778,6 +722,8 @@ def _install():
     T.argsort = _argsort_method
 
     for name, fn in METHODS.items():
+        setattr(T, name, fn)
+    for name, fn in _compat.METHODS.items():
         setattr(T, name, fn)
     T.T = property(_T, doc="The tensor with its dims reversed (PermuteBackward0 for 2-d).")
     T.mT = property(_mT, doc="Transpose of the last two dims (``Tensor.mT``).")
@@ -798,35 +744,11 @@ _NOT_ONE_TENSOR = {"cat", "stack", "where", "allclose", "equal", "all", "any"}  
 _NOT_ONE_TENSOR |= {"memory_format", "preserve_format", "contiguous_format"}  # not functions
 
 
-def _tensor_first(fn, name):
-    import functools
-
-    @functools.wraps(fn)
-    def checked(input, *args, **kwargs):
-        if not isinstance(input, Tensor):
-            if name in ("clamp", "clip"):  # overloaded in PyTorch: its other message
-                got = [type(a).__name__ for a in (input,) + args]
-                got += [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
-                raise TypeError(
-                    f"{name}() received an invalid combination of arguments - got "
-                    f"({', '.join(got)}), but expected one of:\n"
-                    " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
-                    " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
-        if kwargs and ("axis" in kwargs or "keepdims" in kwargs) and name not in _PYTHON_IN_PYTORCH:
-            kwargs = _numpy_names(kwargs, name)
-        return fn(input, *args, **kwargs)
-
-    checked.__name__ = name  # an alias (clip, moveaxis) reports its own name
-    return checked
-
-
 for _name in __all__:
     if _name not in _NUMBER_FIRST_OK and _name not in _NOT_ONE_TENSOR:
-        globals()[_name] = _tensor_first(globals()[_name], _name)
+        globals()[_name] = _compat.tensor_first(globals()[_name], _name)
 for _name in ("cat", "stack"):
-    globals()[_name] = _with_numpy_names(globals()[_name], _name)
+    globals()[_name] = _compat.with_numpy_names(globals()[_name], _name)
 
 from . import inplace as _inplace
 from . import inplace_methods as _inplace_methods
@@ -861,27 +783,7 @@ def _install_more_inplace():
 
 _install_more_inplace()
 
-
-# torch.sin_(x), torch.exp_(x), ...: PyTorch's namespace has an in-place function for most
-# in-place methods; each is the method itself (its code, its checks, what it records).
-_NAMESPACE_INPLACE = (
-    "abs_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "detach_", "exp_",
-    "expm1_", "fill_", "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "log_",
-    "nan_to_num_", "neg_", "reciprocal_", "round_", "sigmoid_", "sin_", "sqrt_", "square_",
-    "tanh_", "trunc_", "zero_")
-
-
-def _namespace_inplace(name):
-    method = getattr(Tensor, name)
-
-    def inplace_function(input, *args, **kwargs):
-        return method(input, *args, **kwargs)
-
-    inplace_function.__name__ = inplace_function.__qualname__ = name
-    inplace_function.__doc__ = f"``input.{name}(...)`` (``torch.{name}``)."
-    return _tensor_first(inplace_function, name)
-
-
-for _name in _NAMESPACE_INPLACE:
-    globals()[_name] = _namespace_inplace(_name)
+# torch.sin_(x), ...: the namespace's in-place functions (ops/compat.py)
+for _name in _compat.NAMESPACE_INPLACE:
+    globals()[_name] = _compat.tensor_first(_compat.namespace_inplace(_name), _name)
     __all__.append(_name)
