@@ -25,7 +25,7 @@ import numpy as np
 from . import _dtype
 from ._device import check as _check_device
 from ._dtype import as_dtype, from_numpy_dtype
-from .tensor import _INT_GRAD_ERROR, Tensor
+from .tensor import _INT_GRAD_ERROR, Size, Tensor
 
 __all__ = [
     "Generator",
@@ -523,7 +523,7 @@ def legacy_new(dtype, args, kwargs):
                         "but expected one of: (*, device), (tuple of ints size, *, device), "
                         "(object data, *, device)")
     if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
-            len(args) == 1 and type(args[0]).__name__ == "Size"):
+            len(args) == 1 and isinstance(args[0], Size)):
         return zeros(*args, dtype=dtype) if args else zeros(0, dtype=dtype)
     if len(args) != 1:
         raise TypeError(f"new(): data must be a sequence (got {len(args)} arguments)")
