@@ -37,7 +37,8 @@ LAYERS = {
     1: ["tensor", "_tensor_str", "creation"],
     2: ["autograd.graph", "autograd.saved", "autograd.saved_edits", "autograd.saved_hooks",
         "autograd.edges", "autograd.function", "autograd.engine", "autograd.anomaly",
-        "autograd.hooks", "autograd.view_history", "autograd.validate", "autograd.captures"],
+        "autograd.hooks", "autograd.view_history", "autograd.validate", "autograd.captures",
+        "autograd.saved_attrs", "autograd.wrap_outputs", "autograd.node_hooks", "autograd.grad_kinds"],
     3: ["ops", "ops.*", "linalg"],
     4: ["autograd", "autograd.forward_ad", "autograd.forward_rules",
         "autograd.functional", "autograd.gradcheck", "autograd.gradcheck_forward",
@@ -64,10 +65,10 @@ LARGEST_CIRCLE = 2
 
 # Import statements of minigrad's own modules inside functions: hidden edges.  This
 # number may only go down; lower it when a change removes some (the test says to).
-IMPORTS_IN_FUNCTIONS = 226
+IMPORTS_IN_FUNCTIONS = 224
 # ... and in the reading core, by file (none at the end of the redesign).
 READING_CORE_IMPORTS_IN_FUNCTIONS = {
-    "tensor": 0, "autograd.function": 2, "autograd.graph": 0,
+    "tensor": 0, "autograd.function": 0, "autograd.graph": 0,
     "autograd.engine": 0, "autograd.edges": 0, "autograd.saved": 0,
 }
 

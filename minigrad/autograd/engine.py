@@ -44,9 +44,8 @@ import itertools
 
 import numpy as np
 
-from . import anomaly, grad_mode
+from . import anomaly, grad_kinds, grad_mode
 from . import captures as _captures
-from . import graph as _graph
 from . import hooks as _hooks
 from .validate import fit_to_input, validate_outputs
 from .graph import UINT64_MAX, AccumulateGrad, GraphRoot
@@ -70,7 +69,7 @@ class _Walk:
         self.root = root
         self.retain_graph = retain_graph
         self.arrays = not create_graph  # gradients as numpy arrays: nothing is recorded
-        self.F = _graph.TENSORS if create_graph else _graph.ARRAYS  # (how they travel)
+        self.F = grad_kinds.TENSORS if create_graph else grad_kinds.ARRAYS  # (how they travel)
         self.accumulate_grad = accumulate_grad
         self.check_nan = anomaly._state.enabled
         # node -> gradients received so far, one per output, while it waits for more

@@ -27,122 +27,23 @@ Source: ``torch.autograd.Function`` and ``torch.autograd.function.FunctionCtx``
 """
 
 import contextlib
+import inspect
+import warnings
 
 import numpy as np
 
 from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .edges import collect_next_edges_fast
-from . import graph as _graph
 from .graph import BackwardNode
-from . import saved
 from .saved import pack_fast
+from .saved_attrs import node_attributes, raw_saved_tensors
 from .view_history import view_root as _view_root
+from .wrap_outputs import check_dirty, wrap_outputs
 
 __all__ = ["BackwardNode", "Function", "FunctionCtx", "once_differentiable"]  # (the last: the face sets it)
 
 _state = grad_mode._state
-
-
-class FunctionCtx:
-    """What ``forward`` and ``backward`` receive as ``ctx`` (``torch.autograd.function.FunctionCtx``).
-
-    Methods and attributes used in ``forward``: ``save_for_backward(*tensors)``,
-    ``mark_non_differentiable(*outputs)``, ``set_materialize_grads(bool)``,
-    ``needs_input_grad`` (a tuple of bools, one per argument of ``apply``).
-    In ``backward``: ``saved_tensors``.  Any other attribute can be set on
-    ``ctx`` to pass non-tensor values from forward to backward.
-    """
-
-    __slots__ = ()
-
-    def save_for_backward(self, *tensors):
-        """Keep these tensors (or None) for ``backward``; read them back with ``saved_tensors``.
-
-        Only tensors should go here: other values are set as attributes of
-        ``ctx``.  Saved tensors are checked for in-place modification and freed
-        after the backward walk, as in PyTorch.
-
-        Raises:
-            TypeError: if an argument is neither a Tensor nor None.
-        """
-        for t in tensors:
-            if t is not None and not isinstance(t, Tensor):
-                i = next(i for i, t in enumerate(tensors) if t is not None and not isinstance(t, Tensor))
-                raise TypeError(
-                    f"save_for_backward can only save variables, but argument {i} is of type "
-                    f"{type(tensors[i]).__name__}"
-                )
-        self._to_save = tensors
-
-    def mark_non_differentiable(self, *outputs):
-        """Declare outputs that get no gradient (e.g. the indices returned by ``max``)."""
-        self._non_differentiable = tuple(id(o) for o in outputs)
-
-    def set_materialize_grads(self, value):
-        """Whether ``backward`` receives zeros (True, the default) or None for unused outputs."""
-        self._materialize = bool(value)
-
-    def mark_dirty(self, *tensors):
-        """Declare inputs that ``forward`` modified in place; each must also be returned.
-
-        As in PyTorch, ``apply`` then returns the input object itself, bumps
-        its version (so a node that saved it before notices), and rebases its
-        history: its ``grad_fn`` becomes this Function's node (a view's base
-        gets a ``CopySlices``).
-
-        Raises (from ``apply``):
-            RuntimeError: "Some elements marked as dirty during the forward
-                method were not returned as output. ..."; "a leaf Variable
-                that requires grad has been used in an in-place operation.".
-        """
-        self._dirty = tensors
-
-    @property
-    def saved_tensors(self):
-        """The tensors given to ``save_for_backward``, in order.
-
-        Raises:
-            RuntimeError: PyTorch's "Trying to backward through the graph a
-                second time ..." after the graph has been freed; PyTorch's
-                in-place modification error if a saved tensor changed.
-        """
-        return ()  # a ctx that records nothing keeps nothing (BackwardNode's reads its values)
-
-    @property
-    def _raw_saved_tensors(self):
-        """The saved tensors, not unpacked (each has ``register_hooks``), as PyTorch's."""
-        from .hooks import SavedTensor as Raw  # graph.SavedTensor is the stored entry
-
-        return tuple(None if s is None else Raw(self, i) for i, s in enumerate(saved.records(self)))
-
-
-def _saved_tensor_property(index, name):
-    def get(self):
-        return saved.unpack_one(self, index)
-
-    get.__name__ = "_saved_" + name
-    return property(get, doc=f"The saved tensor ``{name}`` (PyTorch's ``_saved_{name}``).")
-
-
-def _raw_saved_property(index, name):
-    def get(self):
-        from .hooks import SavedTensor as Raw  # graph.SavedTensor is the stored entry
-
-        records = saved.records(self)
-        if index < len(records) and records[index] is not None:
-            return Raw(self, index)
-        return Raw(None, None)
-
-    get.__name__ = "_raw_saved_" + name
-    return property(get, doc=f"The saved tensor ``{name}``, not unpacked (``_raw_saved_{name}``).")
-
-
-def _saved_attr_property(name):
-    def get(self):
-        return getattr(self, name, None)
-
-    return property(get, doc=f"The saved value ``{name}`` (PyTorch's ``_saved_{name}``).")
 
 
 class Function:
@@ -159,23 +60,17 @@ class Function:
       gradient may have a broadcast shape: the engine sums it back to the
       input's shape, as PyTorch's engine does.
 
-    Class attributes a subclass may set (minigrad's primitives do):
-
-    * ``node_name``: the backward node's name; default ``<ClassName>Backward``
-      as for PyTorch custom functions; primitives use PyTorch's built-in
-      names (``"MulBackward0"``).
-    * ``saved_names``: PyTorch's names for the tensors passed to
-      ``save_for_backward``, in order, so the node exposes ``_saved_self``,
-      ``_saved_other``, ...; ``saved_attrs``: ctx attributes exposed the same
-      way (``_saved_exponent``).
+    Class attributes a subclass may set (minigrad's primitives do): ``node_name``,
+    the node's name (default ``<ClassName>Backward``, as for PyTorch custom
+    functions; primitives use PyTorch's, ``"MulBackward0"``); ``saved_names``,
+    PyTorch's names for what ``save_for_backward`` gets, so the node shows
+    ``_saved_self``, ``_saved_other``, ...; ``saved_attrs``, ctx attributes shown
+    the same way (``_saved_exponent``).
 
     minigrad's primitives write their vector-Jacobian product once, as
-    ``formula(F, ctx, *grads, *saved)`` instead of ``backward``: arithmetic
-    with operators, everything else through the namespace ``F``, so the same
-    lines run on numpy arrays when the walk records nothing and on Tensors
-    (recorded) under ``create_graph=True`` (see ``ops/formulas.py``).
-    A class with a ``formula`` gets the ``backward`` that calls it with
-    Tensors.
+    ``formula(F, ctx, *grads, *saved)``: the same lines run on numpy arrays when
+    the walk records nothing and on recorded Tensors under ``create_graph=True``
+    (``ops/formulas.py``, which gives such a class its ``backward``).
 
     Call it with ``MyFunction.apply(*args)``; never instantiate it.
     """
@@ -197,6 +92,64 @@ class Function:
     # then they do not stop it from running on numpy arrays (ops/formulas.py's _one_dtype)
     _ints_are_indices = False
 
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run ``forward`` and, if any input requires grad (and grad mode is on), record a node.
+
+        Keyword arguments are passed on to ``forward`` and, as in PyTorch,
+        count as inputs after the positional ones (in the order given) for
+        ``needs_input_grad``, ``next_functions`` and the gradients
+        ``backward`` returns.  With ``setup_context`` they are bound to
+        ``forward``'s parameters first, defaults filled in, as PyTorch does.
+
+        Returns:
+            what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
+        """
+        if _tracer is not None:  # minigrad.jit is recording this call (jit/recording.py); else free
+            return _tracer(cls, args, kwargs) if kwargs else _tracer(cls, args)
+        plain = not kwargs and not cls._setup_context_style  # the usual call: forward(ctx, *args)
+        if plain:
+            inputs = args
+        else:
+            if cls._setup_context_style:
+                args, kwargs = _bind_default_args(cls.forward, args, kwargs)
+            inputs = args + tuple(kwargs.values()) if kwargs else args
+        state = _state
+        enabled = state.enabled
+        # 1. The node, with an edge per input (edges.py); None when nothing is recorded: no
+        # input requires grad, grad mode is off, or inference mode is on (its flag is read
+        # only while some inference_mode block is open: grad_mode.inference_blocks).
+        node = (collect_next_edges_fast(cls, inputs)
+                if enabled and not (grad_mode.inference_blocks and state.inference) else None)
+        # the node is also the ctx that forward fills in; else a throwaway one
+        ctx = node if node is not None else _ForwardOnlyCtx.for_inputs(len(inputs))
+        # 2. forward, with recording off (a primitive computing with numpy alone,
+        # _numpy_forward, needs no switch)
+        switch = enabled and not cls._numpy_forward
+        if switch:
+            state.enabled = False
+        try:
+            if cls._quiet_numpy and not state.numpy_quiet:
+                # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
+                out = _forward_ignoring_fp_errors(cls, ctx, args, kwargs, plain)
+            else:
+                out = cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
+        finally:
+            if switch:
+                state.enabled = enabled
+        dirty = ctx._dirty
+        if dirty:
+            check_dirty(ctx, out, node is not None)  # (wrap_outputs.py)
+        if cls._is_view:
+            _note_view(out, args[0], not enabled)
+        # 3. record: the node becomes the outputs' grad_fn and keeps what forward saved
+        if node is not None:
+            out = _record(node, inputs, out, dirty)
+        # 4. forward mode (autograd.forward_ad): push tangents through this op
+        if _fw_state.level is not None:
+            _fw_propagate(cls, inputs, out, ctx)
+        return out
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("node_name") or cls.__name__ + "Backward"
@@ -204,11 +157,7 @@ class Function:
         ns = {"__slots__": tuple(a for a in cls.saved_attrs if not hasattr(BackwardNode, a)),
               "_forward_cls": cls, "__module__": cls.__module__, "__qualname__": name,
               "_formula_only": "node_name" in cls.__dict__}
-        for i, n in enumerate(cls.saved_names):
-            ns["_saved_" + n] = _saved_tensor_property(i, n)
-            ns["_raw_saved_" + n] = _raw_saved_property(i, n)
-        for n in cls.saved_attrs:
-            ns["_saved_" + n] = _saved_attr_property(n)
+        ns.update(node_attributes(cls.saved_names, cls.saved_attrs))  # _saved_self, ... (saved_attrs.py)
         if "formula" in cls.__dict__:  # (every primitive: ops/formulas.py runs it)
             _formula_node(cls, ns)
         cls._backward_cls = type(name, (BackwardNode, FunctionCtx), ns)  # the node is the ctx
@@ -217,8 +166,6 @@ class Function:
         cls._setup_context_style = cls.setup_context is not Function.setup_context
 
     def __init__(self, *args, **kwargs):
-        import warnings
-
         warnings.warn(
             f"{type(self)} should not be instantiated. Methods on autograd functions are all "
             "static, so you should invoke them on the class itself. Instantiating an autograd "
@@ -252,87 +199,25 @@ class Function:
         """Vector-Jacobian product; see the class docstring."""
         raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
 
-    @classmethod
-    def apply(cls, *args, **kwargs):
-        """Run ``forward`` and, if any input requires grad (and grad mode is on), record a node.
 
-        Keyword arguments are passed on to ``forward`` and, as in PyTorch,
-        count as inputs after the positional ones (in the order given) for
-        ``needs_input_grad``, ``next_functions`` and the gradients
-        ``backward`` returns.  With ``setup_context`` they are bound to
-        ``forward``'s parameters first, defaults filled in, as PyTorch does.
-
-        Returns:
-            what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
-        """
-        if _tracer is not None:  # minigrad.jit is recording this call (jit/recording.py); else free
-            return _tracer(cls, args, kwargs) if kwargs else _tracer(cls, args)
-        plain = not kwargs and not cls._setup_context_style  # the usual call: forward(ctx, *args)
-        if plain:
-            inputs = args
-        else:
-            if cls._setup_context_style:
-                args, kwargs = _bind_default_args(cls.forward, args, kwargs)
-            inputs = args + tuple(kwargs.values()) if kwargs else args
-        state = _state
-        enabled = state.enabled
-        # inference mode records nothing, even under enable_grad (the thread's flag is
-        # read only while some inference_mode block is open: grad_mode.inference_blocks)
-        node = (collect_next_edges_fast(cls, inputs) if enabled and not (grad_mode.inference_blocks and state.inference)
-                else None)
-        if node is not None:
-            ctx = node  # the node that will be recorded is also the ctx forward fills in
-        else:  # nothing to record: a throwaway context, no graph node
-            ctx = _ForwardOnlyCtx()
-            n = len(inputs)
-            ctx.needs_input_grad = _NO_GRAD[n] if n < 8 else (False,) * n
-        # forward records nothing itself; a primitive computing with numpy
-        # only (_numpy_forward) needs no switch
-        switch = enabled and not cls._numpy_forward
-        if switch:
-            state.enabled = False
-        try:
-            if cls._quiet_numpy and not state.numpy_quiet:
-                # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
-                out = _forward_ignoring_fp_errors(cls, ctx, args, kwargs, plain)
-            else:
-                out = cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
-        finally:
-            if switch:
-                state.enabled = enabled
-        dirty = ctx._dirty
-        if dirty:
-            _mark_dirty_outputs(ctx, out, node is not None)
-        if cls._is_view:
-            out._view_of = args[0]  # what an in-place write into `out` must rebase
-            # the memory's version now: once an in-place write (through the
-            # base, a sibling view, or under no_grad) moves it, this view's
-            # grad_fn is rebuilt from its base's (autograd/view_history.py)
-            vc = out._vc
-            if vc is not None:
-                out._view_version = vc[0]
-        if node is not None:
-            out = _record(node, inputs, out, dirty)
-        elif cls._is_view and not enabled and _view_root(args[0])._requires_grad:
-            # PyTorch: a view of a tensor that requires grad, taken under
-            # no_grad, is a leaf that still requires grad, but no gradient
-            # reaches it or its base, and writing into it with grad mode on
-            # is refused (ops/inplace.py)
-            out._requires_grad = True
-            out._no_grad_view = True
-        if _fw_state.level is not None:
-            # forward mode (autograd.forward_ad): push tangents through this op
-            _fw_propagate(cls, inputs, out, ctx)
-        return out
-
-
-_NO_GRAD = tuple((False,) * n for n in range(8))
+def _note_view(out, base, under_no_grad):
+    """``out`` views ``base``'s memory: what an in-place write into it must know (view_history.py)."""
+    out._view_of = base  # what a write into `out` must rebase
+    # the memory's version now: once an in-place write (through the base, a sibling
+    # view, or under no_grad) moves it, this view's grad_fn is rebuilt from its base's
+    vc = out._vc
+    if vc is not None:
+        out._view_version = vc[0]
+    if under_no_grad and _view_root(base)._requires_grad:
+        # PyTorch: a view of a tensor that requires grad, taken under no_grad, is a leaf
+        # that still requires grad, but no gradient reaches it or its base, and writing
+        # into it with grad mode on is refused (ops/inplace.py)
+        out._requires_grad = True
+        out._no_grad_view = True
 
 
 def _bind_default_args(forward, args, kwargs):
     """``apply``'s arguments bound to ``forward``'s signature, defaults filled in (as PyTorch)."""
-    import inspect
-
     bound = inspect.signature(forward).bind(*args, **kwargs)
     bound.apply_defaults()
     return bound.args, bound.kwargs
@@ -354,19 +239,6 @@ def _run_forward(cls, ctx, args, kwargs):
     return out
 
 
-class _ForwardOnlyCtx(FunctionCtx):
-    """The ``ctx`` of a call that records nothing: accepts what forward sets, keeps nothing."""
-
-    __slots__ = (
-        "__dict__",
-        "_materialize",
-        "_non_differentiable",
-        "_to_save",
-        "needs_input_grad",
-    )
-    _dirty = ()  # set (in the instance dict) only by mark_dirty
-
-
 def _record(ctx, args, out, dirty=()):
     """Make the node ``ctx`` the history of ``out``, and store what forward saved.
 
@@ -375,18 +247,18 @@ def _record(ctx, args, out, dirty=()):
     if anomaly._state.enabled:
         anomaly.record_forward_trace(ctx)
     if type(out) is tuple:
-        out = _record_outputs(ctx, args, out)
+        out = wrap_outputs(ctx, args, out)
     else:
         for a in args:
             if a is out:  # forward returned an input
-                out = _record_outputs(ctx, args, (out,))[0]
+                out = wrap_outputs(ctx, args, (out,))[0]
                 break
         else:
             if type(out) is Tensor and not dirty and not ctx._non_differentiable:
                 out._grad_fn = ctx  # the usual case
                 out._requires_grad = True
             else:
-                out = _record_outputs(ctx, args, (out,))[0]
+                out = wrap_outputs(ctx, args, (out,))[0]
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
@@ -394,76 +266,80 @@ def _record(ctx, args, out, dirty=()):
     return out
 
 
-def _record_outputs(ctx, args, outs):
-    """Make ``ctx`` the grad_fn of each differentiable output; returns the outputs."""
-    if len(outs) > 1 or ctx._out_meta is not None:
-        ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
-    dirty = ctx._dirty
-    for o in outs:
-        for a in args:
-            if o is a and not (dirty and any(o is d for d in dirty)):
-                # forward returned an input as it is: the output is a new alias
-                # of it (unless marked dirty: then it is the input, rebased below)
-                outs = tuple(_alias_if_input(t, args, dirty) for t in outs)
-                break
-    nondiff = ctx._non_differentiable
-    for k, t in enumerate(outs):
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                f"{ctx._forward_cls.__name__}.forward must return Tensors, got {type(t).__name__}"
-            )
-        if nondiff and id(t) in nondiff:
-            continue
-        t._grad_fn = ctx
-        if k:
-            t._output_nr = k
-        t._requires_grad = True
-    if dirty:
-        _rebase_dirty(ctx, outs)
-    return outs
+class FunctionCtx:
+    """What ``forward`` and ``backward`` receive as ``ctx`` (``torch.autograd.function.FunctionCtx``).
 
-
-def _alias_if_input(t, args, dirty=()):
-    if any(t is d for d in dirty):
-        return t
-    for a in args:
-        if t is a:
-            return Tensor._make(t._data, vc=t._shared_vc(), base=t)
-    return t
-
-
-def _mark_dirty_outputs(ctx, out, record):
-    """``mark_dirty``'s checks and version bump, as PyTorch's ``_wrap_outputs`` does them."""
-    outs = out if type(out) is tuple else (out,)
-    for d in ctx._dirty:
-        if not any(d is o for o in outs):
-            raise RuntimeError(
-                "Some elements marked as dirty during the forward method were not returned as "
-                "output. The inputs that are modified inplace must all be outputs of the Function.")
-        if record and d._grad_fn is None and d._requires_grad and d._view_of is None:
-            raise RuntimeError(
-                "a leaf Variable that requires grad has been used in an in-place operation.")
-        d._shared_vc()[0] += 1  # the write happened behind autograd's back (numpy, .data)
-
-
-def _rebase_dirty(ctx, outs):
-    """A dirtied input that is a view: its base's history is rebased through CopySlices.
-
-    The dirtied tensor itself gets ``ctx`` as its grad_fn below (as any
-    output); when it views another tensor's memory, that tensor (the base)
-    must learn of the write too, as after ``view.mul_(2)``.
+    Methods and attributes used in ``forward``: ``save_for_backward(*tensors)``,
+    ``mark_non_differentiable(*outputs)``, ``set_materialize_grads(bool)``,
+    ``needs_input_grad`` (a tuple of bools, one per argument of ``apply``).
+    In ``backward``: ``saved_tensors``.  Any other attribute can be set on
+    ``ctx`` to pass non-tensor values from forward to backward.
     """
-    for k, t in enumerate(outs):
-        if t._view_of is not None and any(t is d for d in ctx._dirty):
-            result = Tensor._make(t._data, grad_fn=ctx)
-            result._output_nr = k
-            _rebase_view_write(t, result)
+
+    __slots__ = ()
+
+    def save_for_backward(self, *tensors):
+        """Keep these tensors (or None) for ``backward``; read them back with ``saved_tensors``.
+
+        Only tensors should go here: other values are set as attributes of
+        ``ctx``.  Saved tensors are checked for in-place modification and freed
+        after the backward walk, as in PyTorch.
+
+        Raises:
+            TypeError: if an argument is neither a Tensor nor None.
+        """
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} "
+                                f"is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *outputs):
+        """Declare outputs that get no gradient (e.g. the indices returned by ``max``)."""
+        self._non_differentiable = tuple(id(o) for o in outputs)
+
+    def set_materialize_grads(self, value):
+        """Whether ``backward`` receives zeros (True, the default) or None for unused outputs."""
+        self._materialize = bool(value)
+
+    def mark_dirty(self, *tensors):
+        """Declare inputs that ``forward`` modified in place; each must also be returned.
+
+        As in PyTorch, ``apply`` then returns the input object itself, bumps its
+        version and rebases its history (wrap_outputs.py, with the errors raised).
+        """
+        self._dirty = tensors
+
+    @property
+    def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, in order (a node's: graph.py, saved.py)."""
+        return ()  # a ctx that records nothing keeps nothing
+
+    @property
+    def _raw_saved_tensors(self):
+        """The saved tensors, not unpacked (each has ``register_hooks``), as PyTorch's."""
+        return raw_saved_tensors(self)
+
+
+class _ForwardOnlyCtx(FunctionCtx):
+    """The ``ctx`` of a call that records nothing: accepts what forward sets, keeps nothing."""
+
+    __slots__ = ("__dict__", "_materialize", "_non_differentiable", "_to_save", "needs_input_grad")
+    _dirty = ()  # set (in the instance dict) only by mark_dirty
+
+    @classmethod
+    def for_inputs(cls, n):
+        ctx = cls()
+        ctx.needs_input_grad = _NO_GRAD[n] if n < 8 else (False,) * n
+        return ctx
+
+
+_NO_GRAD = tuple((False,) * n for n in range(8))
 
 
 # ------------------------------------------------------------ registration slots
 # What Function needs from the layers above the core; each fills its slot when it loads.
 _fw_state = _fw_propagate = None  # forward_ad: its state (.level, read by every apply), _propagate
-_rebase_view_write = None  # ops/inplace.py: a write through a view rebases its base
 _formula_node = None  # ops/formulas.py: _formula_node(cls, ns) makes cls's node run its formula
 
 
@@ -477,12 +353,6 @@ def register_formula_node(fn):
     """Called by ``minigrad/ops/formulas.py`` (first of the ops) with ``formula_node``."""
     global _formula_node
     _formula_node = fn
-
-
-def register_view_write(fn):
-    """Called by ``minigrad/ops/inplace.py`` with ``rebase_view_write``."""
-    global _rebase_view_write
-    _rebase_view_write = fn
 
 
 # --- the jit's one way in: while minigrad.jit traces, each apply goes to its hook -----

@@ -26,10 +26,11 @@ import weakref
 import numpy as np
 
 from ..tensor import Tensor
-from . import grad_mode
+from . import grad_kinds, grad_mode
 from . import saved
-from .removable_handle import RemovableHandle, _add_hook  # noqa: F401 (tensor.py, nn read them here)
+from .node_hooks import NodeHookMethods
 
+# (the last four: set here by the package face, from saved_hooks.py, hooks.py, save_on_cpu.py)
 __all__ = ["AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
            "save_on_cpu", "saved_tensors_hooks"]
 
@@ -42,7 +43,7 @@ _sequence = itertools.count()
 UINT64_MAX = 2**64 - 1
 
 
-class Node:
+class Node(NodeHookMethods):
     """One recorded operation: the object a tensor's ``grad_fn`` points to.
 
     Attributes:
@@ -55,13 +56,13 @@ class Node:
 
     Subclasses implement ``apply(grads, F)``: given one gradient per output
     of this node, return one gradient per entry of ``next_functions``; ``F``
-    says how gradients travel (``ARRAYS`` or ``TENSORS``, below).
+    says how gradients travel (``ARRAYS`` or ``TENSORS``: grad_kinds.py).
 
     Storage (what a graph of a million nodes is made of, so kept small): the
     edges as two parallel tuples, ``_next_fns`` (the nodes) and
     ``_next_nrs`` (their output numbers, a shared constant when all are 0);
-    ``next_functions`` builds the pairs when read, as PyTorch's does.  Hooks
-    live in one ``_hooks`` record, None for the nodes that have none.
+    ``next_functions`` builds the pairs when read, as PyTorch's does.  Hooks:
+    one ``_hooks`` record, None for most nodes (node_hooks.py).
 
     Source: ``torch.autograd.graph.Node``.
     """
@@ -130,7 +131,7 @@ class Node:
         torch/csrc/autograd/function.h).
         """
         with np.errstate(all="ignore"):  # as in a walk: PyTorch never warns about inf or nan
-            out = tuple(self.apply(tuple(grad_outputs), TENSORS))
+            out = tuple(self.apply(tuple(grad_outputs), grad_kinds.TENSORS))
         return out[0] if len(out) == 1 else out
 
     # --- what the engine calls ---------------------------------------------
@@ -157,89 +158,6 @@ class Node:
         Source: ``Node::apply`` (torch/csrc/autograd/function.h).
         """
         raise NotImplementedError
-
-    # --- hooks --------------------------------------------------------------
-
-    def _hook_dict(self, kind):
-        hooks = self._hooks
-        return None if hooks is None else getattr(hooks, kind)
-
-    def _set_hook_dict(self, kind, value):
-        if self._hooks is None:
-            self._hooks = _NodeHooks()
-        setattr(self._hooks, kind, value)
-
-    # node pre-hooks (register_prehook); hooks of the tensor this node produced
-    # (register_hook, retain_grad); node post-hooks (register_hook)
-    _pre_hooks = property(lambda self: self._hook_dict("pre"),
-                          lambda self, v: self._set_hook_dict("pre", v))
-    _tensor_pre_hooks = property(lambda self: self._hook_dict("tensor_pre"),
-                                 lambda self, v: self._set_hook_dict("tensor_pre", v))
-    _post_hooks = property(lambda self: self._hook_dict("post"),
-                           lambda self, v: self._set_hook_dict("post", v))
-
-    def register_hook(self, fn):
-        """Call ``fn(grad_inputs, grad_outputs)`` after this node has run.
-
-        As in PyTorch, ``grad_inputs`` are the gradients this node sends on
-        (one per ``next_functions`` entry) and ``grad_outputs`` the ones it
-        received.  ``fn`` may return a replacement tuple for ``grad_inputs``.
-
-        Returns:
-            a handle whose ``remove()`` unregisters the hook.
-        """
-        if self._post_hooks is None:
-            self._post_hooks = {}
-        return _add_hook(self._post_hooks, fn)
-
-    def register_prehook(self, fn):
-        """Call ``fn(grad_outputs)`` before this node runs; it may return replacements.
-
-        Returns:
-            a handle whose ``remove()`` unregisters the hook.
-        """
-        if self._pre_hooks is None:
-            self._pre_hooks = {}
-        return _add_hook(self._pre_hooks, fn)
-
-
-class _NodeHooks:
-    """The hooks of one node (most nodes have none, and no such record)."""
-
-    __slots__ = ("post", "pre", "tensor_pre")
-
-    def __init__(self):
-        self.pre = self.tensor_pre = self.post = None
-
-
-# --- how gradients travel: the F a node's apply is given ------------------------
-
-class Arrays:
-    """Gradients as numpy arrays (None: no gradient), on a walk that records nothing.
-    ops/formulas.py extends it into ``ARRAY_OPS``, what a formula computes with there."""
-
-    __slots__ = ()
-    records = False
-
-    def to_tensors(self, grads):
-        return tuple(None if g is None else Tensor._make(g) for g in grads)
-
-    def from_tensors(self, out):
-        return tuple(None if g is None else g._data for g in (out if type(out) is tuple else (out,)))
-
-
-class Tensors:
-    """Gradients as Tensors, each step recorded when grad mode is on (``create_graph=True``).
-    ops/formulas.py extends it into ``TENSOR_OPS``."""
-
-    __slots__ = ()
-    records = True
-
-    def to_tensors(self, grads):
-        return tuple(grads)
-
-    def from_tensors(self, out):
-        return out if type(out) is tuple else (out,)
 
 
 # Output numbers of the edges: almost always all 0, so shared tuples.
@@ -316,7 +234,7 @@ class BackwardNode(Node):
         """The forward class's ``backward`` (``Node.apply``): written on Tensors (a custom
         Function's), so a walk that records nothing (``ARRAYS``) wraps and unwraps."""
         if not F.records:
-            return F.from_tensors(BackwardNode.apply(self, F.to_tensors(grads), TENSORS))
+            return F.from_tensors(BackwardNode.apply(self, F.to_tensors(grads), grad_kinds.TENSORS))
         grads = self._materialized(grads, _tensor_zeros)
         return self._per_edge(self._forward_cls.backward(self, *grads))
 
@@ -469,11 +387,6 @@ class GraphRoot(Node):
         return F.from_tensors(self._grads)
 
 
-# torch.autograd.graph's saved_tensors_hooks, SavedTensor, register_multi_grad_hook and
-# save_on_cpu are set here by the package face (written in saved.py, hooks.py and
-# save_on_cpu.py: saved.py reads this module's sequence numbers).
-
-
 # ------------------------------------------------------------ registration slot
 # create_graph's first .grad is a recorded copy (CopyBackwards): an op, a layer above.
 _recorded_copy = None  # _recorded_copy(dst, src): filled by ops/inplace.py with _Copy.apply
@@ -483,13 +396,3 @@ def register_recorded_copy(fn):
     """Called by ``minigrad/ops/inplace.py``."""
     global _recorded_copy
     _recorded_copy = fn
-
-
-# The gradient kinds the walk passes to apply: ops/formulas.py's ARRAY_OPS and TENSOR_OPS.
-ARRAYS, TENSORS = Arrays(), Tensors()
-
-
-def register_grad_kinds(arrays, tensors):
-    """Called by ``minigrad/ops/formulas.py`` with ``ARRAY_OPS`` and ``TENSOR_OPS``."""
-    global ARRAYS, TENSORS
-    ARRAYS, TENSORS = arrays, tensors

@@ -40,7 +40,7 @@ code generation; here they are generated Python code over minigrad's primitives.
 import numpy as np
 
 from ..autograd import grad_mode
-from ..autograd import graph as _graph
+from ..autograd import grad_kinds as _grad_kinds
 from ..autograd.function import FunctionCtx
 from ..autograd import saved as _saved
 from ..autograd import saved_edits as _edits
@@ -144,7 +144,7 @@ class CompiledFunctionBackward(Node):
 
     def apply(self, grads, F):
         if not F.records:  # (written on Tensors: an ARRAYS walk wraps and unwraps)
-            return F.from_tensors(self.apply(F.to_tensors(grads), _graph.TENSORS))
+            return F.from_tensors(self.apply(F.to_tensors(grads), _grad_kinds.TENSORS))
         ctxs = self._ctxs
         if ctxs is None:
             _saved.raise_freed()

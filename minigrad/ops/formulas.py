@@ -30,7 +30,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ..autograd import function as _function
-from ..autograd import graph as _graph
+from ..autograd import grad_kinds as _grad_kinds
 from ..autograd import saved
 from ..autograd.validate import sum_to_array as _sum_to_array
 from ..autograd.function import BackwardNode
@@ -60,7 +60,7 @@ def _ops():
     return _lazy
 
 
-class _ArrayOps(_graph.Arrays):
+class _ArrayOps(_grad_kinds.Arrays):
     """The formula operations on numpy arrays (nothing recorded)."""
 
     __slots__ = ()
@@ -251,7 +251,7 @@ class _ArrayOps(_graph.Arrays):
         return _sum_to_array(a, shape, None, 0) if np.shape(a) != tuple(shape) else a
 
 
-class _TensorOps(_graph.Tensors):
+class _TensorOps(_grad_kinds.Tensors):
     """The formula operations on Tensors (recorded under ``create_graph=True``)."""
 
     __slots__ = ()
@@ -549,5 +549,5 @@ _PY_SCALARS = (float, int, bool)
 
 # The walk passes these to each node's apply (autograd/graph.py's slots); Function
 # makes a class with a formula a primitive here (autograd/function.py's slot).
-_graph.register_grad_kinds(ARRAY_OPS, TENSOR_OPS)
+_grad_kinds.register_grad_kinds(ARRAY_OPS, TENSOR_OPS)
 _function.register_formula_node(formula_node)

@@ -29,8 +29,9 @@ from types import SimpleNamespace as _Namespace
 
 import numpy as np
 
-from ..autograd import function as _function
+from ..autograd import wrap_outputs as _wrap_outputs
 from ..autograd import grad_mode
+from ..autograd import grad_kinds as _grad_kinds
 from ..autograd import graph as _graph
 from ..autograd import saved as _saved
 from ..autograd import saved_edits as _edits
@@ -345,7 +346,7 @@ class CopySlices(Node):
 
     def apply(self, grads, F):
         if not F.records:  # (written on Tensors: an ARRAYS walk wraps and unwraps)
-            return F.from_tensors(self.apply(F.to_tensors(grads), _graph.TENSORS))
+            return F.from_tensors(self.apply(F.to_tensors(grads), _grad_kinds.TENSORS))
         g = grads[0]
         pos = self._positions
         res = self._fn.apply((_AsStrided.apply(g, pos),), F)
@@ -686,4 +687,4 @@ def register_forward_mode(namespace):
 _graph.register_recorded_copy(_Copy.apply)
 _view_history.register_view_ops(_Namespace(
     as_strided=_AsStrided.apply, positions=_positions, multi_view_name=multi_view_name))
-_function.register_view_write(rebase_view_write)
+_wrap_outputs.register_view_write(rebase_view_write)

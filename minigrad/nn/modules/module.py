@@ -26,7 +26,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ...autograd.grad_mode import no_grad
-from ...autograd.graph import _add_hook
+from ...autograd.removable_handle import _add_hook
 from ...tensor import Tensor
 from ..parameter import Parameter
 
