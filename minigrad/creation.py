@@ -25,7 +25,8 @@ import numpy as np
 from . import _dtype
 from ._device import check as _check_device
 from ._dtype import as_dtype, from_numpy_dtype
-from .tensor import _INT_GRAD_ERROR, Size, Tensor
+from ._tensor_checks import ERR_INT_GRAD
+from .tensor import Size, Tensor
 
 __all__ = [
     "Generator",
@@ -232,7 +233,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     _check_device(device)
     arr = _infer_array(data, dtype)
     if requires_grad and arr.dtype.kind != "f":
-        raise RuntimeError(_INT_GRAD_ERROR)
+        raise RuntimeError(ERR_INT_GRAD)
     return Tensor._make(arr, requires_grad=bool(requires_grad))
 
 
@@ -250,7 +251,7 @@ def _shape_arg(size):
 def _filled(value, size, dtype, requires_grad):
     dt = as_dtype(dtype) if dtype is not None else _dtype.float32
     if requires_grad and not dt.is_floating_point:
-        raise RuntimeError(_INT_GRAD_ERROR)
+        raise RuntimeError(ERR_INT_GRAD)
     return Tensor._make(np.full(_shape_arg(size), value, dtype=dt.np), requires_grad=requires_grad)
 
 
@@ -334,7 +335,7 @@ def _float_dtype(dtype):
 
 def _leaf(arr, requires_grad):
     if requires_grad and arr.dtype.kind != "f":
-        raise RuntimeError(_INT_GRAD_ERROR)
+        raise RuntimeError(ERR_INT_GRAD)
     return Tensor._make(arr, requires_grad=bool(requires_grad))
 
 
@@ -528,6 +529,15 @@ def legacy_new(dtype, args, kwargs):
     if len(args) != 1:
         raise TypeError(f"new(): data must be a sequence (got {len(args)} arguments)")
     return tensor(args[0], dtype=dtype)
+
+
+def _legacy_constructor(cls, *args, **kwargs):
+    """``Tensor(data)`` or ``Tensor(*sizes)``: PyTorch's legacy constructor, float32
+    (``legacy_new``); ``minigrad.tensor(data)`` is the modern spelling."""
+    return legacy_new(_dtype.float32, args, kwargs)
+
+
+Tensor.__new__ = staticmethod(_legacy_constructor)  # (tensor.py sits below this module)
 
 
 class tensortype(type):

@@ -23,12 +23,10 @@ Source: ``torch.save`` / ``torch.load`` (torch/serialization.py),
 import io
 import os
 import pickle
-from types import SimpleNamespace as _Namespace
 
 import numpy as np
 
 from . import _dtype
-from . import tensor as _tensor
 from .tensor import Tensor
 
 __all__ = ["load", "save"]
@@ -200,7 +198,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         _placing_error[0] = None
 
 
-# Pickling and deepcopy of a Tensor (its __reduce_ex__, __deepcopy__) are carried out
-# here: tensor.py sits below this module, which fills its slot once loaded.
-_tensor.register_serialization(_Namespace(reduce_tensor=reduce_tensor,
-                                          deepcopy_tensor=deepcopy_tensor))
+def _reduce_ex(t, protocol):
+    """``Tensor.__reduce_ex__`` (pickling, ``minigrad.save``): the values and
+    ``requires_grad``, never the history (``reduce_tensor``)."""
+    return reduce_tensor(t)
+
+
+# Pickling and deepcopy of a Tensor are carried out here, attached to the class
+# (tensor.py sits below this module).
+Tensor.__reduce_ex__ = _reduce_ex
+Tensor.__deepcopy__ = deepcopy_tensor

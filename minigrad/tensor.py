@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._layout import canonical_dim
+from . import _tensor_checks as _checks
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode  # (a leaf module of autograd: it imports nothing of minigrad)
 
@@ -30,15 +30,6 @@ __all__ = ["Size", "Tensor", "is_tensor", "ones", "ones_like", "tensor", "zeros"
 _state = grad_mode._state
 _new = object.__new__
 _ndarray = np.ndarray  # (a module-level name: numpy's module attributes are slow to read)
-
-_NONLEAF_GRAD_WARNING = (
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
-    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
-    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
-)
-_INT_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 
 
 class Size(tuple):
@@ -102,11 +93,6 @@ class Tensor:
     # numpy must defer to Tensor's reflected operators (ndarray * Tensor)
     __array_priority__ = 1000
 
-    def __new__(cls, *args, **kwargs):
-        """``Tensor(data)`` or ``Tensor(*sizes)``: PyTorch's legacy constructor, float32
-        (``creation.legacy_new``); ``minigrad.tensor(data)`` is the modern spelling."""
-        return legacy_new(_dtype.float32, args, kwargs)
-
     @classmethod
     def _make(cls, data, grad_fn=None, requires_grad=False, vc=None, base=None):
         """Wrap a numpy array without copying or checking (internal fast path).
@@ -132,15 +118,6 @@ class Tensor:
             t._inference = True
         return t
 
-    @classmethod
-    def _alias_of(cls, t):
-        """A new tensor object over the same array and version counter, without history.
-
-        No reference back to ``t``: a node saving its own output keeps such an
-        alias, and a reference to the output would be a cycle.
-        """
-        return cls._make(t._data, vc=t._shared_vc())
-
     # ------------------------------------------------------------------ data
 
     @property
@@ -148,42 +125,10 @@ class Tensor:
         """The size of each dimension: a ``Size`` (a tuple of ints)."""
         return Size(self._data.shape)
 
-    def size(self, dim=None):
-        """``shape``, or the size of one dimension (``Tensor.size``).
-
-        Raises:
-            IndexError: PyTorch's "Dimension out of range" for a bad ``dim``.
-        """
-        if dim is None:
-            return Size(self._data.shape)
-        return self._data.shape[canonical_dim(dim, self._data.ndim)]
-
     @property
     def dtype(self):
         """The element type: ``minigrad.float32``, ``float64``, ``int64`` or ``bool``."""
         return _DTYPE_OF[self._data.dtype]
-
-    @property
-    def ndim(self):
-        """Number of dimensions (0 for a scalar tensor)."""
-        return self._data.ndim
-
-    def dim(self):
-        """Number of dimensions (``Tensor.dim()``)."""
-        return self._data.ndim
-
-    def numel(self):
-        """Number of elements."""
-        return self._data.size
-
-    def __len__(self):
-        if self._data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self._data.shape[0]
-
-    def is_floating_point(self):
-        """True for float32 and float64 tensors."""
-        return self._data.dtype.kind == "f"
 
     def item(self):
         """The value of a one-element tensor as a Python number.
@@ -197,62 +142,8 @@ class Tensor:
             )
         return self._data.reshape(()).item()
 
-    def numpy(self):
-        """The values as a numpy array sharing memory with the tensor.
-
-        Raises:
-            RuntimeError: PyTorch's message if the tensor requires grad while
-                grad mode is on (call ``.detach().numpy()``); under
-                ``no_grad`` (inside a custom Function's forward, say) it is
-                allowed, as in PyTorch.
-        """
-        if self._requires_grad and _state.enabled:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-            )
-        return self._data
-
-    def __array__(self, dtype=None, copy=None):
-        if self._requires_grad and _state.enabled:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-            )
-        return self._data if dtype is None else self._data.astype(dtype)
-
-    def __float__(self):
-        if self._data.size != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return float(self.item())
-
-    def __int__(self):
-        if self._data.size != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return int(self.item())
-
-    def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous"
-            )
-        return bool(self._data.reshape(()).item())
-
     def __repr__(self):
         return tensor_repr(self)
-
-    def __hash__(self):
-        return id(self)
-
-    def __reduce_ex__(self, protocol):
-        # pickling (minigrad.save): the values and requires_grad, never the history
-        return _serialization.reduce_tensor(self)
-
-    def __deepcopy__(self, memo):
-        return _serialization.deepcopy_tensor(self, memo)
-
-    def __iter__(self):
-        if self._data.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return iter(self.unbind(0))  # as PyTorch: one UnbindBackward0 node for all rows
 
     # -------------------------------------------------------------- autograd
 
@@ -290,25 +181,12 @@ class Tensor:
         """Set ``requires_grad`` in place and return self (``Tensor.requires_grad_``).
 
         Raises:
-            RuntimeError: see ``requires_grad``.
+            RuntimeError: see ``requires_grad`` (``_tensor_checks.check_requires_grad``).
         """
         requires_grad = bool(requires_grad)
-        if self._grad_fn is not None:
-            if requires_grad:
-                return self
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to "
-                "use a computed variable in a subgraph that doesn't require differentiation "
-                "use var_no_grad = var.detach()."
-            )
-        if requires_grad and self._data.dtype.kind != "f":
-            # PyTorch's wording differs here from the factories' (lowercase, no "complex")
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if requires_grad and self._inference and not _state.inference:
-            raise RuntimeError(
-                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
-                "allowed."
-            )
+        if self._grad_fn is not None and requires_grad:
+            return self  # (a non-leaf requires grad already)
+        _checks.check_requires_grad(self, requires_grad)  # a leaf, floating, not inference
         self._requires_grad = requires_grad
         return self
 
@@ -318,28 +196,6 @@ class Tensor:
         if self._view_of is not None:
             _autograd.refresh_view(self)  # its base was rebased by an in-place write
         return self._grad_fn
-
-    @property
-    def data(self):
-        """The values as a new tensor outside the graph (``Tensor.data``).
-
-        Unlike ``detach()``, in-place changes through it are not seen by the
-        version counter: this is the old back door PyTorch keeps for code such
-        as ``w.data.fill_(0.5)``; prefer ``detach()`` or ``no_grad()``.
-        Assigning ``t.data = other`` replaces the values (any shape or dtype)
-        and keeps the graph state.
-        """
-        return Tensor._make(self._data)
-
-    @data.setter
-    def data(self, value):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-        self._data = value._data
-
-    def is_inference(self):
-        """True for a tensor made inside ``inference_mode`` (``Tensor.is_inference``)."""
-        return self._inference
 
     @property
     def is_leaf(self):
@@ -354,7 +210,7 @@ class Tensor:
         PyTorch, and gives None.
         """
         if self._grad is None and self._grad_fn is not None and not self._retains_grad:
-            warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(_checks.WARN_NONLEAF_GRAD, UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -364,7 +220,8 @@ class Tensor:
         Raises:
             TypeError: for a value that is not a Tensor.
             RuntimeError: PyTorch 2.13's "attempting to assign a gradient of
-                size ..." / "... with dtype ..." for another shape or dtype.
+                size ..." / "... with dtype ..." for another shape or dtype
+                (``_tensor_checks.check_assigned_grad``).
         """
         if value is not None:
             if not isinstance(value, Tensor):
@@ -372,21 +229,7 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
-            if value._data.shape != self._data.shape:
-                raise RuntimeError(
-                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
-                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
-                    "and the tensor are the same size"
-                )
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_dtype.C_TYPE_NAMES[value._data.dtype.name]}' "
-                    f"to a tensor with grad_dtype '{_dtype.SCALAR_TYPE_NAMES[self._data.dtype.name]}'. The "
-                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). "
-                    "You can set the tensor's grad_dtype attribute with a specific dtype, or None "
-                    "to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
-                    "tensor and its gradient may break downstream systems that assume they match."
-                )
+            _checks.check_assigned_grad(self._data, value._data)
         self._grad = value
 
     @property
@@ -436,11 +279,7 @@ class Tensor:
         if self._grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
-        self._add_retain_hook()
-
-    def _add_retain_hook(self):
-        """Register retain_grad's hook on the current grad_fn (again after an in-place op moves it)."""
-        _autograd.add_retain_hook(self)
+        _autograd.add_retain_hook(self)  # (t._add_retain_hook() after an in-place op moves it)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when the gradient of this tensor is computed; it may return a replacement.
@@ -464,18 +303,6 @@ class Tensor:
         """
         return _autograd.register_hook(self, hook)
 
-    def _run_leaf_hooks(self, grad):
-        """Apply the hooks registered on this leaf (called by its AccumulateGrad)."""
-        return _autograd.run_leaf_hooks(self, grad)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """Call ``hook(tensor)`` after a gradient was accumulated into this leaf's ``.grad``.
-
-        Raises:
-            RuntimeError: on a non-leaf, as in PyTorch.
-        """
-        return _autograd.register_post_accumulate_grad_hook(self, hook)
-
     def detach(self):
         """A new tensor over the same values, cut from the graph (``requires_grad=False``).
 
@@ -494,13 +321,7 @@ class Tensor:
             RuntimeError: PyTorch's "Can't detach views in-place. ..." for a view.
         """
         if self._view_of is not None and self._grad_fn is not None:
-            raise RuntimeError(
-                "Can't detach views in-place. Use detach() instead. If you are using "
-                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
-                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
-                "called on these gradients. To fix this error, please refer to the "
-                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
-            )
+            raise RuntimeError(_checks.ERR_DETACH_VIEW)
         if self._grad_fn is not None:  # (a node that saved it must now refuse it)
             _autograd.note_detached(self)
         self._grad_fn = None
@@ -533,58 +354,36 @@ class Tensor:
         """
         _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    # ------------------------------------------------------------- copies
-
-    def _copy(self):
-        """An independent copy of the values, no history (internal)."""
-        return Tensor._make(self._data.copy())
-
-    def _add_inplace_raw(self, array):
-        """``self += array`` on the raw values, bumping the version (internal)."""
-        np.add(self._data, array, out=self._data, casting="unsafe")
-        self._shared_vc()[0] += 1
-
-    # Operators and methods are attached in minigrad/ops/__init__.py, next to the primitives
-    # they dispatch to; the data conveniences (device, tolist, ...) in ops/conversion.py.
+    # The rest of Tensor is attached where it is written, each a plain function set on
+    # this class: operators and methods in ops/__init__.py, beside the primitives they
+    # dispatch to (_add_inplace_raw: ops/inplace.py); the data's conveniences (size(),
+    # ndim, .data, numpy(), float(t), iteration, ...) in ops/conversion.py; the legacy
+    # constructor Tensor(data) in creation.py; pickling and deepcopy in serialization.py;
+    # the rest of the hook machinery (autograd/hooks.py) in autograd/__init__.py.
 
 
-# ------------------------------------------------------ registration slots
-# Tensor sits below autograd and serialization (layers go one way); they plug in
-# here when they load, each filling its slot through its register_ function.
+# ------------------------------------------------------ registration slot
+# Tensor sits below autograd (layers go one way): autograd plugs in here when it
+# loads, filling the slot through register_autograd.
 
 _autograd = None  # from minigrad.autograd: backward, accumulator, hooks, ...
-_serialization = None  # minigrad.serialization: reduce_tensor, deepcopy_tensor
 
 
 def register_autograd(namespace):
     """Called by ``minigrad/autograd/__init__.py``: what Tensor's autograd methods call.
 
     ``namespace`` has ``backward``, ``accumulator`` (a leaf's AccumulateGrad),
-    ``note_detached`` (detach_ on a recorded tensor), ``refresh_view`` and the
-    hook machinery (autograd/hooks.py): ``register_hook``, ``run_leaf_hooks``,
-    ``add_retain_hook``, ``register_post_accumulate_grad_hook``.
+    ``note_detached`` (detach_ on a recorded tensor), ``refresh_view`` and, from
+    the hook machinery (autograd/hooks.py), ``register_hook`` and ``add_retain_hook``.
     """
     global _autograd
     _autograd = namespace
-
-
-def register_serialization(namespace):
-    """Called by ``minigrad/serialization.py``: ``reduce_tensor``, ``deepcopy_tensor``."""
-    global _serialization
-    _serialization = namespace
 
 
 _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
 
 
 # tensor(), zeros(), ones() and the conversion of Python data live in creation.py
-# with the other factories; they stay importable from here
-from .creation import (  # noqa: E402 (Tensor must exist first: creation imports it)
-    is_tensor,
-    legacy_new,
-    ones,
-    ones_like,
-    tensor,
-    zeros,
-    zeros_like,
-)
+# with the other factories; they stay importable from here (imported last: creation
+# imports Tensor)
+from .creation import is_tensor, ones, ones_like, tensor, zeros, zeros_like  # noqa: E402

@@ -32,7 +32,7 @@ import import_graph  # noqa: E402 (tests/tools/import_graph.py)
 # Each module by name; ``name.*`` gives a whole package one layer.  A new module
 # outside those packages fails test_every_module_has_a_layer until it is placed here.
 LAYERS = {
-    0: ["_dtype", "_device", "_layout", "parallel",
+    0: ["_dtype", "_device", "_layout", "_tensor_checks", "parallel",
         "autograd.grad_mode", "autograd.removable_handle", "autograd.saved_errors"],
     1: ["tensor", "_tensor_str", "creation"],
     2: ["autograd.graph", "autograd.saved", "autograd.saved_edits", "autograd.saved_hooks",

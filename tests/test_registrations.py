@@ -23,9 +23,7 @@ MINIGRAD = Path(minigrad.__file__).resolve().parent
 SLOTS = [
     ("minigrad.tensor", "_autograd", "register_autograd",
      ("backward", "accumulator", "note_detached", "refresh_view", "register_hook",
-      "run_leaf_hooks", "add_retain_hook", "register_post_accumulate_grad_hook")),
-    ("minigrad.tensor", "_serialization", "register_serialization",
-     ("reduce_tensor", "deepcopy_tensor")),
+      "add_retain_hook")),
     ("minigrad._tensor_str", "_tangent_suffix", "register_tangent_suffix", ()),
     ("minigrad.jit.recording", "_namespace", "register_namespace", ("tensor", "zeros")),
     ("minigrad.autograd.function", "_fw_state", "register_forward_mode", ()),

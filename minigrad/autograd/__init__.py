@@ -196,10 +196,14 @@ _tensor.register_autograd(_Namespace(
     note_detached=saved_edits.note_detached,
     refresh_view=_refresh_view,
     register_hook=hooks.register_hook,
-    run_leaf_hooks=hooks.run_leaf_hooks,
     add_retain_hook=hooks.add_retain_hook,
-    register_post_accumulate_grad_hook=hooks.register_post_accumulate_grad_hook,
 ))
+# The rest of Tensor's hook machinery is attached as it is: a leaf's hooks, run by its
+# AccumulateGrad; retain_grad's hook, moved again by an in-place write; the hooks run
+# after accumulating into .grad.
+Tensor._run_leaf_hooks = hooks.run_leaf_hooks
+Tensor._add_retain_hook = hooks.add_retain_hook
+Tensor.register_post_accumulate_grad_hook = hooks.register_post_accumulate_grad_hook
 
 # torch.autograd.graph also offers these two, written above the core (hooks.py walks
 # with the engine, save_on_cpu.py builds on saved_tensors_hooks): set them there.

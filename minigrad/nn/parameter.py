@@ -12,7 +12,8 @@ Source: ``torch.nn.Parameter`` (torch/nn/parameter.py).
 
 import numpy as np
 
-from ..tensor import _INT_GRAD_ERROR, Tensor
+from .._tensor_checks import ERR_INT_GRAD
+from ..tensor import Tensor
 
 __all__ = ["Parameter"]
 
@@ -47,7 +48,7 @@ class Parameter(Tensor):
                 f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
             )
         if requires_grad and arr.dtype.kind != "f":
-            raise RuntimeError(_INT_GRAD_ERROR)
+            raise RuntimeError(ERR_INT_GRAD)
         return cls._make(arr, requires_grad=bool(requires_grad), vc=vc)
 
     def __init__(self, data=None, requires_grad=True):

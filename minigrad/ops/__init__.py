@@ -754,6 +754,7 @@ from . import inplace as _inplace
 from . import inplace_methods as _inplace_methods
 
 _inplace_methods.install()
+Tensor._add_inplace_raw = _inplace.add_inplace_raw  # (what AccumulateGrad adds with)
 
 
 def _round_(self, *, decimals=None):

@@ -1,7 +1,10 @@
 """Converting a tensor: ``to(dtype)``, ``to(device)``, ``float()``, ``double()``, ``type()``, ``cpu()``.
 
-And the data's conveniences: ``device``, ``is_cuda``, ``nbytes``, ``tolist()``,
-``__array_wrap__`` (a numpy ufunc's result as a tensor), ``__format__``, ``__index__``.
+And the data's conveniences, attached to Tensor with them: its shape read other
+ways (``size()``, ``dim()``, ``ndim``, ``numel()``, ``len(t)``), ``device``,
+``is_cuda``, ``nbytes``, ``.data``, ``numpy()``, ``np.asarray(t)``, ``tolist()``,
+``float(t)``, ``int(t)``, ``bool(t)``, iteration, ``__array_wrap__`` (a numpy
+ufunc's result as a tensor), ``__format__``, ``__index__``.
 
 A conversion to another floating dtype is recorded (ToCopyBackward0: the
 gradient is converted back); one to an integer or bool dtype is not (no
@@ -17,12 +20,15 @@ import numpy as np
 
 from .. import _device
 from .._dtype import _ALL, SCALAR_TYPE_NAMES, as_dtype, dtype
+from .._layout import canonical_dim
+from ..autograd import grad_mode
 from ..creation import from_numpy, tensortype
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 from . import shape as _sh
 
 __all__ = ["METHODS", "to"]
 
+_state = grad_mode._state
 _LEGACY = {name: kind + "Tensor" for name, kind in SCALAR_TYPE_NAMES.items()}
 _FROM_LEGACY = {"torch." + v: d for d in _ALL for k, v in _LEGACY.items() if d.name == k}
 
@@ -142,6 +148,125 @@ def _cuda(self, device=None, non_blocking=False, memory_format=None):
 # Where the tensor lives and how its values read as Python and numpy objects: plain
 # reads of the numpy array, attached to Tensor with the conversions above.
 
+def _size(self, dim=None):
+    """``shape``, or the size of one dimension (``Tensor.size``).
+
+    Raises:
+        IndexError: PyTorch's "Dimension out of range" for a bad ``dim``.
+    """
+    if dim is None:
+        return Size(self._data.shape)
+    return self._data.shape[canonical_dim(dim, self._data.ndim)]
+
+
+def _dim(self):
+    """Number of dimensions, 0 for a scalar tensor (``Tensor.dim()``, and ``Tensor.ndim``)."""
+    return self._data.ndim
+
+
+def _numel(self):
+    """Number of elements."""
+    return self._data.size
+
+
+def _len(self):
+    if self._data.ndim == 0:
+        raise TypeError("len() of a 0-d tensor")
+    return self._data.shape[0]
+
+
+def _is_floating_point(self):
+    """True for float32 and float64 tensors."""
+    return self._data.dtype.kind == "f"
+
+
+def _data_of(self):
+    """The values as a new tensor outside the graph (``Tensor.data``).
+
+    Unlike ``detach()``, in-place changes through it are not seen by the
+    version counter: this is the old back door PyTorch keeps for code such
+    as ``w.data.fill_(0.5)``; prefer ``detach()`` or ``no_grad()``.
+    Assigning ``t.data = other`` replaces the values (any shape or dtype)
+    and keeps the graph state.
+    """
+    return Tensor._make(self._data)
+
+
+def _set_data(self, value):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+    self._data = value._data
+
+
+def _alias_of(cls, t):
+    """A new tensor object over the same array and version counter, without history.
+
+    No reference back to ``t``: a node saving its own output keeps such an
+    alias, and a reference to the output would be a cycle.
+    """
+    return cls._make(t._data, vc=t._shared_vc())
+
+
+def _copy(self):
+    """An independent copy of the values, no history (internal)."""
+    return Tensor._make(self._data.copy())
+
+
+def _is_inference(self):
+    """True for a tensor made inside ``inference_mode`` (``Tensor.is_inference``)."""
+    return self._inference
+
+
+_ERR_NUMPY = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+
+
+def _numpy(self):
+    """The values as a numpy array sharing memory with the tensor.
+
+    Raises:
+        RuntimeError: PyTorch's message if the tensor requires grad while
+            grad mode is on (call ``.detach().numpy()``); under
+            ``no_grad`` (inside a custom Function's forward, say) it is
+            allowed, as in PyTorch.
+    """
+    if self._requires_grad and _state.enabled:
+        raise RuntimeError(_ERR_NUMPY)
+    return self._data
+
+
+def _array(self, dtype=None, copy=None):
+    """``np.asarray(t)``: the values, refused as ``numpy()`` refuses them."""
+    if self._requires_grad and _state.enabled:
+        raise RuntimeError(_ERR_NUMPY)
+    return self._data if dtype is None else self._data.astype(dtype)
+
+
+def _float_value(self):
+    if self._data.size != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return float(self.item())
+
+
+def _int_value(self):
+    if self._data.size != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return int(self.item())
+
+
+def _bool_value(self):
+    if self._data.size != 1:
+        raise RuntimeError(
+            "Boolean value of Tensor with more than one value is ambiguous"
+        )
+    return bool(self._data.reshape(()).item())
+
+
+def _iter(self):
+    if self._data.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))  # as PyTorch: one UnbindBackward0 node for all rows
+
+
 def _element_size(self):
     """Bytes per element (``Tensor.element_size``): 4 for float32, 8 for float64."""
     return self._data.itemsize
@@ -209,8 +334,14 @@ def _format(self, spec):
 
 METHODS = {"to": to, "float": _float, "double": _double, "long": _long, "bool": _bool,
            "type_as": _type_as, "type": _type, "cpu": _cpu, "cuda": _cuda,
+           "size": _size, "ndim": property(_dim), "dim": _dim, "numel": _numel,
+           "__len__": _len, "is_floating_point": _is_floating_point,
            "device": property(_device_of), "is_cuda": property(_is_cuda),
            "is_cpu": property(_is_cpu), "get_device": _get_device,
            "element_size": _element_size, "itemsize": property(_itemsize),
-           "nbytes": property(_nbytes), "tolist": _tolist, "__array_wrap__": _array_wrap,
+           "nbytes": property(_nbytes), "data": property(_data_of, _set_data),
+           "_alias_of": classmethod(_alias_of), "_copy": _copy, "is_inference": _is_inference,
+           "numpy": _numpy, "__array__": _array, "tolist": _tolist,
+           "__float__": _float_value, "__int__": _int_value, "__bool__": _bool_value,
+           "__iter__": _iter, "__array_wrap__": _array_wrap,
            "__index__": _index, "__format__": _format}

@@ -51,6 +51,13 @@ __all__ = ["inplace", "setitem"]
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
 
+def add_inplace_raw(t, array):
+    """``t += array`` on the raw values, bumping the version, recording nothing
+    (``Tensor._add_inplace_raw``: AccumulateGrad adds a later gradient into ``.grad``)."""
+    np.add(t._data, array, out=t._data, casting="unsafe")
+    t._shared_vc()[0] += 1
+
+
 def _check_writable(t, via_view=False):
     """Raise PyTorch's errors for writing into ``t``; return True if the write must be recorded."""
     if t._inference and not _state.inference:
