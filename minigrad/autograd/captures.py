@@ -3,16 +3,18 @@
 ``plan_captures`` finds, before the walk, the node whose gradient each input
 receives (its ``grad_fn``, or a leaf's ``AccumulateGrad``) and the nodes that
 must run to reach them; the others never run, nor do their hooks.
-``take_captures`` reads the wanted gradients as each such node is about to
-run, and ``results`` returns them after the walk.
+``before_node`` is what the walk (engine.py) does with a node's gradients
+before the node runs: its tensor's hooks (hooks.py), then ``take_captures``
+reads the wanted gradients; ``results`` returns them after the walk.
 
 Source: the ``exec_info`` and ``captures`` of PyTorch's ``GraphTask``
-(torch/csrc/autograd/engine.cpp, ``init_to_execute``).
+(torch/csrc/autograd/engine.cpp, ``init_to_execute`` and ``evaluate_function``).
 """
 
 from .graph import AccumulateGrad
+from .hooks import run_tensor_hooks
 
-__all__ = ["plan_captures", "results", "take_captures"]
+__all__ = ["before_node", "plan_captures", "results", "take_captures"]
 
 
 def plan_captures(walk, inputs):
@@ -62,8 +64,24 @@ def _needed(root, targets):
     return {n for n, v in needed.items() if v}
 
 
+def before_node(walk, node, grads):
+    """A node's summed gradients before it runs: its tensor's hooks, then the captures.
+
+    Returns ``(grads, compute)``: the gradients to run the node with (None if
+    the node does not run at all: nothing wanted lies behind it) and whether
+    it computes its gradients (see ``engine.run_node``).
+    """
+    captures = walk.captures
+    if captures is not None and node not in walk.needed and node not in captures:
+        return None, False  # PyTorch never runs such a node: neither do its hooks
+    grads = run_tensor_hooks(node, grads, walk.F)
+    if captures is not None:
+        return take_captures(walk, node, grads)
+    return grads, True
+
+
 def take_captures(walk, node, grads):
-    """Read the gradients asked for at ``node``; ``(grads, compute)`` as ``engine.before_node``."""
+    """Read the gradients asked for at ``node``; ``(grads, compute)`` as ``before_node``."""
     cap = walk.captures.get(node)
     if cap:
         for k, nr in cap:

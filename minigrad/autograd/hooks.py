@@ -12,9 +12,9 @@
   for the first one.
 * ``node._raw_saved_self`` (``SavedTensor``) lets a single saved tensor get
   its own pack/unpack pair with ``register_hooks``.
-* During a walk (engine.py): ``run_tensor_hooks`` (a tensor's hooks see the
-  summed gradient before its node runs), ``run_pre_hooks`` and
-  ``run_post_hooks`` (a node's own, around it).
+* During a walk: ``run_tensor_hooks`` (a tensor's hooks see the summed
+  gradient before its node runs: captures.before_node), ``run_pre_hooks`` and
+  ``run_post_hooks`` (a node's own, around it: engine.run_node).
 
 Source: ``torch.Tensor.register_hook`` and ``retain_grad`` (torch/_tensor.py,
 torch/csrc/autograd/python_hook.cpp), torch/autograd/graph.py
@@ -308,7 +308,7 @@ def _legacy_type(t):
     return f"torch.{_dtype.SCALAR_TYPE_NAMES[t.dtype.name]}Tensor"
 
 
-# --- running hooks during a walk (engine.py calls these) -------------------------------
+# --- running hooks during a walk (engine.py and captures.py call these) -----------------
 
 walks = []  # the walks in progress, innermost last (engine.run_backward pushes and pops them)
 
