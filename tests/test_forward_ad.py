@@ -497,7 +497,7 @@ CASES = {
     "mv": (_fixed(lambda a, b: a @ b, (2, 3), (3,)), {"Mv"}),
     "dot": (_fixed(lambda a, b: a @ b, (3,), (3,)), {"Dot"}),
     "bmm": (_fixed(lambda a, b: minigrad.bmm(a, b), (2, 2, 3), (2, 3, 2)), {"Bmm"}),
-    "vec_mat": (_fixed(lambda a, b: a @ b, (3,), (3, 2)), {"Mm", "Unsqueeze", "SqueezeDimMatmul"}),
+    "vec_mat": (_fixed(lambda a, b: a @ b, (3,), (3, 2)), {"Mm", "Unsqueeze", "SqueezeDimInplace"}),
     "batched_matmul": (_fixed(lambda a, b: a @ b, (2, 1, 2, 3), (3, 3, 2)),
                        {"Bmm", "Expand", "UnsafeView"}),
     "addmm": (_fixed(lambda c, a, b: minigrad.addmm(c, a, b, beta=0.5, alpha=-2.0), (3,), (2, 4),

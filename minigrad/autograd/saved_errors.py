@@ -38,10 +38,11 @@ def raise_modified(t, node, saved_version, is_output, output_nr=0):
         producer = node if is_output else t.grad_fn
     except RuntimeError:  # (a split/unbind output whose memory was written)
         producer = t._grad_fn
-    # PyTorch names the producing operation without its "Backward0" suffix
+    # PyTorch names the producing operation without "Backward0" (MulBackward0: Mul), and
+    # without "Backward" only when another number follows (PowBackward1: Pow1)
     where = ""
     if producer is not None:
-        op = re.sub(r"Backward\d*$", "", producer.name())
+        op = re.sub(r"Backward(?:0$|(?=\d*$))", "", producer.name())
         nr = output_nr if is_output else t._output_nr
         where = f", which is output {nr} of {op},"
     raise RuntimeError(

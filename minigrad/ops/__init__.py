@@ -723,7 +723,7 @@ def _install():
 
     for name, fn in METHODS.items():
         setattr(T, name, fn)
-    for name, fn in _compat.METHODS.items():
+    for name, fn in (*_compat.METHODS.items(), *_sh.METHODS.items()):
         setattr(T, name, fn)
     T.T = property(_T, doc="The tensor with its dims reversed (PermuteBackward0 for 2-d).")
     T.mT = property(_mT, doc="Transpose of the last two dims (``Tensor.mT``).")

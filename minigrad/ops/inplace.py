@@ -237,6 +237,39 @@ def inplace(t, outofplace, *args, reads_self=True, via_view=False, written=None)
     return t
 
 
+def inplace_view(t, view_fn, *args):
+    """``t`` becomes ``view_fn``'s view of itself, in place (``x.unsqueeze_(0)``, ``x.squeeze_()``).
+
+    The values stay; the shape changes and the version moves on, so a node that
+    saved ``t`` before refuses to use it.  Recorded as PyTorch records it: the
+    op runs on a stand-in for ``t``'s old self, and ``t`` adopts its node
+    (``UnsqueezeBackward1``, with an edge to ``t``'s old ``grad_fn``).  A view
+    stays a view of its base; its base's history is not rebased (no value changed).
+
+    Raises:
+        RuntimeError: where a write into ``t`` is refused (``_check_writable``:
+            a leaf that requires grad, a view of one, a view made under no_grad, ...).
+        IndexError: the view op's "Dimension out of range ...".
+    """
+    recording = _check_writable(t)
+    old = _make(t._data, grad_fn=t.grad_fn, requires_grad=t._requires_grad)
+    old._output_nr = t._output_nr
+    _forward_mode.copy_tangent(t, old)
+    if recording:
+        result = view_fn.apply(old, *args)
+    else:
+        with grad_mode.no_grad():
+            result = view_fn.apply(old, *args)
+    t._data = result._data
+    vc = t._shared_vc()
+    vc[0] += 1
+    if t._view_of is not None:
+        t._view_version = vc[0]  # its new grad_fn is current: not to be rebuilt from its base
+    _forward_mode.copy_tangent(result, t)
+    _adopt(t, result)
+    return t
+
+
 def rebase_view_write(t, result, old_root=None):
     """After ``result``'s values were written into the view ``t``: rebase its base, then ``t``.
 

@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from ._util import as_saved_int
 from .shape import (
     SqueezeDim,
-    SqueezeDimMatmul,
+    SqueezeDimInplace,
     Transpose,
     UnsafeView,
     Unsqueeze,
@@ -394,7 +394,7 @@ def matmul(input, other):
     if da == 2 and db == 1:
         return Mv.apply(input, other)
     if da == 1 and db == 2:
-        return SqueezeDimMatmul.apply(Mm.apply(Unsqueeze.apply(input, 0), other), 0)
+        return SqueezeDimInplace.apply(Mm.apply(Unsqueeze.apply(input, 0), other), 0)
     if da == 2 and db == 2:
         return Mm.apply(input, other)
     if da == 3 and db == 3:

@@ -13,6 +13,7 @@ from .._layout import contiguous_format, memory_format, preserve_format  # noqa:
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim, canonical_dims
+from .inplace import inplace_view
 
 __all__ = [
     "Cat",
@@ -500,10 +501,52 @@ class Alias(Function):
         return grad
 
 
-class SqueezeDimMatmul(SqueezeDim):
-    """The squeeze ``matmul`` applies after a 1-d @ 2-d product (SqueezeBackward4)."""
+# --- the in-place forms, x.unsqueeze_(0) and x.squeeze_(): the same views under PyTorch's
+# other node names; ops/inplace.py's inplace_view gives the tensor itself the new shape and node
+
+class UnsqueezeInplace(Unsqueeze):
+    """``x.unsqueeze_(dim)`` (UnsqueezeBackward1)."""
+
+    node_name = "UnsqueezeBackward1"
+    formula = Unsqueeze.formula
+
+
+class SqueezeAllInplace(SqueezeAll):
+    """``x.squeeze_()`` (SqueezeBackward3)."""
+
+    node_name = "SqueezeBackward3"
+    formula = SqueezeAll.formula
+
+
+class SqueezeDimInplace(SqueezeDim):
+    """``x.squeeze_(dim)`` (SqueezeBackward4); also what ``matmul`` applies after a 1-d @ 2-d product."""
 
     node_name = "SqueezeBackward4"
+
+
+class SqueezeDimsInplace(SqueezeDims):
+    """``x.squeeze_(dims)`` for a tuple of dims (SqueezeBackward5)."""
+
+    node_name = "SqueezeBackward5"
+
+
+def unsqueeze_(self, dim):
+    """``unsqueeze`` in place (``Tensor.unsqueeze_``): ``self``, its shape with a size-1 dim at
+    ``dim``; records UnsqueezeBackward1; moves the version on (ops/inplace.py's ``inplace_view``)."""
+    return inplace_view(self, UnsqueezeInplace, dim)
+
+
+def squeeze_(self, dim=None):
+    """``squeeze`` in place (``Tensor.squeeze_``): all size-1 dims (SqueezeBackward3), ``dim``
+    (SqueezeBackward4) or those of a tuple (SqueezeBackward5); moves the version on."""
+    if dim is None:
+        return inplace_view(self, SqueezeAllInplace)
+    if isinstance(dim, (tuple, list)):
+        return inplace_view(self, SqueezeDimsInplace, tuple(dim))
+    return inplace_view(self, SqueezeDimInplace, dim)
+
+
+METHODS = {"unsqueeze_": unsqueeze_, "squeeze_": squeeze_}  # (attached by ops/__init__)
 
 
 def _is_viewable(data, shape):
