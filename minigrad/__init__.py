@@ -26,6 +26,7 @@ from . import (
     nn,
     ops,
     optim,
+    random,
     utils,
 )
 from ._device import (
@@ -73,6 +74,7 @@ from .jit import compile  # define-then-run: minigrad/jit/compile.py (torch.comp
 from .ops import *
 from .ops import __all__ as _ops_all
 from .parallel import get_num_threads, set_num_threads
+from .random import default_generator, get_rng_state, initial_seed, seed, set_rng_state
 from .serialization import load, save
 from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
 
@@ -90,7 +92,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "Size", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "full",
     "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
-    "rand_like", "randperm", "manual_seed", "Generator", "from_numpy", "as_tensor",
+    "rand_like", "randperm", "manual_seed", "seed", "initial_seed", "get_rng_state", "default_generator",
+    "set_rng_state", "Generator", "from_numpy", "as_tensor",
     "FloatTensor", "DoubleTensor", "LongTensor", "BoolTensor",
     "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
     "get_default_dtype", "device", "cpu", "cuda", "accelerator", "backends", "set_default_device",

@@ -4,16 +4,16 @@
 ints: int64, bools: bool; a numpy array keeps its dtype if minigrad has it)
 and always copies.
 
-Random numbers come from one seeded numpy ``Generator``: ``manual_seed(0)``
-makes every later ``randn``/``rand`` reproducible, which is what keeps the
-lessons' stored outputs stable.  The streams differ from PyTorch's (same
-seed, different numbers): compare behaviour, not random draws.
+Random numbers come from PyTorch's CPU generator, mt19937 (``random.py``),
+turned into numbers as PyTorch's kernels do (``_random_kernels.py``): after
+``manual_seed(s)``, ``rand``, ``randn``, ``randint`` and ``randperm`` give
+PyTorch's numbers, which is also what keeps the lessons' stored outputs stable.
 
 Every factory takes ``device=``: None, ``"cpu"`` or ``minigrad.device("cpu")``
 (anything else raises as a CPU-only PyTorch build does, see ``_device.py``).
 
 Source: ``torch.full``, ``torch.arange``, ``torch.eye``, ``torch.randn``,
-``torch.rand``, ``torch.manual_seed``.
+``torch.rand``, ``torch.randint``, ``torch.randperm`` (aten/src/ATen/native/TensorFactories.cpp).
 """
 
 import math
@@ -23,10 +23,14 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from . import _random_kernels as _kernels
 from ._device import check as _check_device
 from ._dtype import as_dtype, from_numpy_dtype
 from ._tensor_checks import ERR_INT_GRAD
+from .random import Generator, default_generator, manual_seed, register_tensor
 from .tensor import Size, Tensor
+
+register_tensor(Tensor)  # Generator.get_state returns a Tensor
 
 __all__ = [
     "Generator",
@@ -294,40 +298,6 @@ def ones_like(t, dtype=None, device=None, requires_grad=False):
     return _filled(1, t.shape, dtype or t.dtype, requires_grad)
 
 
-class Generator:
-    """A seeded source of random numbers (``torch.Generator``), wrapping ``numpy.random.Generator``."""
-
-    def __init__(self, seed=None):
-        self.manual_seed(0 if seed is None else seed)
-
-    def manual_seed(self, seed):
-        """Reset the stream to ``seed``; returns self."""
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-            raise TypeError(f"manual_seed expected an int, got {type(seed).__name__}")
-        self._seed = int(seed)
-        self._rng = np.random.default_rng(int(seed))
-        return self
-
-    def initial_seed(self):
-        """The seed last set."""
-        return self._seed
-
-    def __repr__(self):
-        return f"<minigrad.Generator object at {hex(id(self))}>"
-
-
-default_generator = Generator(0)
-
-
-def manual_seed(seed):
-    """Seed minigrad's random numbers (``torch.manual_seed``); returns the default Generator.
-
-    Raises:
-        TypeError: if ``seed`` is not an int.
-    """
-    return default_generator.manual_seed(seed)
-
-
 def _float_dtype(dtype):
     d = as_dtype(dtype) if dtype is not None else _dtype.float32
     return d
@@ -416,38 +386,103 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 def _gen(generator):
+    """The numpy sampler over a generator's words (the default one for None).
+
+    For the draws that have no PyTorch kernel here yet (multinomial, dropout,
+    nn.init's through ``rand``/``randn`` aside): the same seed gives the same
+    draws, not PyTorch's numbers.
+    """
     return (generator or default_generator)._rng
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Standard normal samples of ``size`` from the seeded generator (``torch.randn``)."""
-    _check_device(device)
+def _float_numbers(kind, size, generator, dtype, requires_grad, kernel):
+    """A float tensor of ``size`` filled by ``kernel(generator, n, np_dtype)``."""
     d = _float_dtype(dtype)
     if not d.is_floating_point:
-        raise RuntimeError(f'"normal_kernel_cpu" not implemented for \'{d.name.capitalize()}\'')
-    return _leaf(_gen(generator).standard_normal(_shape_arg(size)).astype(d.np), requires_grad)
+        raise NotImplementedError(f'"{kind}" not implemented for \'{_dtype.SCALAR_TYPE_NAMES[d.name]}\'')
+    shape = _shape_arg(size)
+    values = kernel(generator or default_generator, math.prod(shape), d.np)
+    return _leaf(values.reshape(shape), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal samples of ``size``, PyTorch's numbers for its seed (``torch.randn``).
+
+    float32 by default; fewer than 16 values use (and refill) the generator's
+    cached normal, 16 or more do not (see ``_random_kernels.normal``).
+
+    Raises:
+        NotImplementedError: PyTorch's '"normal_kernel_cpu" not implemented for 'Long''.
+    """
+    _check_device(device)
+    return _float_numbers("normal_kernel_cpu", size, generator, dtype, requires_grad,
+                          _kernels.normal)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    """Uniform samples in [0, 1) of ``size`` from the seeded generator (``torch.rand``)."""
+    """Uniform samples in [0, 1) of ``size``, PyTorch's numbers for its seed (``torch.rand``).
+
+    Raises:
+        NotImplementedError: PyTorch's '"check_uniform_bounds" not implemented for 'Long''.
+    """
     _check_device(device)
-    d = _float_dtype(dtype)
-    if not d.is_floating_point:
-        raise RuntimeError(f'"check_uniform_bounds" not implemented for \'{d.name.capitalize()}\'')
-    return _leaf(_gen(generator).random(_shape_arg(size)).astype(d.np), requires_grad)
+    return _float_numbers("check_uniform_bounds", size, generator, dtype, requires_grad,
+                          _kernels.uniform)
 
 
-def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None):
-    """Random int64 values in [low, high) (``torch.randint``)."""
+def _long(value, what):
+    """``value`` as a Python int for randint's bounds (a 1-element int tensor too)."""
+    if isinstance(value, Tensor) and value.numel() == 1 and value.dtype == _dtype.int64:
+        value = value.item()
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"randint() received an invalid combination of arguments - got {what}")
+    value = int(value)
+    if not -(1 << 63) <= value < 1 << 63:
+        raise ValueError("Overflow when unpacking long long")
+    return value
+
+
+def randint(low=None, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    """Random integers in [low, high) of ``size``, PyTorch's numbers (``torch.randint``).
+
+    ``randint(high, size)`` or ``randint(low, high, size)``; int64 unless ``dtype``
+    says otherwise.  A range below 2²⁸ takes one 32-bit word a value, a wider
+    one two (``uniform_int_from_to_distribution`` in aten/src/ATen/core/DistributionsHelper.h).
+
+    Raises:
+        TypeError: no ``size``, or bounds that are not ints ("randint() received an
+            invalid combination of arguments").
+        RuntimeError: "random_ expects 'from' to be less than 'to', but got from=5 >= to=5";
+            bool bounds outside [0, 2) ("to - 1 is out of bounds for bool").
+        ValueError: a bound outside int64 ("Overflow when unpacking long long").
+    """
     _check_device(device)
-    if high is None:
-        low, high = 0, low
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
+    if low is None:
+        low = 0
+    if size is None or high is None:
+        got = ", ".join(type(v).__name__ for v in (low, high, size) if v is not None)
+        raise TypeError(f"randint() received an invalid combination of arguments - got ({got})")
+    got = f"({type(low).__name__}, {type(high).__name__}, {type(size).__name__})"
+    low, high = _long(low, got), _long(high, got)
     d = as_dtype(dtype) if dtype is not None else _dtype.int64
-    return _leaf(_gen(generator).integers(low, high, size=_shape_arg(tuple(size))).astype(d.np), False)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if d == _dtype.bool and (low < 0 or high > 2):
+        raise RuntimeError("from is out of bounds for bool" if low < 0 else
+                           "to - 1 is out of bounds for bool")
+    shape = _shape_arg(tuple(size))
+    values = _kernels.random_from_to(generator or default_generator, math.prod(shape), low, high)
+    return _leaf(values.reshape(shape).astype(d.np), requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    """A random permutation of ``0 .. n-1``, int64 by default (``torch.randperm``).
+    """A random permutation of ``0 .. n-1``, PyTorch's for its seed (``torch.randperm``).
+
+    int64 by default.  PyTorch's Fisher–Yates for n < 2³²/20 (``randperm_cpu``);
+    minigrad uses it for every n, PyTorch another shuffle above that.
 
     Raises:
         RuntimeError: PyTorch's "Trying to create tensor with negative dimension -1: [-1]".
@@ -456,19 +491,21 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = as_dtype(dtype) if dtype is not None else _dtype.int64
-    return _leaf(_gen(generator).permutation(n).astype(d.np), requires_grad)
+    return _leaf(_kernels.randperm(generator or default_generator, n).astype(d.np), requires_grad)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     """``randn`` with ``input``'s shape and dtype (``torch.randn_like``)."""
     _check_device(device)
-    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return randn(*input.shape, generator=generator, dtype=dtype or input.dtype,
+                 requires_grad=requires_grad)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     """``rand`` with ``input``'s shape and dtype (``torch.rand_like``)."""
     _check_device(device)
-    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return rand(*input.shape, generator=generator, dtype=dtype or input.dtype,
+                requires_grad=requires_grad)
 
 
 def from_numpy(ndarray):

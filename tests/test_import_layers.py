@@ -32,7 +32,7 @@ import import_graph  # noqa: E402 (tests/tools/import_graph.py)
 # Each module by name; ``name.*`` gives a whole package one layer.  A new module
 # outside those packages fails test_every_module_has_a_layer until it is placed here.
 LAYERS = {
-    0: ["_dtype", "_device", "_layout", "_tensor_checks", "parallel",
+    0: ["_dtype", "_device", "_layout", "_tensor_checks", "parallel", "_random_kernels", "random",
         "autograd.grad_mode", "autograd.removable_handle", "autograd.saved_errors"],
     1: ["tensor", "_tensor_str", "creation"],
     2: ["autograd.graph", "autograd.saved", "autograd.saved_edits", "autograd.saved_hooks",
@@ -66,7 +66,7 @@ LARGEST_CIRCLE = 2
 
 # Import statements of minigrad's own modules inside functions: hidden edges.  This
 # number may only go down; lower it when a change removes some (the test says to).
-IMPORTS_IN_FUNCTIONS = 224
+IMPORTS_IN_FUNCTIONS = 223
 # ... and in the reading core, by file (none at the end of the redesign).
 READING_CORE_IMPORTS_IN_FUNCTIONS = {
     "tensor": 0, "autograd.function": 0, "autograd.graph": 0,

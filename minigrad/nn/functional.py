@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import ops as _ops
 from ..autograd.function import Function
+from ..creation import _gen
 from ..ops import matmul, sigmoid, tanh
 from ..ops._util import as_saved_int
 from ..ops.linalg import Addmm
@@ -656,8 +657,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
     the result is ``input * mask``, with ``mask`` a tensor of ``input``'s shape
     and dtype holding 0 or 1/(1-p), which needs no gradient: the node is
     ``MulBackward0`` with ``(None, 0)`` for the mask, and it saves the mask as
-    ``other``.  The mask is drawn from minigrad's seeded generator (numpy's
-    numbers, not PyTorch's).
+    ``other``.  The mask is drawn from minigrad's seeded generator (PyTorch's
+    mt19937 words, but numpy's way of making uniforms from them: not PyTorch's
+    mask for a seed).
 
     Args:
         input (Tensor): any shape, floating point.
@@ -675,8 +677,6 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0 or input.numel() == 0:
         return input
-    from ..creation import _gen
-
     if p == 1:
         keep = np.zeros(input.shape, dtype=input._data.dtype)
     else:

@@ -4,8 +4,10 @@ Every function here fills its tensor *in place*, with recording off, and
 returns it: ``init.uniform_(w, -b, b)``.  The random draws come from
 minigrad's seeded generator (``minigrad.manual_seed``), so a model built after
 ``manual_seed(0)`` starts from the same weights on every run.  The numbers
-differ from PyTorch's for the same seed (another generator); the
-distributions and their bounds are PyTorch's.
+differ from PyTorch's for the same seed: the generator is PyTorch's, but the
+values are drawn in float64 (``rand``/``randn``) where PyTorch's ``uniform_``
+and ``normal_`` draw in the tensor's own dtype; the distributions and their
+bounds are PyTorch's.
 
 ``nn.Linear`` starts from ``kaiming_uniform_(weight, a=math.sqrt(5))``: with
 PyTorch's gain for leaky ReLU, gain = sqrt(2 / (1 + a²)) = sqrt(1/3), so

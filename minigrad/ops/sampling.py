@@ -2,9 +2,10 @@
 
 A language model's sampling loop (``torch.multinomial(probs, num_samples=1,
 generator=g)``) draws the next token's index from a row of probabilities.
-The draws come from minigrad's generator (numpy's), so they are other numbers
-than PyTorch's for the same seed; what is drawn from, the shapes, the dtype
-and the errors are PyTorch's.
+The draws come from minigrad's generator (PyTorch's mt19937 words, but turned
+into choices by numpy's samplers), so they are other numbers than PyTorch's
+for the same seed; what is drawn from, the shapes, the dtype and the errors
+are PyTorch's.
 
 Source: ``torch.multinomial`` (aten/src/ATen/native/Distributions.cpp).
 """

@@ -56,7 +56,7 @@ Source: ``torch.utils.checkpoint`` (torch/utils/checkpoint.py): ``checkpoint``,
 import warnings
 import weakref
 
-from .. import creation
+from .. import random
 from ..autograd import backward as _autograd_backward
 from ..autograd import grad_mode
 from ..autograd.function import Function
@@ -91,11 +91,11 @@ class CheckpointError(RuntimeError):
 
 def _get_rng_state():
     """The state of minigrad's default generator (``torch.get_rng_state``), a copy."""
-    return creation.default_generator._rng.bit_generator.state
+    return random.get_rng_state()
 
 
 def _set_rng_state(state):
-    creation.default_generator._rng.bit_generator.state = state
+    random.set_rng_state(state)
 
 
 # ------------------------------------------------------------------ helpers

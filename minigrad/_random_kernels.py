@@ -1,0 +1,238 @@
+"""How PyTorch's CPU kernels turn mt19937's 32-bit words into numbers, on numpy arrays.
+
+Each function takes a ``minigrad.Generator`` (``random.py``) and draws its
+words with ``generator._words(n)`` (n 32-bit outputs, in order), so the same
+seed gives PyTorch's numbers:
+
+* ``uniform``: float32 takes one word, ``(w & (2²⁴-1)) · 2⁻²⁴``; float64 one
+  ``random64()`` (two words, the first the high half), ``(r & (2⁵³-1)) · 2⁻⁵³``
+  (``uniform_real`` in aten/src/ATen/core/TransformationHelper.h).
+* ``normal``: 16 or more values: all the uniforms first, then Box–Muller over
+  blocks of 16 (``u1 = 1 - d[j]``, ``u2 = d[j + 8]``, j < 8), and for a size
+  that is not a multiple of 16 the last 16 redrawn and transformed again
+  (``normal_fill`` in aten/src/ATen/native/cpu/DistributionTemplates.h).  For
+  float32 that is ``normal_fill_16_AVX2``: Cephes' log and sincos in float32
+  (aten/src/ATen/native/cpu/avx_mathfun.h), compiled with fused multiply-adds
+  (``_fma``); PyTorch never dispatches ``normal_`` to AVX512, so this is what
+  any AVX2 machine computes.  Fewer than 16 values: one double Box–Muller per
+  value from two 53-bit uniforms, ``r = √(-2 log1p(-u2))``, ``θ = 2π u1``,
+  ``r cos θ`` returned and ``r sin θ`` kept in the generator for the next
+  value (``normal_distribution`` in aten/src/ATen/core/DistributionsHelper.h).
+* ``random_from_to``: ``w % range + base``, one word a value, or one
+  ``random64()`` when the range is 2²⁸ or more (``uniform_int_from_to_distribution``
+  in DistributionsHelper.h: PyTorch's wheels take the ``#else`` branch, 2²⁸, to
+  keep the skew of ``%`` small; the 2³² one is Meta's internal build's).
+* ``randperm``: Fisher–Yates, swapping ``i`` with ``i + random() % (n - i)``
+  (``randperm_cpu`` in aten/src/ATen/native/TensorFactories.cpp).
+
+This module imports nothing of minigrad (layer 0).
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["normal", "random_from_to", "randperm", "uniform"]
+
+_F32 = np.float32
+_SHIFT32 = np.uint64(32)
+_CHUNK = 1 << 16  # values a Box–Muller pass works through at once: its arrays stay in the cache
+
+
+def _random64(generator, n):
+    """``n`` of PyTorch's ``random64()``: two words each, the first the high half (uint64)."""
+    w = generator._words(2 * n).reshape(n, 2)
+    return (w[:, 0] << _SHIFT32) | w[:, 1]
+
+
+def uniform(generator, n, np_dtype):
+    """``n`` uniforms in [0, 1) as ``torch.rand`` draws them: float32 or float64 (a 1-d array)."""
+    if np_dtype == np.float32:
+        w = generator._words(n).view(np.int64)  # words < 2³²: int64 converts faster
+        w &= (1 << 24) - 1
+        out = w.astype(_F32)
+        out *= _F32(2.0 ** -24)  # exact: a 24-bit integer times a power of two
+        return out
+    w = generator._words(2 * n).view(np.int64).reshape(n, 2)  # words < 2³²: int64 converts faster
+    r = w[:, 0] & ((1 << 21) - 1)  # the low 53 bits of hi·2³² + lo
+    r <<= 32
+    r |= w[:, 1]
+    out = r.astype(np.float64)
+    out *= 2.0 ** -53  # exact: a 53-bit integer times a power of two
+    return out
+
+
+def normal(generator, n, np_dtype):
+    """``n`` standard normals as ``torch.randn`` draws them (a 1-d array of ``np_dtype``)."""
+    if n < 16:
+        return np.array([_one_normal(generator) for _ in range(n)], dtype=np.float64).astype(np_dtype)
+    data = uniform(generator, n, np_dtype)
+    fill = _fill16_float32 if np_dtype == np.float32 else _fill16_float64
+    whole = n - n % 16
+    for start in range(0, whole, _CHUNK):
+        fill(data[start:min(start + _CHUNK, whole)])
+    if n % 16:  # PyTorch redraws the last 16 (overlapping the blocks done) rather than pad
+        data[n - 16:] = fill(uniform(generator, 16, np_dtype))
+    return data
+
+
+def _one_normal(generator):
+    """One double normal, using and refilling the generator's cached second value."""
+    cached = generator._next_double
+    if cached is not None:
+        generator._next_double = None
+        return cached
+    u1, u2 = (float(v) for v in uniform(generator, 2, np.float64))
+    r = math.sqrt(-2.0 * math.log1p(-u2))
+    theta = 2.0 * math.pi * u1
+    generator._next_double = r * math.sin(theta)
+    return r * math.cos(theta)
+
+
+def _fill16_float64(d):
+    """``normal_fill_16`` in double: rows of 16 uniforms become 16 normals, in place."""
+    d = d.reshape(-1, 16)
+    radius = np.log(1.0 - d[:, :8].ravel())
+    radius *= -2.0
+    np.sqrt(radius, out=radius)
+    theta = d[:, 8:].ravel()
+    theta *= 2.0 * math.pi
+    d[:, :8] = (radius * np.cos(theta)).reshape(-1, 8)
+    d[:, 8:] = (radius * np.sin(theta)).reshape(-1, 8)
+    return d.ravel()
+
+
+# ---- float32: normal_fill_16_AVX2 with avx_mathfun.h's log256_ps and sincos256_ps --------
+# Written for speed as much as for reading: each line is one pass over contiguous float32
+# or int32 arrays (numpy's where/select are slow, so signs and choices are bit operations,
+# as in the C); see the C file for the plain form.
+
+def _fma(a, b, c, scratch, out):
+    """``out = a * b + c`` in float32, rounded once, as the compiler's fused multiply-add.
+
+    The product of two float32 values is exact in float64, so only the sum is
+    rounded twice (to float64, then float32); that differs from one rounding
+    only when the float64 sum lands exactly halfway between two float32 values.
+    ``c``: a scalar or a float64 array; ``scratch``: a float64 array of ``out``'s size.
+    """
+    np.multiply(a, b, out=scratch, dtype=np.float64)
+    np.add(scratch, c, out=out, casting="same_kind")
+    return out
+
+
+_LOG_P = [_F32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+                            1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+                            3.3333331174E-1)]
+_LOG_Q1, _LOG_Q2 = _F32(-2.12194440e-4), _F32(0.693359375)
+_SQRTHF = _F32(0.707106781186547524)
+_HALF_BITS = np.float32(0.5).view(np.int32)
+
+
+def _minus_two_log(u, scratch):
+    """``-2 · log256_ps(u)``: Cephes' float32 log, for u in (0, 1] (normal numbers only)."""
+    bits = u.view(np.int32)
+    m = ((bits & ~0x7f800000) | _HALF_BITS).view(_F32)  # the mantissa, in [0.5, 1)
+    small = m < _SQRTHF
+    e = ((bits >> 23) - 126).astype(_F32)  # the exponent, + 1
+    e -= small
+    x = m * (small + _F32(1))  # below √½: e - 1 and 2m - 1, else m - 1 (both exact)
+    x -= _F32(1)
+    z = x * x
+    y = np.empty_like(x)
+    _fma(x, _LOG_P[0], _LOG_P[1], scratch, y)
+    for p in _LOG_P[2:]:
+        _fma(y, x, p, scratch, y)
+    y *= x
+    _fma(y, z, (e * _LOG_Q1).astype(np.float64), scratch, y)  # the compiler fuses the first product
+    z *= _F32(0.5)
+    y -= z  # a fused z·0.5 is exact: a plain subtraction
+    y += x
+    e *= _LOG_Q2  # exact: a small integer times 355/512
+    y += e
+    y *= _F32(-2)
+    return y
+
+
+_DP = (_F32(-0.78515625), _F32(-2.4187564849853515625e-4), _F32(-3.77489497744594108e-8))
+_SIN_P = (_F32(-1.9515295891E-4), _F32(8.3321608736E-3), _F32(-1.6666654611E-1))
+_COS_P = (_F32(2.443315711809948E-005), _F32(-1.388731625493765E-003), _F32(4.166664568298827E-002))
+_FOPI = _F32(1.27323954473516)  # 4 / π
+
+
+def _sincos(x, scratch):
+    """``sincos256_ps`` for x >= 0: Cephes' float32 (sine, cosine); ``x`` is overwritten."""
+    j = (x * _FOPI).astype(np.int32)
+    j += 1
+    j &= ~1  # the octant, rounded up to even
+    y = j.astype(_F32)
+    x += y * _DP[0]  # x - j·π/4 in three parts; the first two products are exact
+    x += y * _DP[1]
+    _fma(y, _DP[2], x.astype(np.float64), scratch, x)
+    z = x * x
+    yc = np.empty_like(x)
+    _fma(z, _COS_P[0], _COS_P[1], scratch, yc)
+    _fma(yc, z, _COS_P[2], scratch, yc)
+    yc *= z
+    _fma(yc, z, -(z * _F32(0.5)).astype(np.float64), scratch, yc)
+    yc += _F32(1)
+    ys = np.empty_like(x)
+    _fma(z, _SIN_P[0], _SIN_P[1], scratch, ys)
+    _fma(ys, z, _SIN_P[2], scratch, ys)
+    ys *= z
+    _fma(ys, x, x.astype(np.float64), scratch, ys)
+    ys_b, yc_b = ys.view(np.int32), yc.view(np.int32)
+    sine_poly = j & 2  # all ones where the sine polynomial gives the sine
+    sine_poly -= 1
+    sine_poly >>= 31
+    swap = ys_b ^ yc_b
+    swap &= sine_poly
+    s, c = yc_b ^ swap, ys_b ^ swap
+    sign = j & 4
+    sign <<= 29  # the sign bit, as the C's shift
+    s ^= sign
+    j -= 2
+    np.invert(j, out=j)
+    j &= 4
+    j <<= 29
+    c ^= j
+    return s.view(_F32), c.view(_F32)
+
+
+_TWO_PI = _F32(2.0 * math.pi)
+
+
+def _fill16_float32(d):
+    """``normal_fill_16_AVX2`` (mean 0, std 1): rows of 16 uniforms become 16 normals."""
+    d = d.reshape(-1, 16)
+    u1 = _F32(1) - d[:, :8].ravel()
+    scratch = np.empty(u1.size, dtype=np.float64)
+    radius = np.sqrt(_minus_two_log(u1, scratch))
+    s, c = _sincos(_TWO_PI * d[:, 8:].ravel(), scratch)
+    c *= radius
+    s *= radius
+    d[:, :8] = c.reshape(-1, 8)
+    d[:, 8:] = s.reshape(-1, 8)
+    return d.ravel()
+
+
+# ---- integers ---------------------------------------------------------------------------
+
+def random_from_to(generator, n, low, high):
+    """``n`` integers in [low, high) as ``random_(from, to)`` draws them (int64 array)."""
+    span = high - low
+    r = _random64(generator, n) if span >= 1 << 28 else generator._words(n)
+    r %= np.uint64(span)
+    # int64 wrap-around as PyTorch's static_cast: low + r may pass 2⁶³ only in the arithmetic
+    return (r + np.uint64(low % (1 << 64))).view(np.int64)
+
+
+def randperm(generator, n):
+    """A permutation of 0 .. n-1 as ``randperm_cpu`` shuffles it (int64 array)."""
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    picks = (generator._words(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+    perm = list(range(n))
+    for i, z in enumerate(picks):  # each swap depends on the ones before: a loop
+        k = i + z
+        perm[i], perm[k] = perm[k], perm[i]
+    return np.array(perm, dtype=np.int64)
