@@ -2,8 +2,9 @@
 
 * ``register_hook``, ``add_retain_hook``, ``run_leaf_hooks`` and
   ``register_post_accumulate_grad_hook`` do what the Tensor methods of those
-  names ask (tensor.py sits below autograd: its methods call these through
-  its ``_autograd`` slot).  A leaf's hooks run in its AccumulateGrad, before
+  names ask (tensor.py sits below autograd: ``register_hook`` and
+  ``retain_grad`` call these through its ``_autograd`` slot, the other two are
+  attached to Tensor by the package face).  A leaf's hooks run in its AccumulateGrad, before
   the gradient is accumulated; a non-leaf's are tensor pre-hooks of its
   ``grad_fn``, and retain_grad's runs last.
 * ``register_multi_grad_hook(tensors, fn)`` calls ``fn(grads)`` once per
@@ -192,11 +193,9 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     return _MultiHandle(tuple(t.register_hook(inner(i)) for i, t in zip(itertools.count(), tensors)))
 
 
-
-
 # ------------------------------------------------------------------ tensor hooks
-# Tensor.register_hook, retain_grad and register_post_accumulate_grad_hook are thin
-# methods (tensor.py sits below autograd); what they do is here.
+# Tensor.register_hook and retain_grad are thin methods (tensor.py sits below autograd),
+# register_post_accumulate_grad_hook is the function below itself; what they do is here.
 
 def register_hook(t, hook):
     """``t.register_hook(hook)``: ``hook(grad)`` sees ``t``'s gradient and may replace it.
