@@ -49,30 +49,20 @@ _state = grad_mode._state
 class Function:
     """Base class of every differentiable operation (``torch.autograd.Function``).
 
-    Subclasses define two static methods:
+    A subclass defines ``forward(ctx, *args)`` (runs with recording off; returns a
+    Tensor or a tuple of them) and ``backward(ctx, *grad_outputs)`` (one gradient
+    per argument of forward, None where none is needed; a broadcast shape is
+    summed back to the input's by the engine, as PyTorch's does).  Call it as
+    ``MyFunction.apply(*args)``; never instantiate it.
 
-    * ``forward(ctx, *args)``: compute the result from tensors (and any other
-      arguments).  Runs with recording off.  Returns a Tensor or a tuple of
-      Tensors.
-    * ``backward(ctx, *grad_outputs)``: given the gradient of the loss with
-      respect to each output, return the gradient with respect to each
-      argument of ``forward`` (None for arguments that need none).  A
-      gradient may have a broadcast shape: the engine sums it back to the
-      input's shape, as PyTorch's engine does.
-
-    Class attributes a subclass may set (minigrad's primitives do): ``node_name``,
-    the node's name (default ``<ClassName>Backward``, as for PyTorch custom
-    functions; primitives use PyTorch's, ``"MulBackward0"``); ``saved_names``,
-    PyTorch's names for what ``save_for_backward`` gets, so the node shows
-    ``_saved_self``, ``_saved_other``, ...; ``saved_attrs``, ctx attributes shown
-    the same way (``_saved_exponent``).
-
-    minigrad's primitives write their vector-Jacobian product once, as
-    ``formula(F, ctx, *grads, *saved)``: the same lines run on numpy arrays when
-    the walk records nothing and on recorded Tensors under ``create_graph=True``
-    (``ops/formulas.py``, which gives such a class its ``backward``).
-
-    Call it with ``MyFunction.apply(*args)``; never instantiate it.
+    Class attributes (minigrad's primitives set them): ``node_name``, the node's
+    name (default ``<ClassName>Backward`` as for PyTorch custom functions;
+    primitives use PyTorch's, ``"MulBackward0"``); ``saved_names``, PyTorch's
+    names for what ``save_for_backward`` gets (``_saved_self``, ...);
+    ``saved_attrs``, ctx attributes shown the same way (``_saved_exponent``).
+    A primitive writes its vector-Jacobian product once, as
+    ``formula(F, ctx, *grads, *saved)``, run on numpy arrays or on recorded
+    Tensors (``ops/formulas.py``, which gives such a class its ``backward``).
     """
 
     node_name = None
@@ -81,16 +71,11 @@ class Function:
     _backward_cls = BackwardNode
     _setup_context_style = False  # forward(*args) with setup_context (set per subclass)
     _is_view = False  # True for ops whose output shares the input's memory
-    # Run forward under np.errstate(all="ignore") (PyTorch never warns about
-    # inf or nan in arithmetic).  Ops that cannot produce one (shape ops,
-    # neg) opt out: entering errstate costs about a microsecond.
+    # forward under np.errstate(all="ignore"), as PyTorch never warns about inf or nan
+    # (ops that cannot make one opt out: entering errstate costs about a microsecond)
     _quiet_numpy = True
-    # True for primitives whose forward computes with numpy alone (no Tensor
-    # operations): they need not switch recording off around it.
-    _numpy_forward = False
-    # True if the integer tensors a formula saves are indices (never multiplied):
-    # then they do not stop it from running on numpy arrays (ops/formulas.py's _one_dtype)
-    _ints_are_indices = False
+    _numpy_forward = False  # forward computes with numpy alone: no need to switch recording off
+    _ints_are_indices = False  # saved int tensors are indices (ops/formulas.py's _one_dtype)
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -279,11 +264,9 @@ class FunctionCtx:
     __slots__ = ()
 
     def save_for_backward(self, *tensors):
-        """Keep these tensors (or None) for ``backward``; read them back with ``saved_tensors``.
-
-        Only tensors should go here: other values are set as attributes of
-        ``ctx``.  Saved tensors are checked for in-place modification and freed
-        after the backward walk, as in PyTorch.
+        """Keep these tensors (or None) for ``backward``, which reads them as ``saved_tensors``,
+        checked for in-place changes; freed after the walk (saved.py).  Other values are
+        set as attributes of ``ctx``.
 
         Raises:
             TypeError: if an argument is neither a Tensor nor None.
