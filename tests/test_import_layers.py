@@ -39,7 +39,7 @@ LAYERS = {
         "autograd.edges", "autograd.function", "autograd.engine", "autograd.anomaly",
         "autograd.hooks", "autograd.view_history", "autograd.validate", "autograd.captures",
         "autograd.saved_attrs", "autograd.wrap_outputs", "autograd.node_hooks", "autograd.grad_kinds",
-        "autograd.graph_task"],
+        "autograd.graph_task", "autograd.py_node"],
     3: ["ops", "ops.*", "linalg"],
     4: ["autograd", "autograd.forward_ad", "autograd.forward_rules",
         "autograd.functional", "autograd.gradcheck", "autograd.gradcheck_forward",

@@ -1,22 +1,17 @@
 """The recorded graph: ``Node``, ``BackwardNode`` (a Function's), ``AccumulateGrad``, ``GraphRoot``.
 
-Every operation on a tensor that requires grad creates one ``Node``.  The node
-knows how to turn the gradient of its output into gradients for its inputs (a
-vector-Jacobian product), holds the values that computation needs (its *saved
-tensors*: ``saved.py``), and points back at the nodes that produced its inputs through
-``next_functions``: a tuple of ``(node, output_nr)`` pairs, ``(None, 0)`` for an
-input that needs no gradient.  A leaf that requires grad is represented in the
-graph by its ``AccumulateGrad`` node, whose only job is to add the arriving
-gradient into ``leaf.grad``.
+Every operation on a tensor that requires grad creates one ``Node``: it turns the
+gradient of its output into gradients for its inputs (a vector-Jacobian product),
+holds the values that needs (its *saved tensors*: ``saved.py``) and points back at
+the nodes that made its inputs (``next_functions``).  A leaf that requires grad is
+represented by its ``AccumulateGrad``, which adds the arriving gradient into ``.grad``.
 
-Ownership runs one way only: a tensor owns its ``grad_fn``; a node owns the
-nodes behind it and its saved values, never the tensor it produced.  So a
-graph is released by reference counting the moment its output is dropped, and
-its saved values are released as soon as the backward walk has used them.
+Ownership runs one way: a tensor owns its ``grad_fn``; a node owns the nodes behind
+it and its saved values, never the tensor it produced.  So a graph is freed by
+reference counting as soon as its output is dropped.
 
-Source: PyTorch's ``torch.autograd.graph.Node`` and the C++ classes
-``torch::autograd::Node`` and ``AccumulateGrad``
-(torch/csrc/autograd/function.h, functions/accumulate_grad.h).
+Source: ``torch.autograd.graph.Node``; the C++ ``torch::autograd::Node`` and
+``AccumulateGrad`` (torch/csrc/autograd/function.h, functions/accumulate_grad.h).
 """
 
 import itertools
@@ -29,15 +24,16 @@ from ..tensor import Tensor
 from . import grad_kinds, grad_mode
 from . import saved
 from .node_hooks import NodeHookMethods
+from .py_node import PyNodeMethods, _tensor_zeros
 
 # (the last four: set here by the package face, from saved_hooks.py, hooks.py, save_on_cpu.py)
 __all__ = ["AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
            "save_on_cpu", "saved_tensors_hooks"]
 
 
-# Each node gets the next sequence number when it is created.  The backward
-# walk runs the ready node with the highest number first, as PyTorch's engine
-# does, so nodes run in the reverse of the order the forward pass made them.
+# Each node gets the next sequence number when it is made.  The walk runs the ready
+# node with the highest number first, as PyTorch's engine does: the reverse of the
+# order the forward pass made them.
 _sequence = itertools.count()
 # AccumulateGrad has sequence number UINT64_MAX, as in PyTorch: it runs as soon as it is ready.
 UINT64_MAX = 2**64 - 1
@@ -47,31 +43,23 @@ class Node(NodeHookMethods):
     """One recorded operation: the object a tensor's ``grad_fn`` points to.
 
     Attributes:
-        next_functions (tuple[tuple[Node | None, int], ...]): one pair per
-            differentiable input: the node that produced that input (its
-            ``grad_fn``, or a leaf's ``AccumulateGrad``) and which of that
-            node's outputs it was; ``(None, 0)`` for an input that does not
-            require grad (a constant).
+        next_functions (tuple[tuple[Node | None, int], ...]): one ``(node, output_nr)``
+            pair per differentiable input: the input's ``grad_fn`` (or its leaf's
+            ``AccumulateGrad``) and which of that node's outputs it was; ``(None, 0)``
+            for an input that does not require grad.
         metadata (dict): free space for user annotations, as in PyTorch.
 
-    Subclasses implement ``apply(grads, F)``: given one gradient per output
-    of this node, return one gradient per entry of ``next_functions``; ``F``
-    says how gradients travel (``ARRAYS`` or ``TENSORS``: grad_kinds.py).
-
-    Storage (what a graph of a million nodes is made of, so kept small): the
-    edges as two parallel tuples, ``_next_fns`` (the nodes) and
-    ``_next_nrs`` (their output numbers, a shared constant when all are 0);
-    ``next_functions`` builds the pairs when read, as PyTorch's does.  Hooks:
-    one ``_hooks`` record, None for most nodes (node_hooks.py).
-
-    Source: ``torch.autograd.graph.Node``.
+    Subclasses implement ``apply(grads, F)``.  Kept small (a graph may have a million
+    nodes): the edges are two parallel tuples, ``_next_fns`` and ``_next_nrs`` (a shared
+    constant when all are 0), paired when ``next_functions`` is read, as in PyTorch; the
+    hooks one ``_hooks`` record, None for most nodes (node_hooks.py).  Source:
+    ``torch.autograd.graph.Node``.
     """
 
     __slots__ = ("__dict__", "__weakref__", "_seq", "_next_fns", "_next_nrs", "_hooks")
     _metadata = None
     _anomaly_trace = None
-    # Shapes and dtypes of the inputs, one per edge (BackwardNode sets its own).
-    _in_meta = None
+    _in_meta = None  # (shape, dtype) of each input, one per edge (BackwardNode sets its own)
     _out_meta = None  # (shape, dtype) per output, for nodes with several outputs
     _kept = ()  # no saved values (saved.py reads them; BackwardNode keeps its own)
     # True for the nodes of built-in primitives: like PyTorch's generated
@@ -110,25 +98,22 @@ class Node(NodeHookMethods):
         return f"<{self.name()} object at {hex(id(self))}>"
 
     def __call__(self, *grad_outputs):
-        """Apply the node to gradients of its outputs: its vector–Jacobian product.
+        """``y.grad_fn(v)``: the node's vector–Jacobian product :math:`J^\\top v`, no engine.
 
-        ``y.grad_fn(v)`` returns :math:`J^\\top v`, one gradient per entry of
-        ``next_functions`` (a single tensor when there is one, else a tuple;
-        ``None`` where an input needs none), without the engine: no hooks
-        run, nothing accumulates into ``.grad``, no saved value is freed, and
-        a gradient of a broadcast input keeps the broadcast shape (the engine,
-        not the node, sums it back).  With grad mode on (the default) the
-        formula itself is recorded, as with ``create_graph=True``.
+        Returns one gradient per entry of ``next_functions`` (a tensor when there is
+        one, else a tuple; None where an input needs none).  No hooks run, nothing
+        goes into ``.grad``, nothing saved is freed, and a broadcast input's gradient
+        keeps the broadcast shape (the engine sums it back).  With grad mode on the
+        formula is recorded, as under ``create_graph=True``.
 
         Args:
             *grad_outputs (Tensor): one per output of the node, each of its shape.
 
         Raises:
-            RuntimeError: the node's saved values were freed by a walk (PyTorch's
-                "Trying to backward through the graph a second time" message).
+            RuntimeError: the saved values were freed by a walk ("Trying to backward
+                through the graph a second time").
 
-        Source: calling a ``torch.autograd.graph.Node`` (``Node::operator()``,
-        torch/csrc/autograd/function.h).
+        Source: ``Node::operator()`` (torch/csrc/autograd/function.h).
         """
         with np.errstate(all="ignore"):  # as in a walk: PyTorch never warns about inf or nan
             out = tuple(self.apply(tuple(grad_outputs), grad_kinds.TENSORS))
@@ -137,25 +122,18 @@ class Node(NodeHookMethods):
     # --- what the engine calls ---------------------------------------------
 
     def _sequence_nr(self):
-        """The node's sequence number: larger for nodes recorded later (``Node._sequence_nr()``).
-
-        The backward walk runs, among the nodes that are ready, the one with
-        the largest number first.  Only comparisons mean anything: PyTorch
-        and minigrad count from different starting points.
-        """
+        """Larger for nodes recorded later (``Node._sequence_nr()``): only the order counts."""
         return self._seq
 
     def _num_outputs(self):
         return 1
 
     def apply(self, grads, F):  # pragma: no cover - abstract
-        """The node's vector-Jacobian product: one gradient per output in, one per edge out.
+        """The vector-Jacobian product: one gradient per output in, one per edge out.
 
-        ``F`` is how the gradients travel: ``ARRAYS`` (numpy arrays, None for
-        none: a walk that records nothing) or ``TENSORS`` (recorded under
-        ``create_graph=True``, and by ``node(v)``).  A node written on Tensors
-        serves an ``ARRAYS`` walk through ``F.to_tensors`` and ``F.from_tensors``.
-        Source: ``Node::apply`` (torch/csrc/autograd/function.h).
+        ``F`` is how gradients travel: ``ARRAYS`` (numpy arrays, None for none: a walk
+        that records nothing) or ``TENSORS`` (recorded: ``create_graph=True``, ``node(v)``);
+        grad_kinds.py.  Source: ``Node::apply`` (torch/csrc/autograd/function.h).
         """
         raise NotImplementedError
 
@@ -166,28 +144,23 @@ _ZEROS = tuple((0,) * n for n in range(8))
 
 def _output_nrs(nrs):
     nrs = tuple(nrs)
-    n = len(nrs)
-    if n < 8 and not any(nrs):
-        return _ZEROS[n]
-    return nrs
+    return _ZEROS[len(nrs)] if len(nrs) < 8 and not any(nrs) else nrs
 
 
-class BackwardNode(Node):
+class BackwardNode(PyNodeMethods, Node):
     """The graph node recorded by ``Function.apply`` (PyTorch's ``BackwardCFunction``).
 
     Each Function gets a subclass (``MulBackward0`` for ``Mul``), also the ``ctx`` its
     forward and backward receive (with ``FunctionCtx``'s methods: function.py).  It holds
     the edges, the inputs' ``(shape, dtype)`` (``_in_meta``, for the engine's checks),
     ``needs_input_grad``, which arguments have edges (``_edge_args``, None: all) and the
-    saved values (saved.py's); anything else ``forward`` sets on ``ctx``.
+    saved values (saved.py's); anything else ``forward`` sets on ``ctx``.  Its name, repr
+    and what it does around ``backward`` are PyTorch's ``PyNode``'s (py_node.py).
     """
 
     __slots__ = ("_edge_args", "_in_meta", "_to_save", "needs_input_grad") + saved.NODE_SLOTS
     _forward_cls = None
-    # Defaults, overridden per node only when used.
-    _out_meta = None       # (shape, dtype) per output, for nodes with several outputs
-    _materialize = True
-    _non_differentiable = ()
+    _non_differentiable = ()  # (ctx defaults, set per node only when used)
     _dirty = ()
 
     def __init__(self, needs_input_grad, next_fns, next_nrs, in_meta, edge_args=None):
@@ -196,17 +169,6 @@ class BackwardNode(Node):
         self.needs_input_grad, self._in_meta, self._edge_args = needs_input_grad, in_meta, edge_args
         self._to_save = self._kept = self._kept_versions = ()
 
-    def name(self):
-        """The node's PyTorch name, e.g. ``"MulBackward0"``."""
-        custom = getattr(self._forward_cls, "_name", None)  # a staticmethod naming hook
-        return custom() if callable(custom) else type(self).__name__
-
-    def __repr__(self):
-        if "node_name" in self._forward_cls.__dict__:  # a built-in primitive
-            return f"<{type(self).__name__} object at {hex(id(self))}>"
-        # a user-defined Function, shown as PyTorch shows its Python-defined nodes
-        return f"<minigrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
-
     @property
     def saved_tensors(self):
         """The tensors given to ``save_for_backward``, in order (see ``FunctionCtx``)."""
@@ -214,84 +176,45 @@ class BackwardNode(Node):
 
     @property
     def _saved(self):
-        """The saved values as ``SavedTensor`` records (None where nothing was saved).
-
-        For tools that look inside a node (viz, memory): records made afresh
-        each time; looking changes nothing.
-        """
+        """The saved values as ``SavedTensor`` records (None where nothing was saved), made
+        afresh for tools that look inside a node (viz, memory): looking changes nothing."""
         return saved.records(self)
 
     def _num_outputs(self):
         return 1 if self._out_meta is None else len(self._out_meta)
 
-    def _materialized(self, grads, zeros):
-        """Grads with None replaced by zeros, for nodes with several outputs (PyTorch's default)."""
-        if self._out_meta is None or not self._materialize:
-            return grads
-        return tuple(zeros(shape, dt) if g is None else g for g, (shape, dt) in zip(grads, self._out_meta))
-
     def apply(self, grads, F):
-        """The forward class's ``backward`` (``Node.apply``): written on Tensors (a custom
-        Function's), so a walk that records nothing (``ARRAYS``) wraps and unwraps."""
+        """The forward class's ``backward``, written on Tensors (a custom Function's): a walk
+        that records nothing (``ARRAYS``) wraps and unwraps."""
         if not F.records:
             return F.from_tensors(BackwardNode.apply(self, F.to_tensors(grads), grad_kinds.TENSORS))
         grads = self._materialized(grads, _tensor_zeros)
         return self._per_edge(self._forward_cls.backward(self, *grads))
 
-    def _per_edge(self, out):
-        """What backward returned (one gradient per argument of forward), one per edge."""
-        if type(out) is not tuple:
-            out = (out,)
-        n = len(self.needs_input_grad)
-        if len(out) != n:
-            if len(out) > n and all(g is None for g in out[n:]):
-                out = out[:n]  # PyTorch tolerates trailing Nones
-            else:
-                raise RuntimeError(
-                    f"function {self.name()} returned an incorrect number of gradients "
-                    f"(expected {n}, got {len(out)})"
-                )
-        if self._edge_args is not None:
-            out = tuple(out[i] for i in self._edge_args)
-        return out
-
-
-def _tensor_zeros(shape, dtype):
-    return Tensor._make(np.zeros(shape, dtype=dtype.np if hasattr(dtype, "np") else dtype))
-
 
 class AccumulateGrad(Node):
     """The graph node of a leaf that requires grad: adds arriving gradients into ``.grad``.
 
-    There is one per leaf while any graph uses the leaf (the leaf keeps only
-    a weak reference to it, so it dies with the last graph).
-
     Attributes:
         variable (Tensor): the leaf.
 
-    Accumulation follows PyTorch: the first gradient is stored (as a fresh
-    tensor), later ones are added in place, so ``.grad`` sums over every
-    backward call until it is reset (``zero_grad``); under
-    ``create_graph=True`` the sum is out of place and recorded.
-
-    Source: ``torch::autograd::AccumulateGrad``.
+    As in PyTorch, the first gradient is stored (taken over when nothing else holds
+    it, else copied), later ones are added in place, so ``.grad`` sums over backward
+    calls until reset (``zero_grad``); under ``create_graph=True`` the sum is out of
+    place and recorded.  Source: ``torch::autograd::AccumulateGrad``.
     """
 
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        # PyTorch makes it with sequence number UINT64_MAX, taking none from the
-        # counter: so it runs as soon as it is ready
+        # (sequence number UINT64_MAX, as in PyTorch: it takes none from the counter)
         Node.__init__(self, seq=UINT64_MAX)
         self.variable = variable
 
     @classmethod
     def of(cls, leaf):
-        """The leaf's AccumulateGrad: one per leaf while a graph holds it (``Tensor._accumulator``).
-
-        The leaf keeps only a weak reference to it (PyTorch's ``grad_accumulator_``
-        is a weak_ptr too), so it dies with the last graph that uses it.
-        """
+        """The leaf's AccumulateGrad (``Tensor._accumulator``), one while a graph holds it: the
+        leaf keeps a weak reference (PyTorch's ``grad_accumulator_`` is a weak_ptr too)."""
         ref = leaf._accum
         node = ref() if ref is not None else None
         if node is None:
@@ -300,10 +223,7 @@ class AccumulateGrad(Node):
         return node
 
     def name(self):
-        """``'torch::autograd::AccumulateGrad'``: PyTorch's name() of its C++ class.
-
-        (Its repr and type name are plain ``AccumulateGrad``.)
-        """
+        """``'torch::autograd::AccumulateGrad'``, PyTorch's (its repr says ``AccumulateGrad``)."""
         return "torch::autograd::AccumulateGrad"
 
     def __repr__(self):
@@ -371,10 +291,7 @@ def _own(array):
 
 
 class GraphRoot(Node):
-    """The walk's starting node: sends the seed gradients to the outputs' nodes.
-
-    Source: ``torch::autograd::GraphRoot``.
-    """
+    """The walk's starting node: sends the seed gradients on (``torch::autograd::GraphRoot``)."""
 
     __slots__ = ("_grads",)
 
