@@ -1,7 +1,7 @@
 """Forward-mode AD of ``minigrad.nn``'s primitives (nn/forward_rules.py).
 
 The activations and their backward kernels, the piecewise losses, xlogy,
-constant padding, layer_norm and embedding: every JVP rule equals the
+constant padding, layer_norm, batch_norm and embedding: every JVP rule equals the
 reverse-mode Jacobian times the tangent (the check of ``test_forward_ad``,
 whose coverage test counts these cases too), and forward-over-reverse
 Hessians equal reverse-over-reverse ones through the backward kernels.
@@ -16,6 +16,7 @@ import minigrad
 from minigrad.autograd.functional import hessian
 from minigrad.nn import activations as NA
 from minigrad.nn import activations_backward as NB
+from minigrad.nn import batchnorm as NBN
 from minigrad.nn import functional as NF
 from minigrad.nn import losses as NL
 from minigrad.nn import normalization as NN
@@ -30,6 +31,21 @@ from tests.test_forward_ad import (
     recording_rules,
     t64,
 )
+
+# running statistics for batch_norm in evaluation (float64, as the inputs)
+_RM = minigrad.tensor([0.3, -0.2, 0.5], dtype=minigrad.float64)
+_RV = minigrad.tensor([1.5, 0.8, 2.0], dtype=minigrad.float64)
+
+
+def _batch_norm_kernels(g, a, w):
+    """native_batch_norm_backward's three outputs, in training (the batch's statistics) and evaluation."""
+    data = a.detach().numpy()
+    mean, invstd = minigrad.tensor(data.mean(0)), minigrad.tensor((data.var(0) + 1e-5) ** -0.5)
+    total = 0
+    for k, train in ((1.0, True), (0.5, False)):
+        for o in NBN.NativeBatchNormGrad.apply(g, a, w, (_RM, _RV), mean, invstd, train, 1e-5):
+            total = total + o.sum() * k
+    return total
 
 NN_CASES = {
     # the activations of minigrad.nn (activations.py) and their backward kernels
@@ -66,6 +82,10 @@ NN_CASES = {
     "layer_norm_grad": (_fixed(lambda g, a, w: sum(o.sum() for o in NN.NativeLayerNormGrad.apply(
         g, a, a.mean(1, keepdim=True).detach(), a.mean(1, keepdim=True).detach(), w, NN.UNDEFINED,
         (3,), 1e-5)), (2, 3), (2, 3), (3,)), {"NativeLayerNormGrad"}),
+    "batch_norm": (_fixed(lambda a, w, b: NF.batch_norm(a, None, None, w, b, training=True)
+                          + NF.batch_norm(a, _RM, _RV, w, None)[0], (4, 3, 2), (3,), (3,)),
+                   {"NativeBatchNorm"}),
+    "batch_norm_grad": (_fixed(_batch_norm_kernels, (4, 3), (4, 3), (3,)), {"NativeBatchNormGrad"}),
     # (padding_idx and scale_grad_by_freq change the reverse gradient on purpose: not here)
     "embedding": (_fixed(lambda w: NF.embedding(minigrad.tensor([[0, 2], [2, 1]]), w), (3, 2)),
                   {"Embedding"}),
@@ -82,6 +102,9 @@ NN_HESSIANS = {
                      "HardtanhBackward"}),
     "layer_norm": (lambda a: (NF.layer_norm(a.reshape(2, 3), (3,), a[:3] * 2, a[3:]) ** 3).sum(), (6,),
                    {"NativeLayerNormGrad"}),
+    "batch_norm": (lambda a: (NF.batch_norm(a.reshape(2, 3), None, None, a[:3] * 2, a[3:], training=True)
+                              ** 3).sum() + (NF.batch_norm(a.reshape(2, 3), _RM, _RV, a[:3]) ** 3).sum(),
+                   (6,), {"NativeBatchNormGrad"}),
     "embedding": (lambda a: (NF.embedding(minigrad.tensor([0, 2, 2]), a) ** 3).sum(), (3, 2),
                   {"EmbeddingDenseBackward"}),
     "smooth_l1_huber": (lambda a: NF.smooth_l1_loss(a, a.tanh(), beta=0.3)

@@ -1,4 +1,5 @@
-"""F.layer_norm (nn/normalization.py) and F.embedding (nn/sparse.py) against finite differences in float64.
+"""F.layer_norm (nn/normalization.py) and F.embedding (nn/sparse.py) against finite differences in float64
+(and batch_norm's third derivative beside layer_norm's).
 
 First derivatives (input, weight, bias) with ``gradcheck``, second with
 ``gradgradcheck`` (through NativeLayerNormBackwardBackward0), and the third:
@@ -40,14 +41,21 @@ def test_first_and_second_derivatives(affine, seed, lead, shape):
     assert gradgradcheck(fn, (x,) + params, **TOL)
 
 
+# (x, w) -> the normalized output: both double backwards recompute their statistics with
+# recorded ops, so a third derivative sees them depend on x
+NORMS = {"layer_norm": lambda x, w: F.layer_norm(x, (4,), w),
+         "batch_norm": lambda x, w: F.batch_norm(x.t(), None, None, w[:2], training=True)}
+
+
+@pytest.mark.parametrize("norm", sorted(NORMS))
 @SETTINGS
 @given(seed=SEEDS)
-def test_third_derivative(seed):
+def test_third_derivative(norm, seed):
     rng = np.random.default_rng(seed)
     x, w = leaf(rng.uniform(-2, 2, (2, 4))), leaf(rng.uniform(0.5, 2, (4,)))
 
     def grad_of(x, w):
-        (gx,) = minigrad.autograd.grad((F.layer_norm(x, (4,), w) ** 3).sum(), x, create_graph=True)
+        (gx,) = minigrad.autograd.grad((NORMS[norm](x, w) ** 3).sum(), x, create_graph=True)
         return gx
 
     assert gradgradcheck(grad_of, (x, w), **TOL)

@@ -5,7 +5,7 @@
   ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``Dropout``,
   ``LeakyReLU``, ``GELU``, ``SiLU``, ``Softplus``, ``ELU``, ``Hardtanh``, ``Softmax``,
   ``LogSoftmax``, ``Flatten``, ``Identity``, ``NLLLoss``, ``L1Loss``, ``SmoothL1Loss``,
-  ``HuberLoss``, ``KLDivLoss``, ``LayerNorm``, ``Embedding`` (modules/, one file per idea);
+  ``HuberLoss``, ``KLDivLoss``, ``LayerNorm``, ``BatchNorm1d``, ``BatchNorm2d``, ``Embedding`` (modules/, one file per idea);
 * ``utils``: gradient clipping, parameters as one vector;
 * ``init``: PyTorch's initialisations, drawn from minigrad's seeded generator;
 * ``functional``: activations and losses as functions.
@@ -15,6 +15,8 @@ from . import functional, init, utils
 from .modules import (
     ELU,
     GELU,
+    BatchNorm1d,
+    BatchNorm2d,
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
@@ -51,4 +53,4 @@ __all__ = ["functional", "init", "utils", "Parameter", "Module", "Linear", "Sequ
            "Sigmoid", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout",
            "LeakyReLU", "GELU", "SiLU", "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax",
            "Flatten", "Identity", "NLLLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
-           "LayerNorm", "Embedding", "KLDivLoss"]
+           "LayerNorm", "Embedding", "KLDivLoss", "BatchNorm1d", "BatchNorm2d"]

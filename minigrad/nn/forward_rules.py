@@ -1,5 +1,5 @@
 """Forward-mode rules (JVPs) of the primitives in ``minigrad.nn``: activations, losses, pad, layer_norm,
-embedding.
+batch_norm, embedding.
 
 Each rule is ``rule(args, out, tangents)`` as in ``autograd/forward_rules.py``,
 whose table of rules this module adds to when it loads (``register_rule_builder``:
@@ -20,6 +20,7 @@ from ..autograd.forward_rules import _linear, _plus, register_rule_builder
 from ..tensor import Tensor, ones_like
 from . import activations as A
 from . import activations_backward as B
+from . import batchnorm as BN
 from . import functional as F
 from . import losses as L
 from . import normalization as N
@@ -84,6 +85,7 @@ def build_nn_rules(r):
     _build_piecewise_loss_rules(r)
     _build_functional_loss_rules(r)
     build_layer_norm_rules(r)
+    build_batch_norm_rules(r)
 
 
 def _build_piecewise_loss_rules(r):
@@ -192,13 +194,88 @@ def build_layer_norm_rules(r):
             parts.append((d_gx, rows(dy * rs * P(tx)), None))
         if w is not None and len(t) > 4 and t[4] is not None:
             parts.append((rs * P(dy * t[4]), None, None))
-        total = [None, None, None]
-        for p in parts:
-            total = [_plus(a, b) for a, b in zip(total, p)]
-        return tuple(total)
+        return _sum_parts(parts)
 
     r[N.NativeLayerNorm] = layer_norm
     r[N.NativeLayerNormGrad] = layer_norm_grad
+
+
+def _sum_parts(parts):
+    """The three tangents of a backward kernel: the sum of each term's (None: no term)."""
+    total = [None, None, None]
+    for p in parts:
+        total = [_plus(a, b) for a, b in zip(total, p)]
+    return tuple(total)
+
+
+def _batch_norm_parts(x, running, train, eps):
+    """The other axes, the channel shape, x̂, r and P (see batchnorm.py), with recorded ops."""
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    if train:
+        mu = x.mean(axes, keepdim=True)
+        r = ((x - mu) * (x - mu)).mean(axes, keepdim=True).add(eps).pow(-0.5)
+    else:
+        mu = running[0].detach().reshape(shape)
+        r = (running[1].detach() + eps).pow(-0.5).reshape(shape)
+    x_hat = (x - mu) * r
+
+    def P(v):  # the training kernel's linear map; the identity in evaluation
+        if not train:
+            return v
+        return v - v.mean(axes, keepdim=True) - x_hat * (v * x_hat).mean(axes, keepdim=True)
+
+    return axes, shape, x_hat, r, P
+
+
+def build_batch_norm_rules(r):
+    """JVPs of native_batch_norm and of its backward kernel (three outputs)."""
+    def batch_norm(args, out, t):
+        x, w, b, running, train, _momentum, eps = args
+        w, b = N._defined(w), N._defined(b)
+        _, shape, x_hat, rs, P = _batch_norm_parts(x, running, train, eps)
+        term = None
+        if t[0] is not None:
+            term = rs * P(t[0])
+            term = term if w is None else term * w.reshape(shape)
+        if w is not None and t[1] is not None:
+            term = _plus(term, x_hat * t[1].reshape(shape))
+        if b is not None and t[2] is not None:
+            term = _plus(term, t[2].reshape(shape).expand(*x.shape))
+        return term
+
+    def batch_norm_grad(args, out, t):
+        dy, x, w, running, _mean, _invstd, train, eps = args
+        w = N._defined(w)
+        axes, shape, x_hat, rs, P = _batch_norm_parts(x, running, train, eps)
+        wc = None if w is None else w.reshape(shape)
+        dy = dy.expand(*x.shape) if dy.shape != x.shape else dy
+
+        def scaled(v):
+            return v if wc is None else v * wc
+
+        parts = []
+        if t[0] is not None:  # linear in the gradient
+            v = t[0].expand(*x.shape) if t[0].shape != x.shape else t[0]
+            parts.append((scaled(rs * P(v)), (v * x_hat).sum(axes), v.sum(axes)))
+        if t[1] is not None:
+            tx = t[1]
+            d_gx = None
+            if train:
+                g = scaled(dy)
+                gx = rs * P(g)
+                m = x._data.size // x.shape[1]
+                mean_gx = (g * x_hat).mean(axes, keepdim=True)
+                d_gx = (-(rs * rs) * mean_gx * P(tx)
+                        - (rs / m) * (x_hat * (tx * gx).sum(axes, keepdim=True)
+                                      + gx * (tx * x_hat).sum(axes, keepdim=True)))
+            parts.append((d_gx, (dy * rs * P(tx)).sum(axes), None))
+        if w is not None and t[2] is not None:
+            parts.append((rs * P(dy) * t[2].reshape(shape), None, None))
+        return _sum_parts(parts)
+
+    r[BN.NativeBatchNorm] = batch_norm
+    r[BN.NativeBatchNormGrad] = batch_norm_grad
 
 
 def _build_functional_loss_rules(r):

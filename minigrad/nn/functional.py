@@ -710,5 +710,6 @@ from .distance import cosine_similarity, normalize  # noqa: E402
 
 __all__ += ["cosine_similarity", "normalize"]
 from .normalization import layer_norm  # noqa: E402
+from .batchnorm import batch_norm  # noqa: E402
 
-__all__ += ["layer_norm"]
+__all__ += ["layer_norm", "batch_norm"]

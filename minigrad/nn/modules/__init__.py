@@ -7,7 +7,7 @@
   ``Hardtanh``, ``Softmax``, ``LogSoftmax``;
 * ``container.py``: ``Sequential``;
 * ``flatten.py``: ``Flatten``, ``Identity``;
-* ``normalization.py``: ``LayerNorm``;
+* ``normalization.py``: ``LayerNorm``; ``batchnorm.py``: ``BatchNorm1d``, ``BatchNorm2d``;
 * ``sparse.py``: ``Embedding``;
 * ``dropout.py``: ``Dropout`` (what ``model.eval()`` switches off);
 * ``loss.py``: ``MSELoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``NLLLoss``,
@@ -15,6 +15,7 @@
 """
 
 from .activation import ReLU, Sigmoid, Tanh
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .activation_more import ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, SiLU, Softmax, Softplus
 from .container import ModuleList, Sequential
 from .dropout import Dropout
@@ -38,4 +39,5 @@ from .sparse import Embedding
 __all__ = ["Module", "Linear", "Sequential", "ModuleList", "ReLU", "Tanh", "Sigmoid", "MSELoss",
            "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "Dropout", "LeakyReLU", "GELU", "SiLU",
            "Softplus", "ELU", "Hardtanh", "Softmax", "LogSoftmax", "Flatten", "Identity", "NLLLoss",
-           "L1Loss", "SmoothL1Loss", "HuberLoss", "LayerNorm", "Embedding", "KLDivLoss"]
+           "L1Loss", "SmoothL1Loss", "HuberLoss", "LayerNorm", "Embedding", "KLDivLoss",
+           "BatchNorm1d", "BatchNorm2d"]
