@@ -3,7 +3,7 @@
 PyTorch's ``AccumulateGrad`` steals the incoming gradient for ``.grad`` when
 its use count says only the engine refers to it (accumulate_grad.h), so the
 first backward of a large model allocates no second copy of each gradient.
-minigrad does the same (``graph._unshared``, by ``sys.getrefcount``); a change
+minigrad does the same (``graph._can_take_over``, by ``sys.getrefcount``); a change
 that keeps one more reference to the gradient silently turns every take-over
 into a copy (a trial edit of the redesign did exactly that, and no other test
 noticed).  These tests count the copies (``graph._own``).
