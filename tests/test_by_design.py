@@ -146,3 +146,26 @@ def test_float64_randn_from_16_values_uses_numpys_log_sin_and_cos():
     expected = np.concatenate([radius * np.cos(theta), radius * np.sin(theta)])
     got = minigrad.randn(16, generator=minigrad.Generator().manual_seed(3), dtype=minigrad.float64)
     assert np.array_equal(got.numpy(), expected)
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_per_process(monkeypatch):
+    """PyTorch's TORCH_WARN_ONCE: the first ``float(t)`` (or ``'%.4f' % t``) of a tensor that
+    requires grad, with grad mode on, warns; later ones do not, whatever the filter; ``int``,
+    ``item`` and a call under ``no_grad`` never do."""
+    import warnings
+
+    from minigrad.ops import conversion
+
+    monkeypatch.setattr(conversion, "_warned_scalar", False)
+    x = minigrad.tensor(2.0, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with minigrad.no_grad():
+            float(x)
+        int(x), x.item(), float(x.detach())
+        assert not caught
+        assert "%.1f" % x == "2.0"
+        float(x * 3)
+    assert [str(w.message).split("\n")[0] for w in caught] == [
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior."]
+    assert caught[0].category is UserWarning

@@ -16,6 +16,8 @@ returns the tensor itself, unless ``copy=True``.  The only device is the CPU
 Source: ``Tensor.to`` (aten/src/ATen/native/TensorConversions.cpp), ``Tensor.type``.
 """
 
+import warnings
+
 import numpy as np
 
 from .. import _device
@@ -241,9 +243,27 @@ def _array(self, dtype=None, copy=None):
     return self._data if dtype is None else self._data.astype(dtype)
 
 
+# PyTorch warns once per process (TORCH_WARN_ONCE), whatever the warnings filter says
+_WARN_SCALAR = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.")
+_warned_scalar = False
+
+
 def _float_value(self):
+    """``float(t)`` (also ``'%.4f' % t``): the one value.
+
+    Warns (UserWarning, once per process, as PyTorch's TORCH_WARN_ONCE) when ``t``
+    requires grad and grad mode is on: the float is cut off from the graph.
+
+    Raises:
+        ValueError: "only one element tensors can be converted to Python scalars".
+    """
+    global _warned_scalar
     if self._data.size != 1:
         raise ValueError("only one element tensors can be converted to Python scalars")
+    if self._requires_grad and _state.enabled and not _warned_scalar:
+        _warned_scalar = True
+        warnings.warn(_WARN_SCALAR, UserWarning, stacklevel=2)
     return float(self.item())
 
 
