@@ -55,23 +55,10 @@ class Size(tuple):
 
 
 class Tensor:
-    """An n-dimensional array that can record the operations applied to it.
+    """An n-dimensional array that can record the operations applied to it (``torch.Tensor``).
 
     Create tensors with ``minigrad.tensor(data, dtype=None, requires_grad=False)``
     or the factories (``zeros``, ``ones``, ...), not with this class directly.
-
-    Attributes:
-        shape (tuple[int, ...]): sizes of each dimension (``torch.Size`` in PyTorch).
-        dtype: ``minigrad.float32`` (default), ``float64``, ``int64`` or ``bool``.
-        ndim (int): number of dimensions.
-        requires_grad (bool): record operations on this tensor; settable on
-            leaves only, floating dtypes only.
-        grad (Tensor | None): accumulated gradient of a leaf (or a non-leaf
-            after ``retain_grad()``); same shape and dtype as the tensor.
-        grad_fn (Node | None): the node that created this tensor.
-        is_leaf (bool): True if ``grad_fn`` is None.
-
-    Source: ``torch.Tensor``.
     """
 
     # The attributes every tensor sets are slots; rarely used ones fall back
@@ -151,16 +138,15 @@ class Tensor:
     def requires_grad(self):
         """Whether operations on this tensor are recorded.
 
-        Setting it is allowed on leaves only (PyTorch's rule) and only to True
-        for floating dtypes.  A view follows its base: ``v = b[:2];
-        b.requires_grad_()`` makes ``v.requires_grad`` True too, as in
-        PyTorch (such a view, like one taken under ``no_grad``, collects no
-        gradient).
+        Settable on leaves only, and to True for floating dtypes only.  A view
+        follows its base, as in PyTorch: ``v = b[:2]; b.requires_grad_()`` makes
+        ``v.requires_grad`` True too (such a view, like one taken under
+        ``no_grad``, collects no gradient).
 
         Raises:
-            RuntimeError: "you can only change requires_grad flags of leaf
-                variables." for a non-leaf; "Only Tensors of floating point
-                and complex dtype can require gradients" for an integer tensor.
+            RuntimeError: "you can only change requires_grad flags of leaf variables. ..."
+                for a non-leaf; "only Tensors of floating point and complex dtype can
+                require gradients" for an integer tensor (``_tensor_checks``).
         """
         if self._requires_grad:
             return True
@@ -180,8 +166,7 @@ class Tensor:
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` in place and return self (``Tensor.requires_grad_``).
 
-        Raises:
-            RuntimeError: see ``requires_grad`` (``_tensor_checks.check_requires_grad``).
+        Raises as setting ``requires_grad`` (``_tensor_checks.check_requires_grad``).
         """
         requires_grad = bool(requires_grad)
         if self._grad_fn is not None and requires_grad:
@@ -207,7 +192,13 @@ class Tensor:
         """The accumulated gradient (None until a backward reaches this leaf).
 
         Reading it on a non-leaf that does not retain its grad warns, as in
-        PyTorch, and gives None.
+        PyTorch, and gives None.  It may be set to None or to a Tensor of this
+        tensor's shape and dtype.
+
+        Raises:
+            TypeError: on setting something else than a Tensor or None.
+            RuntimeError: on setting another shape or dtype, PyTorch 2.13's "attempting
+                to assign a gradient of size ..." / "... with dtype ..." (``_tensor_checks``).
         """
         if self._grad is None and self._grad_fn is not None and not self._retains_grad:
             warnings.warn(_checks.WARN_NONLEAF_GRAD, UserWarning, stacklevel=2)
@@ -215,20 +206,10 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
-        """Set ``.grad``: None, or a Tensor of this tensor's shape and dtype.
-
-        Raises:
-            TypeError: for a value that is not a Tensor.
-            RuntimeError: PyTorch 2.13's "attempting to assign a gradient of
-                size ..." / "... with dtype ..." for another shape or dtype
-                (``_tensor_checks.check_assigned_grad``).
-        """
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(
-                    f"assigned grad expected to be a Tensor or None but got grad of type "
-                    f"{type(value).__name__}"
-                )
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
             _checks.check_assigned_grad(self._data, value._data)
         self._grad = value
 
@@ -257,65 +238,18 @@ class Tensor:
             vc = self._vc = [0]
         return vc
 
-    def _accumulator(self):
-        """This leaf's ``AccumulateGrad`` node: one per leaf while a graph holds it."""
-        return _autograd.accumulator(self)
-
-    def _post_accumulate_hooks(self):
-        h = self._post_acc_hooks
-        return () if h is None else tuple(h.values())
-
-    def retain_grad(self):
-        """Keep the gradient of this non-leaf in ``.grad`` during backward (``Tensor.retain_grad``).
-
-        A no-op on leaves.  The gradient kept is the one that arrives summed
-        over all consumers, after any hooks registered on this tensor.
-
-        Raises:
-            RuntimeError: "can't retain_grad on Tensor that has requires_grad=False".
-        """
-        if not self._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self._retains_grad:
-            return
-        self._retains_grad = True
-        _autograd.add_retain_hook(self)  # (t._add_retain_hook() after an in-place op moves it)
-
-    def register_hook(self, hook):
-        """Call ``hook(grad)`` when the gradient of this tensor is computed; it may return a replacement.
-
-        The hook sees the gradient summed over all consumers, once.  For a leaf
-        it runs before the gradient is accumulated into ``.grad``.  As in
-        PyTorch, it sees None when the node that made this tensor runs but no
-        gradient reached this output (the other half of a ``split``); it may
-        not replace a None with a tensor.
-
-        Returns:
-            a handle whose ``remove()`` unregisters the hook.
-
-        Raises:
-            RuntimeError: "cannot register a hook on a tensor that doesn't
-                require gradient"; at backward, "hook 'name' has changed the
-                size of value" if the hook returns another shape, "can't
-                replace a None gradient with a non-None value".
-
-        Source: ``torch.Tensor.register_hook``.
-        """
-        return _autograd.register_hook(self, hook)
-
     def detach(self):
-        """A new tensor over the same values, cut from the graph (``requires_grad=False``).
+        """A new tensor sharing this one's memory and version counter, cut from the graph.
 
-        It shares memory (and the version counter) with this tensor, as in PyTorch.
+        It has ``requires_grad=False``, as in PyTorch (``Tensor.detach``).
         """
         return Tensor._make(self._data, vc=self._shared_vc(), base=self)
 
     def detach_(self):
         """Cut this tensor from the graph in place, making it a leaf (``Tensor.detach_``).
 
-        A node that saved it before then refuses it in backward, as PyTorch's
-        nodes do ("Trying to use a saved tensor that has been detached
-        in-place ...": ``autograd/saved_errors.py``).
+        A node that saved it before then refuses it in backward, as PyTorch's do
+        ("Trying to use a saved tensor that has been detached in-place ...": saved_errors.py).
 
         Raises:
             RuntimeError: PyTorch's "Can't detach views in-place. ..." for a view.
@@ -334,48 +268,71 @@ class Tensor:
         """Walk the recording behind this tensor in reverse and accumulate gradients into leaves.
 
         Args:
-            gradient: the vector of the vector-Jacobian product: a tensor of this
-                tensor's shape; may be omitted for a one-element tensor (it is 1).
-            retain_graph (bool | None): keep saved values so the graph can be
-                walked again; defaults to ``create_graph``.
-            create_graph (bool): record the backward pass itself, so the
-                gradients can be differentiated again.
+            gradient: the vector of the vector-Jacobian product, of this tensor's shape;
+                may be omitted for a one-element tensor (it is 1).
+            retain_graph (bool | None): keep the saved values to walk again (default:
+                ``create_graph``).
+            create_graph (bool): record the backward pass too, for gradients of gradients.
             inputs (sequence of Tensor | None): accumulate only into these.
 
         Raises:
-            RuntimeError: "grad can be implicitly created only for scalar
-                outputs" without ``gradient`` on a tensor of more than one
-                element; "element 0 of tensors does not require grad and does
-                not have a grad_fn" when there is nothing to walk; PyTorch's
-                "Trying to backward through the graph a second time ..." when a
-                needed saved value was already freed.
-
-        Source: ``torch.Tensor.backward``.
+            RuntimeError: "grad can be implicitly created only for scalar outputs"
+                without ``gradient`` on more than one element; "element 0 of tensors
+                does not require grad and does not have a grad_fn" when there is
+                nothing to walk; "Trying to backward through the graph a second
+                time ..." when a needed saved value was freed (``torch.Tensor.backward``).
         """
         _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a replacement.
+
+        The hook sees the gradient summed over all consumers, once; on a leaf,
+        before it is accumulated into ``.grad``.  As in PyTorch, it sees None when
+        the node that made this tensor runs but no gradient reached this output
+        (the other half of a ``split``), and may not replace that None.  Returns a
+        handle whose ``remove()`` unregisters the hook (``torch.Tensor.register_hook``).
+
+        Raises:
+            RuntimeError: "cannot register a hook on a tensor that doesn't require
+                gradient"; in backward, "hook 'name' has changed the size of value" for
+                another shape, "can't replace a None gradient with a non-None value".
+        """
+        return _autograd.register_hook(self, hook)
+
+    def retain_grad(self):
+        """Keep the gradient of this non-leaf in ``.grad`` during backward (``Tensor.retain_grad``).
+
+        A no-op on leaves.  It keeps the gradient summed over all consumers, after
+        this tensor's hooks ran.
+
+        Raises:
+            RuntimeError: "can't retain_grad on Tensor that has requires_grad=False".
+        """
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        _autograd.add_retain_hook(self)  # (t._add_retain_hook() after an in-place op moves it)
 
     # The rest of Tensor is attached where it is written, each a plain function set on
     # this class: operators and methods in ops/__init__.py, beside the primitives they
     # dispatch to (_add_inplace_raw: ops/inplace.py); the data's conveniences (size(),
     # ndim, .data, numpy(), float(t), iteration, ...) in ops/conversion.py; the legacy
     # constructor Tensor(data) in creation.py; pickling and deepcopy in serialization.py;
-    # the rest of the hook machinery (autograd/hooks.py) in autograd/__init__.py.
+    # in autograd/__init__.py, what only autograd calls: a leaf's AccumulateGrad
+    # (_accumulator) and the rest of the hook machinery (autograd/hooks.py).
 
 
 # ------------------------------------------------------ registration slot
-# Tensor sits below autograd (layers go one way): autograd plugs in here when it
-# loads, filling the slot through register_autograd.
+# Tensor sits below autograd (layers go one way): autograd fills the slot when it loads.
 
-_autograd = None  # from minigrad.autograd: backward, accumulator, hooks, ...
+_autograd = None  # backward, note_detached, refresh_view, register_hook, add_retain_hook
 
 
 def register_autograd(namespace):
-    """Called by ``minigrad/autograd/__init__.py``: what Tensor's autograd methods call.
-
-    ``namespace`` has ``backward``, ``accumulator`` (a leaf's AccumulateGrad),
-    ``note_detached`` (detach_ on a recorded tensor), ``refresh_view`` and, from
-    the hook machinery (autograd/hooks.py), ``register_hook`` and ``add_retain_hook``.
-    """
+    """Called by ``minigrad/autograd/__init__.py`` with what Tensor's autograd methods call."""
     global _autograd
     _autograd = namespace
 
@@ -383,7 +340,6 @@ def register_autograd(namespace):
 _DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
 
 
-# tensor(), zeros(), ones() and the conversion of Python data live in creation.py
-# with the other factories; they stay importable from here (imported last: creation
-# imports Tensor)
+# tensor(), zeros(), ones() live in creation.py with the other factories; importable
+# from here too (imported last: creation imports Tensor)
 from .creation import is_tensor, ones, ones_like, tensor, zeros, zeros_like  # noqa: E402

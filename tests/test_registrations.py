@@ -22,8 +22,7 @@ MINIGRAD = Path(minigrad.__file__).resolve().parent
 # (module, slot, its register function, what the slot must offer)
 SLOTS = [
     ("minigrad.tensor", "_autograd", "register_autograd",
-     ("backward", "accumulator", "note_detached", "refresh_view", "register_hook",
-      "add_retain_hook")),
+     ("backward", "note_detached", "refresh_view", "register_hook", "add_retain_hook")),
     ("minigrad._tensor_str", "_tangent_suffix", "register_tangent_suffix", ()),
     ("minigrad.jit.recording", "_namespace", "register_namespace", ("tensor", "zeros")),
     ("minigrad.autograd.function", "_fw_state", "register_forward_mode", ()),

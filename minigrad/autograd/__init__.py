@@ -192,18 +192,26 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 # fills its slot (tensor._autograd) once it is loaded.
 _tensor.register_autograd(_Namespace(
     backward=backward,
-    accumulator=graph.AccumulateGrad.of,
     note_detached=saved_edits.note_detached,
     refresh_view=_refresh_view,
     register_hook=hooks.register_hook,
     add_retain_hook=hooks.add_retain_hook,
 ))
-# The rest of Tensor's hook machinery is attached as it is: a leaf's hooks, run by its
-# AccumulateGrad; retain_grad's hook, moved again by an in-place write; the hooks run
-# after accumulating into .grad.
+
+
+def _accumulator(t):
+    """``t._accumulator()``: leaf ``t``'s AccumulateGrad, one while a graph holds it."""
+    return graph.AccumulateGrad.of(t)
+
+
+# What only autograd calls on a Tensor is attached as it is: a leaf's AccumulateGrad;
+# a leaf's hooks, run by its AccumulateGrad; retain_grad's hook, moved again by an
+# in-place write; the hooks run after accumulating into .grad.
+Tensor._accumulator = _accumulator
 Tensor._run_leaf_hooks = hooks.run_leaf_hooks
 Tensor._add_retain_hook = hooks.add_retain_hook
 Tensor.register_post_accumulate_grad_hook = hooks.register_post_accumulate_grad_hook
+Tensor._post_accumulate_hooks = hooks.post_accumulate_hooks
 
 # torch.autograd.graph also offers these two, written above the core (hooks.py walks
 # with the engine, save_on_cpu.py builds on saved_tensors_hooks): set them there.

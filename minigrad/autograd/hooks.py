@@ -1,12 +1,12 @@
 """Hooks: a tensor's (``register_hook``, ``retain_grad``), and those of ``torch.autograd.graph``.
 
-* ``register_hook``, ``add_retain_hook``, ``run_leaf_hooks`` and
-  ``register_post_accumulate_grad_hook`` do what the Tensor methods of those
-  names ask (tensor.py sits below autograd: ``register_hook`` and
-  ``retain_grad`` call these through its ``_autograd`` slot, the other two are
-  attached to Tensor by the package face).  A leaf's hooks run in its AccumulateGrad, before
-  the gradient is accumulated; a non-leaf's are tensor pre-hooks of its
-  ``grad_fn``, and retain_grad's runs last.
+* ``register_hook``, ``add_retain_hook``, ``run_leaf_hooks``,
+  ``register_post_accumulate_grad_hook`` and ``post_accumulate_hooks`` do what
+  the Tensor methods of those names ask (tensor.py sits below autograd:
+  ``register_hook`` and ``retain_grad`` call these through its ``_autograd``
+  slot, the others are attached to Tensor by the package face).  A leaf's hooks
+  run in its AccumulateGrad, before the gradient is accumulated; a non-leaf's
+  are tensor pre-hooks of its ``grad_fn``, and retain_grad's runs last.
 * ``register_multi_grad_hook(tensors, fn)`` calls ``fn(grads)`` once per
   backward pass, after the gradients of all of ``tensors`` that the pass
   computes are known (None for the others); with ``mode="any"``, ``fn(grad)``
@@ -277,6 +277,12 @@ def register_post_accumulate_grad_hook(t, hook):
     if t._post_acc_hooks is None:
         t._post_acc_hooks = {}
     return _add_hook(t._post_acc_hooks, hook)
+
+
+def post_accumulate_hooks(t):
+    """``t._post_accumulate_hooks()``: those hooks, for ``AccumulateGrad.apply`` to run."""
+    h = t._post_acc_hooks
+    return () if h is None else tuple(h.values())
 
 
 def _add_tensor_hook(t, fn):

@@ -1,21 +1,21 @@
 """A node's saved values: what ``save_for_backward`` keeps, checks on use, and frees.
 
 A node keeps the values its gradient formula needs (PyTorch's ``SavedVariable``),
-each with its version then, so that an in-place change since is caught instead
-of giving a wrong gradient.  ``node._kept`` holds an entry per value
-(``node._kept_versions`` the versions):
+each with its version then, so that an in-place change since is caught instead of
+giving a wrong gradient.  ``node._kept`` holds an entry per value (``_kept_versions``):
 
 * ``None``: nothing was saved there;
 * an input: the Tensor itself (no object per input: little for the collector);
 * a ``SavedOutput``: the node's own output without the tensor object (which
   would make a node <-> output cycle);
 * a ``Packed``: what a ``saved_tensors_hooks`` pack hook made of it (saved_hooks.py);
-* ``FREED`` (``FREED_OUTPUT``): let go by the backward walk right after the
-  node ran; reading it raises "Trying to backward through the graph a second time".
+* ``FREED`` (``FREED_OUTPUT``): let go by the walk right after the node ran;
+  reading it raises "Trying to backward through the graph a second time".
 
-Every entry but an input answers ``unpack(node, version)``.  Only this module
-and saved_edits.py (in-place writes, hooks of one value, holders) touch them.
-Source: ``torch::autograd::SavedVariable`` (torch/csrc/autograd/saved_variable.cpp).
+Every entry but an input answers ``unpack(node, version)``.  Only this module and
+saved_edits.py (in-place writes, hooks of one value, holders) touch them.  The
+marked fast paths come last.  Source: ``torch::autograd::SavedVariable``
+(torch/csrc/autograd/saved_variable.cpp).
 """
 
 from collections import namedtuple
@@ -32,10 +32,9 @@ NODE_SLOTS = ("_kept", "_kept_versions")  # a node's storage; a new node starts 
 class SavedOutput:
     """One of the node's own outputs: its array, version counter and output number.
 
-    ``moved``: ``(grad_fn, output_nr)`` for an output since written in place
-    into a view: it comes back with the view's history (PyTorch's
-    ``is_inplace_on_view``).  ``on_unpack(t)`` sees each tensor ``unpack``
-    makes (forward mode re-attaches the tangent).
+    ``moved``: ``(grad_fn, output_nr)`` for an output since written in place into a
+    view: it comes back with the view's history (PyTorch's ``is_inplace_on_view``).
+    ``on_unpack(t)``: sees each tensor ``unpack`` makes (forward mode's tangent).
     """
 
     __slots__ = ("data", "vc", "output_nr", "moved", "on_unpack")
@@ -46,8 +45,7 @@ class SavedOutput:
 
     def unpack_array(self, node, version):
         if self.vc[0] != version:
-            raise_modified(Tensor._make(self.data, vc=self.vc), node, version, True,
-                           self.output_nr)
+            raise_modified(Tensor._make(self.data, vc=self.vc), node, version, True, self.output_nr)
         return self.data
 
     def unpack(self, node, version):
@@ -76,7 +74,6 @@ class _Freed:
 
 
 FREED, FREED_OUTPUT = _Freed(False), _Freed(True)
-raise_freed = FREED.unpack
 
 
 def pack(node, tensors):
@@ -85,36 +82,32 @@ def pack(node, tensors):
     Raises:
         RuntimeError: PyTorch's "Inference tensors cannot be saved for backward. ...".
     """
-    kept, versions = [], []
-    for t in tensors:
-        if t is None:
-            kept.append(None)
-            versions.append(0)
-            continue
-        if t._inference:
-            raise RuntimeError(ERR_INFERENCE)
-        is_output = t._grad_fn is node
-        if hooks and not t._wrapped:  # (Python numbers skip the hooks)
-            kept.append(Packed(t, hooks[-1], is_output, t._output_nr if is_output else 0))
-            versions.append(0)
-        elif is_output:
-            vc = t._shared_vc()
-            kept.append(SavedOutput(t._data, vc, t._output_nr))
-            versions.append(vc[0])
-        else:
-            kept.append(t)
-            versions.append(0 if t._vc is None else t._vc[0])
-    node._kept, node._kept_versions = tuple(kept), tuple(versions)
+    pairs = [(None, 0) if t is None else _keep(node, t) for t in tensors]
+    node._kept = tuple(e for e, _ in pairs)
+    node._kept_versions = tuple(v for _, v in pairs)
+
+
+def _keep(node, t):
+    """The entry ``node`` keeps for tensor ``t``, and its version now."""
+    if t._inference:
+        raise RuntimeError(ERR_INFERENCE)
+    is_output = t._grad_fn is node
+    if hooks and not t._wrapped:  # (Python numbers skip the hooks)
+        return Packed(t, hooks[-1], is_output, t._output_nr if is_output else 0), 0
+    if is_output:
+        vc = t._shared_vc()
+        return SavedOutput(t._data, vc, t._output_nr), vc[0]
+    return t, (0 if t._vc is None else t._vc[0])
 
 
 def unpack(node, formula=False):
-    """The saved tensors of ``node``, checked (``ctx.saved_tensors``); ``formula``: for a
-    built-in formula, which also refuses an input ``detach_()`` took out of the graph since.
+    """The saved tensors of ``node``, checked (``ctx.saved_tensors``); ``formula``: also
+    refuse an input ``detach_()`` took out of the graph since (built-in formulas do).
 
     Raises:
-        RuntimeError: PyTorch's "Trying to backward through the graph a second
-            time ..." once freed; its in-place modification error if a value
-            changed since it was saved; its detached-in-place error.
+        RuntimeError: PyTorch's "Trying to backward through the graph a second time ..."
+            once freed; its in-place modification error if a value changed since it was
+            saved; its detached-in-place error.
     """
     return [_unpack(e, v, node, formula) for e, v in zip(node._kept, node._kept_versions)]
 
@@ -170,34 +163,6 @@ def _record(e, version):
     return SavedTensor(None, version, e.is_output, e.output_nr, e.packed)  # packed, or freed
 
 
-def unpack_arrays(node, dtype=None):
-    """``unpack`` as numpy arrays: what a formula computes with on a walk that records nothing.
-
-    0-d arrays come as numpy scalars (arithmetic among them skips the ufunc
-    machinery; same dtype rules); a Python number stays one (numpy then keeps
-    the tensor's dtype, as PyTorch does).  Returns ``(values, same)``: ``same``
-    is True if every array has ``dtype``.  Raises as ``unpack``.
-    """
-    out = []
-    same = True
-    for e, v in zip(node._kept, node._kept_versions):
-        if type(e) is SavedOutput:  # (inline: a usual case)
-            arr = e.data if e.vc[0] == v else e.unpack_array(node, v)
-        elif e is None:
-            out.append(None)
-            continue
-        else:
-            t = _unpack(e, v, node, True)
-            if t._wrapped:
-                out.append(t._data.item())
-                continue
-            arr = t._data
-        if arr.dtype is not dtype:
-            same = False
-        out.append(arr if arr.ndim else arr[()])
-    return out, same
-
-
 # --- fast paths: the usual cases, as the general path above (tests/test_fast_paths.py) ---
 
 _VERSIONS0 = tuple((0,) * n for n in range(8))  # interned all-zero versions
@@ -232,6 +197,34 @@ def pack_fast(node, tensors):
     node._kept_versions = (
         tuple([0 if t is None or t._vc is None else t._vc[0] for t in tensors]) if written
         else _VERSIONS0[len(tensors)])
+
+
+def unpack_arrays(node, dtype=None):
+    """``unpack(node, formula=True)`` as numpy arrays, for a walk that records nothing.
+
+    0-d arrays come as numpy scalars (arithmetic among them skips the ufunc machinery;
+    same dtype rules); a Python number stays one (numpy then keeps the tensor's dtype,
+    as PyTorch does).  Returns ``(values, same)``: ``same`` is True if every array has
+    ``dtype``.  Raises as ``unpack``.
+    """
+    out = []
+    same = True
+    for e, v in zip(node._kept, node._kept_versions):
+        if type(e) is SavedOutput:  # (inline: a usual case)
+            arr = e.data if e.vc[0] == v else e.unpack_array(node, v)
+        elif e is None:
+            out.append(None)
+            continue
+        else:
+            t = _unpack(e, v, node, True)
+            if t._wrapped:
+                out.append(t._data.item())
+                continue
+            arr = t._data
+        if arr.dtype is not dtype:
+            same = False
+        out.append(arr if arr.ndim else arr[()])
+    return out, same
 
 
 def free_fast(node):

@@ -147,7 +147,7 @@ class CompiledFunctionBackward(Node):
             return F.from_tensors(self.apply(F.to_tensors(grads), _grad_kinds.TENSORS))
         ctxs = self._ctxs
         if ctxs is None:
-            _saved.raise_freed()
+            _saved.FREED.unpack()
         create_graph = _state.enabled
         _state.enabled = False  # the plan is not differentiable (as AOTAutograd's)
         region = self._region
