@@ -146,7 +146,7 @@ def run_node(walk, node, grads, compute=True):
     if hooks is not None and hooks.pre:                         # (node pre-hooks)
         grads = _hooks.run_pre_hooks(grads, hooks.pre, walk.F)
     fns = node._next_fns
-    if not compute or ((not fns or fns[0] is None) and node._formula_only
+    if not compute or ((not fns or fns[0] is None) and node._is_primitive
                        and all(f is None for f in fns)):
         out = (None,) * len(fns)
     elif grads[0] is None and node is not walk.root and all(g is None for g in grads):

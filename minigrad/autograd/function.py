@@ -141,7 +141,7 @@ class Function:
         # the saved attributes are slots of the node: no per-node dict for them
         ns = {"__slots__": tuple(a for a in cls.saved_attrs if not hasattr(BackwardNode, a)),
               "_forward_cls": cls, "__module__": cls.__module__, "__qualname__": name,
-              "_formula_only": "node_name" in cls.__dict__}
+              "_is_primitive": "node_name" in cls.__dict__}
         ns.update(node_attributes(cls.saved_names, cls.saved_attrs))  # _saved_self, ... (saved_attrs.py)
         if "formula" in cls.__dict__:  # (every primitive: ops/formulas.py runs it)
             _formula_node(cls, ns)
@@ -265,8 +265,8 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         """Keep these tensors (or None) for ``backward``, which reads them as ``saved_tensors``,
-        checked for in-place changes; freed after the walk (saved.py).  Other values are
-        set as attributes of ``ctx``.
+        checked for in-place changes; freed as soon as the walk has run this node (saved.py).
+        Other values are set as attributes of ``ctx``.
 
         Raises:
             TypeError: if an argument is neither a Tensor nor None.

@@ -64,7 +64,7 @@ class Node(NodeHookMethods):
     _kept = ()  # no saved values (saved.py reads them; BackwardNode keeps its own)
     # True for the nodes of built-in primitives: like PyTorch's generated
     # formulas, they compute nothing when no input needs a gradient.
-    _formula_only = False
+    _is_primitive = False
 
     def __init__(self, next_fns=(), next_nrs=(), seq=None):
         """A node with these edges and, unless ``seq`` is given, the next sequence number."""

@@ -155,7 +155,7 @@ def _unsequenced(node):
     # AccumulateGrad's number too: on a tie, the node that became ready first
     # runs first, as in PyTorch's queue
     node._seq = UINT64_MAX
-    node._formula_only = False  # it runs (and raises) even with no edge that needs it
+    node._is_primitive = False  # it runs (and raises) even with no edge that needs it
 
 
 class RemainderScalarTensor(Function):
