@@ -24,6 +24,23 @@ seed gives PyTorch's numbers:
   keep the skew of ``%`` small; the 2³² one is Meta's internal build's).
 * ``randperm``: Fisher–Yates, swapping ``i`` with ``i + random() % (n - i)``
   (``randperm_cpu`` in aten/src/ATen/native/TensorFactories.cpp).
+* ``uniform_between``, and ``normal`` with a mean and std: ``uniform_(a, b)``
+  is ``u · (b - a) + a`` and ``normal_(m, s)`` is ``z · s + m``, each one fused
+  multiply-add in the tensor's dtype (PyTorch's CPU kernels are compiled
+  with FMA: a plain multiply then add differs in about half the values).
+* ``exponential``: ``-1/λ · log1p(-u)`` from one 53-bit uniform, in double
+  (``exponential_distribution<double>``, DistributionsHelper.h).
+* ``bernoulli_scalar`` and ``bernoulli_tensor``: ``u < p``, with a 53-bit
+  uniform for a scalar or float64 ``p``, a 24-bit one for float32 ``p``
+  (``bernoulli_kernel`` in cpu/DistributionTemplates.h).  On Intel CPUs
+  PyTorch's MKL build draws a scalar ``p`` with MKL's own generator instead
+  (``bernoulli_scalar_kernel`` in cpu/DistributionKernels.cpp), which
+  minigrad does not copy (README, "Differences by design").
+* ``multinomial``: with replacement, one 53-bit uniform a sample, searched
+  in the row's normalised cumulative sums; without (or for one sample),
+  ``argmax``/``topk`` of ``p / q`` with ``q`` from ``exponential`` (``multinomial_out`` in
+  native/Distributions.cpp, ``multinomial_with_replacement_apply`` in
+  cpu/MultinomialKernel.cpp).
 
 This module imports nothing of minigrad (layer 0).
 """
@@ -32,7 +49,8 @@ import math
 
 import numpy as np
 
-__all__ = ["normal", "random_from_to", "randperm", "uniform"]
+__all__ = ["bernoulli_scalar", "bernoulli_tensor", "exponential", "multinomial", "normal",
+           "random_from_to", "randperm", "uniform", "uniform_between"]
 
 _F32 = np.float32
 _SHIFT32 = np.uint64(32)
@@ -62,10 +80,15 @@ def uniform(generator, n, np_dtype):
     return out
 
 
-def normal(generator, n, np_dtype):
-    """``n`` standard normals as ``torch.randn`` draws them (a 1-d array of ``np_dtype``)."""
-    if n < 16:
-        return np.array([_one_normal(generator) for _ in range(n)], dtype=np.float64).astype(np_dtype)
+def normal(generator, n, np_dtype, mean=0.0, std=1.0, serial=False):
+    """``n`` normals as ``torch.randn`` / ``normal_(mean, std)`` draw them (1-d, ``np_dtype``).
+
+    ``serial``: one double Box–Muller value at a time, as PyTorch draws fewer
+    than 16 values or into a tensor that is not contiguous.
+    """
+    if n < 16 or serial:
+        z = np.array([_one_normal(generator) for _ in range(n)], dtype=np.float64)
+        return _scale(z, np.float64(std), np.float64(mean)).astype(np_dtype)
     data = uniform(generator, n, np_dtype)
     fill = _fill16_float32 if np_dtype == np.float32 else _fill16_float64
     whole = n - n % 16
@@ -73,7 +96,15 @@ def normal(generator, n, np_dtype):
         fill(data[start:min(start + _CHUNK, whole)])
     if n % 16:  # PyTorch redraws the last 16 (overlapping the blocks done) rather than pad
         data[n - 16:] = fill(uniform(generator, 16, np_dtype))
-    return data
+    kind = np.dtype(np_dtype).type
+    return _scale(data, kind(std), kind(mean))
+
+
+def _scale(z, std, mean):
+    """``fma(z, std, mean)`` in z's dtype; skipped for (1, 0), where it changes nothing."""
+    if std == 1 and mean == 0:
+        return z
+    return fma(z, std, mean)
 
 
 def _one_normal(generator):
@@ -213,6 +244,125 @@ def _fill16_float32(d):
     d[:, :8] = c.reshape(-1, 8)
     d[:, 8:] = s.reshape(-1, 8)
     return d.ravel()
+
+
+# ---- fused multiply-add, and the draws built on it --------------------------------------
+
+def _round_to_odd(s, err):
+    """``s`` with its last bit set where ``err`` (what rounding ``s`` lost) is not 0.
+
+    Rounding to odd keeps the sticky information of the bits dropped, so a
+    second rounding to fewer bits (float32, or ``s_hi + this``) is the one
+    rounding of the exact value (Boldo and Melquiond 2008).
+    """
+    inexact = err != 0
+    bits = s.view(np.int64)
+    even = (bits & 1) == 0
+    # toward the exact value: up in magnitude if err has s's sign, else down
+    step = np.where(np.signbit(err) == np.signbit(s), 1, -1)
+    return np.where(inexact & even, (bits + step).view(np.float64), s)
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's split of a double into two 26-bit halves
+
+
+def _two_product(a, b):
+    p = a * b
+    ca, cb = _SPLIT * a, _SPLIT * b
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def fma(a, b, c):
+    """``a * b + c`` rounded once, in ``a``'s dtype (float32 or float64), as the C's ``fmadd``.
+
+    float32: the product is exact in double; the sum is rounded to odd there,
+    then to float32.  float64: Dekker's exact product and Knuth's exact sum,
+    the low parts added rounded to odd, then added to the high part.
+    ``b``, ``c``: scalars of ``a``'s dtype or arrays of its shape.
+    """
+    if a.dtype == np.float32:
+        p = a.astype(np.float64) * np.float64(b)
+        s, err = _two_sum(p, np.asarray(c, dtype=np.float64))
+        return _round_to_odd(s, err).astype(_F32)
+    p, e = _two_product(a, np.float64(b))
+    s, t = _two_sum(p, np.float64(c))
+    low, err = _two_sum(t, e)
+    return s + _round_to_odd(np.asarray(low, dtype=np.float64), err)
+
+
+def uniform_between(generator, n, np_dtype, low, high):
+    """``n`` values of ``uniform_(low, high)``: ``fma(u, high - low, low)`` in ``np_dtype``."""
+    u = uniform(generator, n, np_dtype)
+    kind = np.dtype(np_dtype).type
+    lo, hi = kind(low), kind(high)  # PyTorch casts the bounds to the dtype first
+    if lo == 0 and hi == 1:
+        return u
+    return fma(u, hi - lo, lo)
+
+
+def _uniform53(generator, n):
+    """``n`` double uniforms in [0, 1) from ``random64()`` (what ``uniform`` float64 draws)."""
+    return uniform(generator, n, np.float64)
+
+
+def exponential(generator, n, np_dtype, lambd=1.0):
+    """``n`` values of ``exponential_(lambd)``: ``-1/λ · log1p(-u)`` in double, then ``np_dtype``.
+
+    numpy's log1p differs from the C library's in the last bit of about 7% of
+    doubles; rounded to float32 the values agree.
+    """
+    out = np.log1p(-_uniform53(generator, n))
+    out *= -1.0 / lambd
+    return out.astype(np_dtype, copy=False)
+
+
+def bernoulli_scalar(generator, n, p):
+    """``n`` draws of ``bernoulli_(p)`` for a number ``p``: ``u < p``, u a double uniform (bool)."""
+    return _uniform53(generator, n) < p
+
+
+def bernoulli_tensor(generator, p):
+    """``bernoulli`` with a probability per element (the flat array ``p``): ``u < p`` (bool).
+
+    A float64 ``p`` is compared with double uniforms, a float32 one with float uniforms.
+    """
+    if p.dtype == np.float64:
+        return _uniform53(generator, p.size) < p
+    return uniform(generator, p.size, _F32) < p
+
+
+def multinomial(generator, rows, num_samples, replacement):
+    """Indices drawn from each row of ``rows`` (2-d, float32 or float64): an int64 array.
+
+    With replacement: per row, the cumulative sums in the row's dtype divided
+    by their total, the last set to 1, and for each sample the first category
+    whose cumulative value is not below a double uniform.  Without, and for
+    one sample either way: all the exponentials first (one per element, row by
+    row), then per row the ``num_samples`` largest ``p / q`` (ties in another
+    order than PyTorch's ``topk``, which is not stable: README).
+    """
+    if replacement and num_samples > 1:
+        out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+        for r, row in enumerate(rows):  # each row draws after the one before: a loop over rows
+            cum = np.cumsum(row)  # sequential, in the row's dtype, as the C loop
+            cum /= cum[-1]
+            cum[-1] = 1
+            out[r] = np.searchsorted(cum.astype(np.float64), _uniform53(generator, num_samples))
+        return out
+    q = exponential(generator, rows.size, rows.dtype).reshape(rows.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        keys = rows / q
+    if num_samples == 1:
+        return np.argmax(keys, axis=1, keepdims=True)
+    return np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
 
 
 # ---- integers ---------------------------------------------------------------------------

@@ -385,16 +385,6 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _leaf(np.eye(n, n if m is None else m, dtype=d.np), requires_grad)
 
 
-def _gen(generator):
-    """The numpy sampler over a generator's words (the default one for None).
-
-    For the draws that have no PyTorch kernel here yet (multinomial, dropout,
-    nn.init's through ``rand``/``randn`` aside): the same seed gives the same
-    draws, not PyTorch's numbers.
-    """
-    return (generator or default_generator)._rng
-
-
 def _float_numbers(kind, size, generator, dtype, requires_grad, kernel):
     """A float tensor of ``size`` filled by ``kernel(generator, n, np_dtype)``."""
     d = _float_dtype(dtype)

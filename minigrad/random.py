@@ -6,8 +6,9 @@ PyTorch's CPU generator is a Mersenne Twister (mt19937) seeded with
 (``numpy.random.MT19937``, here fed the state PyTorch's seeding makes), so
 minigrad draws the same 32-bit words, many at a time, and
 ``_random_kernels.py`` turns them into numbers as PyTorch's kernels do: after
-``torch.manual_seed(s)``, ``rand``, ``randn``, ``randint`` and ``randperm``
-give PyTorch's numbers.
+``torch.manual_seed(s)``, ``rand``, ``randn``, ``randint``, ``randperm``,
+``multinomial``, ``bernoulli``, dropout's mask and ``nn.init``'s fills give
+PyTorch's numbers.
 
 A generator also holds the second value of its last double Box–Muller pair
 (``randn`` of fewer than 16 values draws pairs and keeps the spare for the
@@ -78,9 +79,6 @@ class Generator:
                                "a CUDA library (minigrad computes on the CPU only).")
         self.device = _check_device(d)
         self._bitgen = np.random.MT19937()
-        # numpy's samplers over the same words, for what has no PyTorch kernel here yet
-        # (multinomial, dropout, nn.init): same seed, same draws, not PyTorch's numbers
-        self._rng = np.random.Generator(self._bitgen)
         self._set_seed(_DEFAULT_SEED)
 
     def _set_seed(self, seed):

@@ -5,6 +5,7 @@ parity fixtures (tests/fixtures/) pin everything else against a real PyTorch
 run.  A test here fails if a difference disappears or changes shape unnoticed.
 """
 
+import math
 import subprocess
 import sys
 
@@ -169,3 +170,40 @@ def test_float_of_a_tensor_that_requires_grad_warns_once_per_process(monkeypatch
     assert [str(w.message).split("\n")[0] for w in caught] == [
         "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior."]
     assert caught[0].category is UserWarning
+
+
+def test_bernoulli_with_one_p_draws_as_pytorch_on_cpus_other_than_intel():
+    """``bernoulli(x, p)`` and dropout's mask are ``u < p``, u a double uniform from mt19937:
+    PyTorch's ``bernoulli_kernel``, which its MKL build runs on AMD and ARM CPUs; on Intel
+    CPUs that build draws with MKL's VSL MCG31 stream instead (``bernoulli_scalar_kernel``
+    checks the vendor), which minigrad does not copy.  Pinned by random_sampling_* cases."""
+    drawn = minigrad.bernoulli(minigrad.zeros(50), 0.3, generator=minigrad.Generator().manual_seed(4))
+    u = minigrad.rand(50, dtype=minigrad.float64, generator=minigrad.Generator().manual_seed(4))
+    assert drawn.tolist() == (u.numpy() < 0.3).astype(np.float32).tolist()
+    minigrad.manual_seed(4)
+    mask = minigrad.nn.functional.dropout(minigrad.ones(50), 0.7)
+    assert (mask.numpy() != 0).tolist() == (u.numpy() < 1 - 0.7).tolist()
+
+
+def test_float64_exponentials_use_numpys_log1p():
+    """``multinomial`` without replacement (or of one sample) races ``p / q`` with
+    ``q = -log1p(-u)``: PyTorch calls the C library's log1p, minigrad numpy's, which differs
+    in the last bit of some doubles (measured: about 7%, at most 1 ulp; float32 agrees).  An
+    index changes only on an exact tie of ``p / q``."""
+    g = minigrad.Generator().manual_seed(9)
+    u = minigrad.rand(2000, dtype=minigrad.float64, generator=g).numpy()
+    ours = -np.log1p(-u)
+    libm = np.array([-math.log1p(-v) for v in u])
+    assert np.max(np.abs(ours - libm) / np.spacing(libm)) <= 1
+    probs = minigrad.tensor([[0.1, 0.2, 0.3, 0.4]] * 500, dtype=minigrad.float64)
+    drawn = minigrad.multinomial(probs, 1, generator=minigrad.Generator().manual_seed(9)).numpy()
+    assert np.array_equal(drawn[:, 0], np.argmax(probs.numpy() / ours.reshape(500, 4), axis=1))
+
+
+def test_categories_of_weight_0_come_last_in_index_order():
+    """Without replacement, once the categories of positive weight are drawn the ones of
+    weight 0 follow: in index order in minigrad (a stable sort), in the order PyTorch's
+    ``topk`` (not stable) leaves them in PyTorch."""
+    weights = minigrad.tensor([0.0, 0.5, 0.0, 0.5, 0.0, 0.0])
+    drawn = minigrad.multinomial(weights, 6, generator=minigrad.Generator().manual_seed(1))
+    assert sorted(drawn.tolist()[:2]) == [1, 3] and drawn.tolist()[2:] == [0, 2, 4, 5]

@@ -13,9 +13,10 @@ import numbers
 
 import numpy as np
 
+from .. import _random_kernels as _kernels
 from .. import ops as _ops
 from ..autograd.function import Function
-from ..creation import _gen
+from ..random import default_generator
 from ..ops import matmul, sigmoid, tanh
 from ..ops._util import as_saved_int
 from ..ops.linalg import Addmm
@@ -657,9 +658,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     the result is ``input * mask``, with ``mask`` a tensor of ``input``'s shape
     and dtype holding 0 or 1/(1-p), which needs no gradient: the node is
     ``MulBackward0`` with ``(None, 0)`` for the mask, and it saves the mask as
-    ``other``.  The mask is drawn from minigrad's seeded generator (PyTorch's
-    mt19937 words, but numpy's way of making uniforms from them: not PyTorch's
-    mask for a seed).
+    ``other``.  The mask is PyTorch's for a seed: ``empty_like(input).bernoulli_(1 - p)``
+    divided by ``1 - p`` in ``input``'s dtype (``_dropout_impl`` in
+    aten/src/ATen/native/Dropout.cpp; on an Intel CPU PyTorch's MKL build draws
+    ``bernoulli_`` with MKL's generator instead: README, "Differences by design").
 
     Args:
         input (Tensor): any shape, floating point.
@@ -680,8 +682,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1:
         keep = np.zeros(input.shape, dtype=input._data.dtype)
     else:
-        drawn = _gen(None).random(input.shape)
-        keep = ((drawn >= p) / (1.0 - p)).astype(input._data.dtype)
+        kind = input._data.dtype.type
+        drawn = _kernels.bernoulli_scalar(default_generator, input._data.size, 1 - p)
+        # 1 - p in double, then divided in the input's dtype, as noise.div_(1 - p)
+        keep = drawn.reshape(input.shape).astype(kind) / kind(1 - p)
     return input.mul_(_make(keep)) if inplace else input * _make(keep)
 
 

@@ -1,13 +1,12 @@
 """Initial values for parameters (``torch.nn.init``).
 
 Every function here fills its tensor *in place*, with recording off, and
-returns it: ``init.uniform_(w, -b, b)``.  The random draws come from
-minigrad's seeded generator (``minigrad.manual_seed``), so a model built after
-``manual_seed(0)`` starts from the same weights on every run.  The numbers
-differ from PyTorch's for the same seed: the generator is PyTorch's, but the
-values are drawn in float64 (``rand``/``randn``) where PyTorch's ``uniform_``
-and ``normal_`` draw in the tensor's own dtype; the distributions and their
-bounds are PyTorch's.
+returns it: ``init.uniform_(w, -b, b)``.  The draws are PyTorch's for a seed
+(``minigrad.manual_seed``): ``uniform_`` and ``normal_`` draw in the tensor's
+own dtype as ``Tensor.uniform_``/``Tensor.normal_`` do on the CPU
+(``_random_kernels.uniform_between`` and ``normal``), so a model built after
+``manual_seed(0)`` starts from PyTorch's weights (``nn.Linear``,
+``nn.Embedding``).
 
 ``nn.Linear`` starts from ``kaiming_uniform_(weight, a=math.sqrt(5))``: with
 PyTorch's gain for leaky ReLU, gain = sqrt(2 / (1 + a²)) = sqrt(1/3), so
@@ -22,8 +21,8 @@ import math
 
 import numpy as np
 
-from .. import creation
-from .._dtype import float64
+from .. import _random_kernels as _kernels
+from ..random import default_generator
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
@@ -43,9 +42,24 @@ def _fill(tensor, values):
     return tensor
 
 
-def _uniform(shape, low, high, generator):
-    u = creation.rand(*shape, generator=generator, dtype=float64)._data
-    return low + (high - low) * u
+def _draw(tensor, kernel, *args, serial=None):
+    """Fill ``tensor`` with ``kernel(generator, n, np_dtype, *args)`` in PyTorch's element order.
+
+    PyTorch fills a tensor through a TensorIterator, which walks its memory
+    in order: a contiguous tensor row by row, a transposed view down its
+    columns.  ``serial``: the keyword to pass the kernel when the tensor is
+    not contiguous (``normal_`` then draws one value at a time).
+    """
+    arr = tensor._data
+    contiguous = arr.flags.c_contiguous
+    extra = {} if contiguous or serial is None else {serial: True}
+    values = kernel(*args[:1], arr.size, arr.dtype.type, *args[1:], **extra)
+    if contiguous:
+        return _fill(tensor, values.reshape(arr.shape))
+    order = sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]))  # memory order
+    tensor._data.transpose(order)[...] = values.reshape([arr.shape[d] for d in order])
+    tensor._shared_vc()[0] += 1
+    return tensor
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -104,14 +118,36 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with values drawn from U(a, b) (``torch.nn.init.uniform_``); returns ``tensor``."""
-    return _fill(tensor, _uniform(tensor.shape, a, b, generator))
+    """Fill with values drawn from U(a, b) (``torch.nn.init.uniform_``); returns ``tensor``.
+
+    ``tensor.uniform_(a, b)``: ``u · (b - a) + a`` in the tensor's dtype, one
+    fused multiply-add (``uniform_kernel``, aten/src/ATen/native/cpu/DistributionTemplates.h).
+
+    Raises:
+        RuntimeError: PyTorch's "uniform_ expects to return a [from, to) range, but
+            found from=1 > to=0" for ``a > b``.
+    """
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={a:g} > to={b:g}")
+    return _draw(tensor, _kernels.uniform_between, generator or default_generator, a, b)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fill with values drawn from N(mean, std²) (``torch.nn.init.normal_``); returns ``tensor``."""
-    z = creation.randn(*tensor.shape, generator=generator, dtype=float64)._data
-    return _fill(tensor, mean + std * z)
+    """Fill with values drawn from N(mean, std²) (``torch.nn.init.normal_``); returns ``tensor``.
+
+    ``tensor.normal_(mean, std)``: ``randn``'s values in the tensor's dtype,
+    times ``std`` plus ``mean`` in one fused multiply-add (``normal_kernel``,
+    aten/src/ATen/native/cpu/DistributionTemplates.h); a tensor that is not
+    contiguous draws one double value at a time, as PyTorch's serial path.
+
+    Raises:
+        RuntimeError: PyTorch's "normal expects std >= 0.0, but found std -1" for ``std < 0``.
+    """
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    return _draw(tensor, _kernels.normal, generator or default_generator, mean, std,
+                 serial="serial")
 
 
 def constant_(tensor, val):

@@ -105,7 +105,7 @@ from .shape import (
     view,
 )
 from .histogram import histc, histogram
-from .sampling import multinomial
+from .sampling import bernoulli, multinomial
 from .sorting import argsort, median, msort, sort, topk
 from .statistics import norm, std, var
 
@@ -118,6 +118,7 @@ __all__ = [
     "histc",
     "histogram",
     "multinomial",
+    "bernoulli",
     "cumprod",
     "cumsum",
     "expm1",

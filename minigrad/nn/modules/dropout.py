@@ -28,8 +28,7 @@ class Dropout(Module):
             0 and 1, but got 1.5", as PyTorch.
 
     Shapes: any input; the output has its shape and dtype.  The random choice
-    comes from minigrad's seeded generator (not yet PyTorch's mask for a seed:
-    see ``F.dropout``).
+    is PyTorch's mask for a seed (see ``F.dropout``).
     """
 
     def __init__(self, p=0.5, inplace=False):
