@@ -283,15 +283,23 @@ def _two_product(a, b):
 def fma(a, b, c):
     """``a * b + c`` rounded once, in ``a``'s dtype (float32 or float64), as the C's ``fmadd``.
 
-    float32: the product is exact in double; the sum is rounded to odd there,
-    then to float32.  float64: Dekker's exact product and Knuth's exact sum,
+    float32: the product is exact in double; where the double sum lies
+    exactly halfway between two floats it is rounded to odd, then all to float32.  float64: Dekker's exact product and Knuth's exact sum,
     the low parts added rounded to odd, then added to the high part.
     ``b``, ``c``: scalars of ``a``'s dtype or arrays of its shape.
     """
     if a.dtype == np.float32:
-        p = a.astype(np.float64) * np.float64(b)
-        s, err = _two_sum(p, np.asarray(c, dtype=np.float64))
-        return _round_to_odd(s, err).astype(_F32)
+        s = a.astype(np.float64)
+        s *= np.float64(b)
+        s += c
+        # rounding to float32 can go wrong only from a double exactly halfway between two
+        # floats (low 29 bits 1000...0): only those few need the exact sum's lost part
+        halfway = np.flatnonzero((s.view(np.int64) & 0x1FFFFFFF) == 0x10000000)
+        if halfway.size:
+            p = a[halfway].astype(np.float64) * np.float64(b)
+            cc = np.broadcast_to(np.asarray(c, dtype=np.float64), a.shape)[halfway]
+            s[halfway] = _round_to_odd(*_two_sum(p, cc))
+        return s.astype(_F32)
     p, e = _two_product(a, np.float64(b))
     s, t = _two_sum(p, np.float64(c))
     low, err = _two_sum(t, e)
