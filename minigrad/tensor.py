@@ -96,8 +96,8 @@ class Tensor:
         t._output_nr = 0  # which output of grad_fn this is
         t._view_of = None  # the input of the view op that made this tensor (differentiable views)
         t._accum = None  # a leaf's AccumulateGrad, weakly, while a graph holds it
-        if base is not None:
-            t._base = base
+        if base is not None:  # PyTorch's _base: a view of a view has its base's base
+            t._base = base if base._view_of is None or base._base is None else base._base
             # a view is an inference tensor exactly when its base is one
             if base._inference:
                 t._inference = True

@@ -36,6 +36,7 @@ from . import shape as _sh
 from ._util import UNSET, as_operand, is_scalar, wrap_scalar
 from .clamping import nan_to_num
 from . import compat as _compat
+from . import small_fast as _small_fast
 
 clamp = _clamping.entry("clamp", _clamping.clamp)
 clamp_min = _clamping.entry("clamp_min", _clamping.clamp_min)
@@ -694,7 +695,7 @@ def _install():
     T.__rpow__ = _rpow
     T.__neg__ = neg
     T.__abs__ = abs
-    T.__getitem__ = getitem
+    T.__getitem__ = _small_fast.getitem_fast  # (indexing.getitem, faster when nothing records)
     T.__eq__ = _binary(eq)
     T.__ne__ = _binary(ne)
     T.__lt__ = _binary(lt)

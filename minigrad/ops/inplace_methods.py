@@ -11,6 +11,7 @@ Source: the ``*_`` methods of ``torch.Tensor``.
 
 from ..tensor import Tensor
 from . import inplace as _ip
+from .small_fast import add_fast, setitem_fast
 from ._util import UNSET as _UNSET
 from ._util import is_scalar
 
@@ -108,6 +109,7 @@ def install():
 
         return op
 
+    add_ = add_fast(add_)  # (faster when nothing records: small_fast.py)
     for fn in (add_, sub_, mul_, div_, pow_, zero_, fill_, copy_, clamp_, relu_, nan_to_num_, index_add_):
         setattr(Tensor, fn.__name__, fn)
     _install_unary()
@@ -115,7 +117,7 @@ def install():
     Tensor.__isub__ = _iop(sub_)
     Tensor.__imul__ = _iop(mul_)
     Tensor.__itruediv__ = _iop(div_)
-    Tensor.__setitem__ = _ip.setitem
+    Tensor.__setitem__ = setitem_fast  # (inplace.setitem, faster when nothing records)
 
 
 # The in-place forms of one-argument math (``x.exp_()``): each records the

@@ -48,8 +48,13 @@ def _overlap(a, b):
         return "full"
     if not a.size or not b.size or not np.may_share_memory(a, b):
         return None
+    same_layout = a.shape == b.shape and a.strides == b.strides
+    if same_layout and a.ctypes.data == b.ctypes.data:
+        return "full"  # (the same elements: PyTorch's FULL, or TooHard if not dense; both pass)
     if not (_dense(a) and _dense(b)):
         return None  # PyTorch's TooHard: let it pass
+    if same_layout:
+        return "partial"  # one dense layout, sharing memory, starting apart
     a_lo, a_hi = byte_bounds(a)
     b_lo, b_hi = byte_bounds(b)
     if a_lo == b_lo and a_hi == b_hi:

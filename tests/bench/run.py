@@ -16,6 +16,9 @@ process.  The workloads:
   SGD step;
 * a 784-256-256-10 ReLU MLP, batch 128, cross-entropy, forward + backward;
 * one 1024 x 1024 float32 matrix product, forward + backward;
+* small indexed reads and in-place writes in a Python loop, a hand-written
+  backward pass's ``dC[ix] += demb[k, j]`` over a (32, 3) batch of indices
+  into a (27, 10) table (a course's manual-backprop exercise), per pass;
 * memory: 50 layers of ``tanh(0.5 * y)`` over a (256, 256) float32 tensor:
   the bytes the saved values hold after forward, and the share backward
   releases (read through ``grad_fn``'s ``_saved_*`` attributes, as PyTorch
@@ -394,6 +397,35 @@ def bench_matmul(repeat):
     return rounds(programs, repeat)
 
 
+# ------------------------------------------------ small indexed writes in a loop
+
+def indexed_lib(lib, C, X, demb):
+    """``dC[ix] += demb[k, j]`` over every (k, j): the embedding table's gradient by hand."""
+    def run():
+        dC = lib.zeros_like(C)
+        for k in range(X.shape[0]):
+            for j in range(X.shape[1]):
+                ix = X[k, j]
+                dC[ix] += demb[k, j]
+        return dC
+    return run
+
+
+def bench_indexed(repeat):
+    rng = np.random.default_rng(0)
+    C = rng.standard_normal((27, 10)).astype(np.float32)
+    X = rng.integers(0, 27, (32, 3))
+    demb = rng.standard_normal((32, 3, 10)).astype(np.float32)
+    programs = {"numpy": indexed_lib(np, C, X, demb),
+                "minigrad": indexed_lib(minigrad, *(minigrad.tensor(a) for a in (C, X, demb)))}
+    expected = programs["numpy"]()
+    assert np.array_equal(programs["minigrad"]().numpy(), expected)
+    if HAVE_TORCH:
+        programs["PyTorch"] = indexed_lib(torch, *(torch.tensor(a) for a in (C, X, demb)))
+        assert np.array_equal(programs["PyTorch"]().numpy(), expected)
+    return rounds(programs, repeat, inner=5)
+
+
 # ------------------------------------------------------------- memory
 
 def _saved_storages(lib, root):
@@ -542,6 +574,11 @@ def main():
     if "matmul" in only:
         results["matmul"] = bench_matmul(repeat=max(5, 11 // r))
         report("1024 x 1024 float32 matmul, forward + backward", results["matmul"], "ms", 1e3)
+    if "indexed" in only:
+        n = 32 * 3
+        results["indexed"] = bench_indexed(repeat=max(5, 15 // r))
+        report(f"{n} indexed in-place adds in a Python loop (dC[ix] += demb[k, j]), per add",
+               results["indexed"], "us", 1e6, per=n)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f)
@@ -553,7 +590,7 @@ def main():
         replay.main()
 
 
-WORKLOADS = ("chain", "chain100k", "small", "mnist", "matmul", "memory", "replay")
+WORKLOADS = ("chain", "chain100k", "small", "mnist", "matmul", "indexed", "memory", "replay")
 
 
 if __name__ == "__main__":
