@@ -38,7 +38,7 @@ from ._device import (
     get_default_device,
     set_default_device,
 )
-from ._dtype import bool, dtype, float32, float64, get_default_dtype, int64
+from ._dtype import bool, dtype, float32, float64, get_default_dtype, int32, int64
 from .autograd.anomaly import is_anomaly_enabled, set_detect_anomaly
 from .autograd.grad_mode import (
     enable_grad,
@@ -53,6 +53,7 @@ from .creation import (
     DoubleTensor,
     FloatTensor,
     Generator,
+    IntTensor,
     LongTensor,
     arange,
     as_tensor,
@@ -81,6 +82,7 @@ from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zer
 float = float32
 double = float64
 long = int64
+int = int32  # (as torch.int: the builtin int is not used below)
 
 pi = math.pi
 e = math.e
@@ -94,8 +96,8 @@ __all__ = [
     "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
     "rand_like", "randperm", "manual_seed", "seed", "initial_seed", "get_rng_state", "default_generator",
     "set_rng_state", "Generator", "from_numpy", "as_tensor",
-    "FloatTensor", "DoubleTensor", "LongTensor", "BoolTensor",
-    "dtype", "float32", "float64", "int64", "bool", "float", "double", "long",
+    "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
+    "dtype", "float32", "float64", "int64", "int32", "bool", "float", "double", "long", "int",
     "get_default_dtype", "device", "cpu", "cuda", "accelerator", "backends", "set_default_device",
     "get_default_device", "pi", "e", "inf", "nan", "save", "load",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",

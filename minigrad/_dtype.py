@@ -1,10 +1,12 @@
-"""Data types: ``minigrad.float32``, ``float64``, ``int64`` and ``bool``.
+"""Data types: ``minigrad.float32``, ``float64``, ``int64``, ``int32`` and ``bool``.
 
 Each dtype is a small object that names a numpy dtype and prints the way
 ``torch.float32`` prints in PyTorch (as ``minigrad.float32`` here).  The type
 promotion rules of binary operations live here too, because PyTorch's rules
 differ from numpy's: ``int64 tensor + float32 tensor`` is float32 in PyTorch
-and float64 in numpy, and a Python float never upcasts a float32 tensor.
+and float64 in numpy, a Python float never upcasts a float32 tensor, and a
+Python int never upcasts an int32 tensor (``int32 + 1`` stays int32 in both;
+``int32 + int64 tensor`` is int64).
 
 Source: PyTorch's ``torch.dtype`` and its type promotion documentation
 (https://pytorch.org/docs/stable/tensor_attributes.html#type-promotion-doc).
@@ -12,7 +14,7 @@ Source: PyTorch's ``torch.dtype`` and its type promotion documentation
 
 import numpy as np
 
-__all__ = ["bool", "dtype", "float32", "float64", "get_default_dtype", "int64"]
+__all__ = ["bool", "dtype", "float32", "float64", "get_default_dtype", "int32", "int64"]
 
 
 class dtype:
@@ -46,16 +48,19 @@ class dtype:
 float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 int64 = dtype("int64", np.int64, 1)
+int32 = dtype("int32", np.int32, 1)
 bool = dtype("bool", np.bool_, 0)
 
-_ALL = (float32, float64, int64, bool)
+_ALL = (float32, float64, int64, int32, bool)
 
 # each dtype as PyTorch's messages name it: its ScalarType ("Float", as in
 # torch.FloatTensor) and its C++ element type ("float")
-SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
-C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+                     "bool": "Bool"}
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+                "bool": "bool"}
 _FROM_NP = {d.np: d for d in _ALL}
-_ALIASES = {"float": float32, "double": float64, "long": int64}
+_ALIASES = {"float": float32, "double": float64, "long": int64, "int": int32}
 
 
 def _by_name(name):
@@ -74,7 +79,7 @@ def from_numpy_dtype(np_dtype):
     """Map a numpy dtype to minigrad's, narrowing as PyTorch does.
 
     Python ints become int64, Python floats float32 (the default dtype),
-    other integer widths int64, float16 float32.
+    int32 stays int32, other integer widths become int64, float16 float32.
 
     Raises:
         TypeError: for dtypes PyTorch-minigrad cannot hold (strings, objects,
@@ -90,7 +95,7 @@ def from_numpy_dtype(np_dtype):
         return float32 if np_dtype.itemsize < 4 else float64
     raise TypeError(
         f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported types are: "
-        "float64, float32, int64, and bool."
+        "float64, float32, int64, int32, and bool."
     )
 
 

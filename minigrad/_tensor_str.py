@@ -142,7 +142,7 @@ def tensor_repr(t, prefix="tensor("):
     """The string PyTorch's ``repr(tensor)`` gives for the same values and state.
 
     Args:
-        t: a minigrad Tensor (any shape; float32/float64/int64/bool).
+        t: a minigrad Tensor (any shape, any dtype).
         prefix: the opening, ``"tensor("``; ``Parameter`` wraps the result.
 
     Returns:

@@ -56,19 +56,19 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-_KEPT_NUMPY = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_))
+_KEPT_NUMPY = tuple(d.np for d in _dtype._ALL)
 
 
 def numpy_dtype_of(arr):
     """The minigrad dtype that holds a numpy array as it is, or a clear refusal.
 
-    PyTorch keeps an array's dtype (uint8, int32, float16, ...); minigrad has
-    four dtypes, so any other is refused rather than silently converted.
+    PyTorch keeps an array's dtype (uint8, int16, float16, ...); minigrad has
+    five dtypes, so any other is refused rather than silently converted.
 
     Raises:
         TypeError: "can't convert np.ndarray of type numpy.uint8. The only
-            supported types are: float64, float32, int64, and bool ..." (PyTorch's
-            first sentence), naming what to do.
+            supported types are: float64, float32, int64, int32, and bool ..."
+            (PyTorch's first sentence), naming what to do.
     """
     if arr.dtype in _KEPT_NUMPY:
         return from_numpy_dtype(arr.dtype)
@@ -77,8 +77,8 @@ def numpy_dtype_of(arr):
     advice = (f" Convert it first, e.g. arr.astype(numpy.{hint}), or pass dtype=minigrad.{hint}."
               if hint else "")
     raise TypeError(f"can't convert np.ndarray of type numpy.{name}. The only supported types "
-                    f"are: float64, float32, int64, and bool (minigrad's four dtypes; PyTorch "
-                    f"has more).{advice}")
+                    f"are: float64, float32, int64, int32, and bool (minigrad's five dtypes; "
+                    f"PyTorch has more).{advice}")
 
 
 def _unwrap_tensors(data):
@@ -112,10 +112,10 @@ def _infer_array(data, dtype):
         data = np.asarray(data)  # a numpy scalar keeps its dtype, as an array does
         target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
         return np.array(data, dtype=target.np)
-    declared = None
+    declared, int32 = None, False
     if isinstance(data, (list, tuple)):
         data = _unwrap_tensors(data)
-        declared = _declared_float(data)
+        declared, int32 = _declared_dtypes(data)
     try:
         arr = np.array(data)
     except ValueError:
@@ -134,7 +134,7 @@ def _infer_array(data, dtype):
     if kind == "b":
         return arr
     if kind in "iu":
-        return arr.astype(np.int64, copy=False)
+        return arr.astype(np.int32 if int32 else np.int64, copy=False)
     if kind == "f":
         # Python floats give the default dtype; float values that came with a
         # dtype (numpy scalars, one-element tensors) keep the widest of theirs
@@ -143,41 +143,58 @@ def _infer_array(data, dtype):
     raise TypeError(f"can't convert data of type {arr.dtype} to a tensor")
 
 
-def cast_python_values(arr, target, name="int64"):
-    """``arr`` (from Python numbers) as ``target``; PyTorch's RuntimeError for a float no int holds.
+def cast_python_values(arr, target, name=None):
+    """``arr`` (from Python numbers) as ``target``; PyTorch's RuntimeError for a value it cannot hold.
 
     PyTorch checks each Python number it converts (``torch.tensor([nan],
-    dtype=torch.long)``, ``torch.full``): nan, inf and values out of int64's
-    range raise "value cannot be converted to type int64 without overflow",
-    where numpy would warn and give a made-up integer.
+    dtype=torch.long)``, ``torch.full``): nan, inf and values out of the
+    integer dtype's range raise "value cannot be converted to type int64
+    without overflow" (``name``: the target's name unless given), where numpy
+    would warn and give a made-up integer (an int too large for int32 too).
     """
-    if target.kind in "iu" and arr.dtype.kind == "f" and arr.size:
-        with np.errstate(invalid="ignore"):
-            bad = ~np.isfinite(arr) | (arr >= 2.0 ** 63) | (arr < -(2.0 ** 63))
+    if target.kind in "iu" and arr.size and (
+            arr.dtype.kind == "f" or arr.dtype.kind in "iu" and arr.dtype.itemsize > target.itemsize):
+        info = np.iinfo(target)
+        with np.errstate(invalid="ignore"):  # (2.0 ** 63: int64's max as a float rounds up to it)
+            bad = (arr > info.max) | (arr < info.min) | (arr >= 2.0 ** (info.bits - 1))
+            if arr.dtype.kind == "f":
+                bad |= ~np.isfinite(arr)
         if bad.any():
-            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+            raise RuntimeError(f"value cannot be converted to type {name or target.name} without overflow")
     with np.errstate(over="ignore"):  # a float too large for float32 is inf, silently, as in PyTorch
         return arr.astype(target)
 
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+_INT32 = np.dtype(np.int32)
 
 
 def check_fill_value(value, target):
-    """PyTorch's RuntimeError for a finite float too large for a float32 ``target`` (numpy dtype).
+    """PyTorch's RuntimeError for a Python number a float32 or int32 ``target`` (numpy dtype) cannot hold.
 
-    ``full``, ``full_like`` and ``fill_`` convert their value checked, as PyTorch's
-    ``checked_convert``: "value cannot be converted to type float without overflow"
-    (inf and nan pass; ``torch.tensor`` does not check, and gives inf).
+    ``full``, ``full_like``, ``fill_`` and ``t[i] = value`` convert their value
+    checked, as PyTorch's ``checked_convert``: "value cannot be converted to type
+    float without overflow" for a finite float too large for float32 (inf and nan
+    pass; ``torch.tensor`` does not check, and gives inf); "... to type int ..."
+    for an int32 target and an int or float outside [-2³¹, 2³¹ - 1] (2³¹ - 0.5 too),
+    or nan.
     """
     if (target == np.float32 and type(value) is float and math.isfinite(value)
             and abs(value) > _FLOAT32_MAX):
         raise RuntimeError("value cannot be converted to type float without overflow")
+    if target == _INT32 and isinstance(value, (int, float)) and not -(1 << 31) <= value <= (1 << 31) - 1:
+        raise RuntimeError("value cannot be converted to type int without overflow")
 
 
-def _declared_float(data):
-    """The widest float dtype among the numpy values in nested ``data`` (None: Python floats only)."""
-    best = None
+def _declared_dtypes(data):
+    """What the numpy values in nested ``data`` declare, as PyTorch promotes a list's items.
+
+    Returns ``(float_dtype, int32)``: the widest float dtype among them (None:
+    Python floats only), and whether its integers are int32 (numpy int32 values
+    or int32 tensors, with narrower ones or bools beside them but no Python int,
+    which is int64).
+    """
+    best, int32, wide_int = None, False, False
     stack = [data]
     while stack:
         d = stack.pop()
@@ -188,7 +205,12 @@ def _declared_float(data):
             if dt.kind == "f":
                 numpy_dtype_of(np.empty(0, dtype=dt))  # float16 is refused, not widened
                 best = dt if best is None or dt.itemsize > best.itemsize else best
-    return best
+            elif dt.kind in "iu":
+                int32 = int32 or dt == _INT32
+                wide_int = wide_int or dt.itemsize > 4 or dt.kind == "u" and dt.itemsize == 4
+        elif type(d) is int:
+            wide_int = True
+    return best, int32 and not wide_int
 
 
 def _ragged_message(data):
@@ -324,9 +346,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
         else:
             dtype = _dtype.float32
     d = as_dtype(dtype)
+    check_fill_value(fill_value, d.np)
     if isinstance(fill_value, float) and d.np.kind in "iu":
         fill_value = cast_python_values(np.asarray(fill_value), d.np, "int64_t")
-    check_fill_value(fill_value, d.np)
     with np.errstate(over="ignore"):  # a float too large for float32 is inf, silently, as in PyTorch
         data = np.full(_shape_arg((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype=d.np)
     return _leaf(data, requires_grad)
@@ -422,7 +444,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 def _long(value, what):
     """``value`` as a Python int for randint's bounds (a 1-element int tensor too)."""
-    if isinstance(value, Tensor) and value.numel() == 1 and value.dtype == _dtype.int64:
+    if isinstance(value, Tensor) and value.numel() == 1 and value._data.dtype.kind == "i":
         value = value.item()
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
         raise TypeError(f"randint() received an invalid combination of arguments - got {what}")
@@ -588,5 +610,5 @@ class tensortype(type):
 LEGACY_TYPES = {d: tensortype(_dtype.SCALAR_TYPE_NAMES[d.name] + "Tensor", (),
                               {"dtype": d, "__module__": "torch"})
                 for d in _dtype._ALL}
-FloatTensor, DoubleTensor, LongTensor, BoolTensor = (
-    LEGACY_TYPES[d] for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool))
+FloatTensor, DoubleTensor, LongTensor, IntTensor, BoolTensor = (
+    LEGACY_TYPES[d] for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.int32, _dtype.bool))

@@ -114,7 +114,7 @@ class Tensor:
 
     @property
     def dtype(self):
-        """The element type: ``minigrad.float32``, ``float64``, ``int64`` or ``bool``."""
+        """The element type: ``minigrad.float32``, ``float64``, ``int64``, ``int32`` or ``bool``."""
         return _DTYPE_OF[self._data.dtype]
 
     def item(self):
@@ -337,7 +337,7 @@ def register_autograd(namespace):
     _autograd = namespace
 
 
-_DTYPE_OF = {d.np: d for d in (_dtype.float32, _dtype.float64, _dtype.int64, _dtype.bool)}
+_DTYPE_OF = {d.np: d for d in _dtype._ALL}
 
 
 # tensor(), zeros(), ones() live in creation.py with the other factories; importable

@@ -129,7 +129,7 @@ def script_code(graph, name):
             return text[id(v)]
         node = v.node
         if node is not None and node.kind == "prim::Constant":
-            if v.type.startswith(("Float(", "Double(", "Long(", "Bool(")):
+            if v.type.startswith(("Float(", "Double(", "Long(", "Int(", "Bool(")):
                 # one name per distinct value: a number by its value, a larger tensor by itself
                 key = node.attrs if "{" in node.attrs else id(node)
                 constants.setdefault(key, f"CONSTANTS.c{len(constants)}")

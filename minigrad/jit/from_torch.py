@@ -126,7 +126,8 @@ def explain_torch(fn, *args, **kwargs):
     guards = [Guard("GLOBAL_STATE", "", (bool(torch.is_grad_enabled()),
                                          bool(torch.is_inference_mode_enabled())))]
     dtypes = {torch.float32: np.dtype(np.float32), torch.float64: np.dtype(np.float64),
-              torch.int64: np.dtype(np.int64), torch.bool: np.dtype(np.bool_)}
+              torch.int64: np.dtype(np.int64), torch.int32: np.dtype(np.int32),
+              torch.bool: np.dtype(np.bool_)}
     for source, obj in flatten_inputs(fn, args, kwargs):
         if isinstance(obj, torch.Tensor):
             gd = Guard("TENSOR_MATCH", source)

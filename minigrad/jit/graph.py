@@ -43,10 +43,10 @@ Source: TorchScript's IR printer (torch/csrc/jit/ir/ir.cpp: ``Graph::print``,
 
 import numpy as np
 
+from .._dtype import _ALL, SCALAR_TYPE_NAMES
 __all__ = ["Graph", "GraphNode", "GraphValue", "tensor_type_str"]
 
-_DTYPE_WORD = {np.dtype(np.float32): "Float", np.dtype(np.float64): "Double",
-               np.dtype(np.int64): "Long", np.dtype(np.bool_): "Bool"}
+_DTYPE_WORD = {d.np: SCALAR_TYPE_NAMES[d.name] for d in _ALL}  # float32: "Float", ...
 
 
 def tensor_type_str(shape, strides, dtype, requires_grad):

@@ -42,13 +42,13 @@ Source: Dynamo's guards (torch/_dynamo/guards.py: ``TENSOR_MATCH`` checked by
 
 import numpy as np
 
+from .._dtype import _ALL, SCALAR_TYPE_NAMES
 from ..autograd import grad_mode
 from ..tensor import Tensor
 
 __all__ = ["Guard", "GuardSet", "find_sources", "flatten_inputs"]
 
-_DTYPE_WORD = {np.dtype(np.float32): "Float", np.dtype(np.float64): "Double",
-               np.dtype(np.int64): "Long", np.dtype(np.bool_): "Bool"}
+_DTYPE_WORD = {d.np: SCALAR_TYPE_NAMES[d.name] for d in _ALL}  # float32: "Float", ...
 _SIMPLE = (bool, int, float, str, type(None))
 
 

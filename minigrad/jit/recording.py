@@ -219,7 +219,7 @@ _PLAIN_METHODS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "_
                   "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__invert__",
                   "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logical_and",
                   "logical_or", "logical_xor", "isnan", "isinf", "isfinite", "detach",
-                  "argmax", "argmin", "any", "all", "long", "bool")
+                  "argmax", "argmin", "any", "all", "long", "int", "bool")
 _PLAIN_FUNCTIONS = ("eq", "ne", "lt", "le", "gt", "ge", "logical_not", "logical_and",
                     "logical_or", "logical_xor", "isnan", "isinf", "isfinite", "zeros", "ones",
                     "full", "empty", "zeros_like", "ones_like", "full_like", "arange",

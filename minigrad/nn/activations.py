@@ -35,9 +35,9 @@ import numbers
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.function import Function
 from ..ops.exp_log import AddScalar  # AddBackward1, as C++ formulas record `tensor + 1.0`
-from ..ops.inplace import _TYPE_NAMES
 from ..ops.inplace import inplace as _inplace
 from ..tensor import Tensor
 from .activations_backward import (
@@ -59,7 +59,7 @@ def _float_only(input, kernel):
     """PyTorch's error for a kernel defined on floating types only."""
     kind = input._data.dtype.kind
     if kind != "f":
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_TYPE_NAMES[input._data.dtype.name]}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[input._data.dtype.name]}\'')
 
 
 def _number(value, fn, name, position):

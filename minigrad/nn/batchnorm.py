@@ -41,8 +41,8 @@ import math
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.function import Function
-from ..ops.inplace import _TYPE_NAMES
 from ..tensor import Tensor
 from .normalization import UNDEFINED, _defined
 
@@ -255,7 +255,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
     if input._data.dtype.kind != "f":
         raise NotImplementedError(f'"batch_norm" not implemented for '
-                                  f"'{_TYPE_NAMES[input._data.dtype.name]}'")
+                                  f"'{SCALAR_TYPE_NAMES[input._data.dtype.name]}'")
     if any(t is not None and t._data.dtype != input._data.dtype
            for t in (weight, bias, running_mean, running_var)):
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")

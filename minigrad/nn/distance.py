@@ -16,6 +16,7 @@ Source: torch/nn/functional.py (``normalize``); ATen's Distance.cpp
 (``cosine_similarity``).
 """
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -64,8 +65,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         raise TypeError("cosine_similarity(): argument 'x1' and 'x2' must be Tensor")
     dt = binary_dtype(x1, x2)
     if dt.kind != "f":
-        name = "Bool" if dt.kind == "b" else "Long"
-        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {name}")
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           + SCALAR_TYPE_NAMES[dt.name])
     if x1.shape != x2.shape:  # expand_outplace: both expanded
         shape = broadcast_shape(x1, x2)
         x1, x2 = x1.expand(*shape), x2.expand(*shape)

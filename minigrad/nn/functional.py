@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _random_kernels as _kernels
 from .. import ops as _ops
+from .._dtype import SCALAR_TYPE_NAMES, result_type
 from ..autograd.function import Function
 from ..random import default_generator
 from ..ops import matmul, sigmoid, tanh
@@ -206,9 +207,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """
     _no_weight("mse_loss", weight)
     code = _reduction(reduction_of(size_average, reduce, reduction))
-    kinds = (input._data.dtype.kind, target._data.dtype.kind)
-    if "f" not in kinds:
-        kind = "Bool" if "b" in kinds and kinds[0] == kinds[1] else "Long"
+    if input._data.dtype.kind != "f" and target._data.dtype.kind != "f":
+        kind = SCALAR_TYPE_NAMES[result_type(input, target).name]  # the common dtype's
         raise NotImplementedError(f'"mse_cpu" not implemented for \'{kind}\'')
     if input.shape != target.shape:
         import warnings
@@ -373,7 +373,7 @@ class NllLossGrad(Function):
 
 
 def _type_name(t):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[t.dtype.name]
+    return SCALAR_TYPE_NAMES[t.dtype.name]
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -638,10 +638,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                          f"({_size(input.shape)})")
     code = _reduction(reduction)
     if target._data.dtype.kind != "f":
-        from ..ops.inplace import _TYPE_NAMES
-
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{_TYPE_NAMES[str(target._data.dtype)]}")
+                           f"{SCALAR_TYPE_NAMES[str(target._data.dtype)]}")
     for name, w in (("weight", weight), ("pos_weight", pos_weight)):
         if w is not None and w._requires_grad:
             raise RuntimeError(

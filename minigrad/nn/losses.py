@@ -37,8 +37,8 @@ import warnings
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.function import Function
-from ..ops.inplace import _TYPE_NAMES
 from ..tensor import Tensor
 from ._reduction import reduction_of
 
@@ -228,7 +228,7 @@ class HuberLoss(_PiecewiseLoss):
 def _float_kernel(input, target, kernel):
     kinds = (input._data.dtype.kind, target._data.dtype.kind)
     if "f" not in kinds:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_TYPE_NAMES[input._data.dtype.name]}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[input._data.dtype.name]}\'')
 
 
 

@@ -34,8 +34,8 @@ Hinton 2016, "Layer Normalization", arXiv:1607.06450.
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.function import Function
-from ..ops.inplace import _TYPE_NAMES
 from ..tensor import Tensor
 
 __all__ = ["layer_norm"]
@@ -231,7 +231,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                            f"input of size{_shape_str(input.shape)}")
     if input._data.dtype.kind != "f":
         raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for '
-                                  f"'{_TYPE_NAMES[input._data.dtype.name]}'")
+                                  f"'{SCALAR_TYPE_NAMES[input._data.dtype.name]}'")
     if any(p is not None and p._data.dtype != input._data.dtype for p in (weight, bias)):
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
     return NativeLayerNorm.apply(input, normalized_shape, UNDEFINED if weight is None else weight,

@@ -22,7 +22,7 @@ Source: derivatives.yaml (``clamp``, ``clamp.Tensor``, ``clamp_min``,
 
 import numpy as np
 
-from .._dtype import result_type
+from .._dtype import C_TYPE_NAMES, SCALAR_TYPE_NAMES, result_type
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import broadcast_shape, wrap_scalar
@@ -31,7 +31,6 @@ __all__ = ["Clamp", "ClampMax", "ClampMaxTensor", "ClampMin", "ClampMinTensor", 
            "NanToNum", "bound_arguments", "clamp", "entry", "clamp_max", "clamp_min", "nan_to_num"]
 
 _make = Tensor._make
-_LONG_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
 
 
 def _select(keep, grad):
@@ -359,14 +358,15 @@ def check_inplace_cast(t, *bounds):
     """PyTorch's error for ``int_tensor.clamp_(min=1.5)``: the result would not fit ``t``'s dtype.
 
     Raises:
-        RuntimeError: "result type Float can't be cast to the desired output type long int".
+        RuntimeError: "result type Float can't be cast to the desired output type long int"
+            for number bounds; "... type Int" (the ScalarType's name) for a tensor bound.
     """
     dt = np.dtype(_out_dtype(t, [_bound(b) for b in bounds]))
     own = t._data.dtype
     if dt != own and (dt.kind == "f" and own.kind in "biu" or dt.kind in "iu" and own.kind == "b"):
-        kind = {"f": "Float", "i": "Long", "u": "Long"}[dt.kind]
-        raise RuntimeError(f"result type {kind} can't be cast to the desired output type "
-                           f"{_LONG_NAMES[str(own)]}")
+        names = SCALAR_TYPE_NAMES if any(isinstance(b, Tensor) for b in bounds) else C_TYPE_NAMES
+        raise RuntimeError(f"result type {SCALAR_TYPE_NAMES[dt.name]} can't be cast to the desired "
+                           f"output type {names[own.name]}")
 
 
 class NanToNum(Function):

@@ -108,6 +108,11 @@ def _long(self):
     return _convert(self, as_dtype("long"))
 
 
+def _int(self):
+    """Convert to int32 (``Tensor.int``); the result does not require grad."""
+    return _convert(self, as_dtype("int"))
+
+
 def _bool(self):
     """Convert to bool (``Tensor.bool``)."""
     return _convert(self, as_dtype("bool"))
@@ -352,7 +357,7 @@ def _format(self, spec):
     return repr(self).__format__(spec)
 
 
-METHODS = {"to": to, "float": _float, "double": _double, "long": _long, "bool": _bool,
+METHODS = {"to": to, "float": _float, "double": _double, "long": _long, "int": _int, "bool": _bool,
            "type_as": _type_as, "type": _type, "cpu": _cpu, "cuda": _cuda,
            "size": _size, "ndim": property(_dim), "dim": _dim, "numel": _numel,
            "__len__": _len, "is_floating_point": _is_floating_point,

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from .formulas import select_array
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import (
@@ -476,10 +477,8 @@ def where(cond, a, b):
     if not isinstance(cond, Tensor):
         raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(cond).__name__}")
     if cond._data.dtype != np.bool_:
-        kind = {"float32": "Float", "float64": "Double", "int64": "Long"}[str(cond._data.dtype)]
-        raise RuntimeError(
-            f"where expected condition to be a boolean tensor, but got a tensor with dtype {kind}"
-        )
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           + SCALAR_TYPE_NAMES[str(cond._data.dtype)])
     a, b = as_operand(a, "where"), as_operand(b, "where")
     # condition with self, then that shape with other: PyTorch's message names the pair
     ca = broadcast_shape(cond, a)

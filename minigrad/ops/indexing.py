@@ -447,7 +447,7 @@ class Gather(Function):
         else:
             index = Tensor._make(idx)
         d = canonical_dim(dim, a._data.ndim)
-        if idx.dtype != np.int64:
+        if idx.dtype != np.int64 and idx.dtype != np.int32:
             raise RuntimeError("gather(): Expected dtype int32/int64 for index")
         if idx.ndim != a._data.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -486,7 +486,7 @@ class _GatherScatterAdd(Function):
 
 
 def gather(input, dim, index):
-    """Values along ``dim`` at ``index`` (int64, same ndim as input) (``torch.gather``)."""
+    """Values along ``dim`` at ``index`` (int64 or int32, same ndim as input) (``torch.gather``)."""
     if not isinstance(index, Tensor):
         raise TypeError(f"gather(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
     return Gather.apply(input, dim, (index,))
@@ -495,19 +495,19 @@ def gather(input, dim, index):
 # -------------------------------------------- index_select and index_add
 
 def _vector_index(index, name):
-    """Check an index tensor the way index_select / index_add_ do; return it as int64 data."""
+    """Check an index tensor the way index_select / index_add_ do; return its (int64 or int32) data."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' (position 2) must be Tensor, not "
                         f"{type(index).__name__}")
     data = index._data
-    if data.dtype != np.int64:
+    if data.dtype != np.int64 and data.dtype != np.int32:
         if name == "index_select":
             raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
                            f"{SCALAR_TYPE_NAMES[str(data.dtype)]}")
     if data.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {data.ndim} "
-                         f"with type: Long and size: {list(data.shape)}")
+                         f"with type: {SCALAR_TYPE_NAMES[str(data.dtype)]} and size: {list(data.shape)}")
     return data.reshape(-1)
 
 

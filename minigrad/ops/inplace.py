@@ -29,6 +29,7 @@ from types import SimpleNamespace as _Namespace
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd import wrap_outputs as _wrap_outputs
 from ..autograd import grad_mode
 from ..autograd import grad_kinds as _grad_kinds
@@ -39,6 +40,7 @@ from ..autograd import view_history as _view_history
 from ..autograd.function import Function
 from ..autograd.graph import Node
 from ..autograd.view_history import view_root as _view_root
+from ..creation import check_fill_value
 from ..tensor import Tensor
 from ._util import is_scalar, wrap_scalar
 from .memory_overlap import check_no_partial_overlap
@@ -47,9 +49,6 @@ _state = grad_mode._state
 _make = Tensor._make
 
 __all__ = ["inplace", "setitem"]
-
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
-
 
 def add_inplace_raw(t, array):
     """``t += array`` on the raw values, bumping the version, recording nothing
@@ -140,8 +139,8 @@ def _store(t, result, reads_self=True):
     if rdt != data.dtype and (not np.can_cast(rdt, data.dtype, casting="same_kind")
                               or (rdt.kind == "f" and data.dtype.kind in "biu")):
         raise RuntimeError(
-            f"result type {_TYPE_NAMES[str(rdt)]} can't be cast to the desired output type "
-            f"{_TYPE_NAMES[str(data.dtype)]}"
+            f"result type {SCALAR_TYPE_NAMES[str(rdt)]} can't be cast to the desired output type "
+            f"{SCALAR_TYPE_NAMES[str(data.dtype)]}"
         )
     if result._data.shape != data.shape:
         try:
@@ -628,7 +627,8 @@ def setitem(t, key, value):
     """``t[key] = value`` (``Tensor.__setitem__``): an in-place write, recorded as CopySlices.
 
     Raises:
-        RuntimeError: the in-place errors (a leaf that requires grad, casts, shapes).
+        RuntimeError: the in-place errors (a leaf that requires grad, casts, shapes); a number
+            the dtype cannot hold ("value cannot be converted to type int without overflow").
         IndexError: for an index out of range.
     """
     from .indexing import _numpy_index_message, check_key, ints_for_scalar_tensors
@@ -644,6 +644,7 @@ def setitem(t, key, value):
         if not is_scalar(value):
             value = Tensor._make(np.asarray(value, dtype=t._data.dtype))
         else:
+            check_fill_value(value, t._data.dtype)  # PyTorch's overflow error (an int32 of 2**40)
             value = wrap_scalar(value)
     target = t._data[np_key].shape
     if value._data.shape != target and not value._wrapped:

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .._dtype import C_TYPE_NAMES, SCALAR_TYPE_NAMES
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int
@@ -34,11 +35,8 @@ __all__ = ["Bmm", "DiagEmbed", "Diagonal", "DiagonalCopy", "Dot", "Mm", "Mv", "T
 _make = Tensor._make
 
 
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
-
-
 def _dtype_name(d):
-    return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[d.name]
+    return C_TYPE_NAMES[d.name]
 
 
 def _no_bool(a, b, kernel):
@@ -139,7 +137,7 @@ class Dot(Function):
         if a._data.dtype != b._data.dtype:
             raise RuntimeError(
                 "dot : expected both vectors to have same dtype, but found "
-                f"{_TYPE_NAMES[a.dtype.name]} and {_TYPE_NAMES[b.dtype.name]}"
+                f"{SCALAR_TYPE_NAMES[a.dtype.name]} and {SCALAR_TYPE_NAMES[b.dtype.name]}"
             )
         need = ctx.needs_input_grad
         ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
@@ -168,7 +166,7 @@ class Mv(Function):
                 f"vec ({V.shape[0]})"
             )
         if A.dtype != V.dtype:
-            tv, ta = _TYPE_NAMES[v.dtype.name], _TYPE_NAMES[a.dtype.name]
+            tv, ta = SCALAR_TYPE_NAMES[v.dtype.name], SCALAR_TYPE_NAMES[a.dtype.name]
             raise RuntimeError(
                 f"addmv input tensors must have the same dtype, but got {tv}, {ta}, and {tv}"
             )
@@ -204,8 +202,8 @@ class Bmm(Function):
             )
         if A.dtype != B.dtype:
             raise RuntimeError(
-                f"expected scalar type {_TYPE_NAMES[a.dtype.name]} but found "
-                f"{_TYPE_NAMES[b.dtype.name]}"
+                f"expected scalar type {SCALAR_TYPE_NAMES[a.dtype.name]} but found "
+                f"{SCALAR_TYPE_NAMES[b.dtype.name]}"
             )
         need = ctx.needs_input_grad
         ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
@@ -247,13 +245,13 @@ class Addmm(Function):
             )
         if A.dtype != B.dtype:
             raise RuntimeError(
-                f"mat1 and mat2 must have the same dtype, but got {_TYPE_NAMES[mat1.dtype.name]} and "
-                f"{_TYPE_NAMES[mat2.dtype.name]}"
+                f"mat1 and mat2 must have the same dtype, but got {SCALAR_TYPE_NAMES[mat1.dtype.name]} and "
+                f"{SCALAR_TYPE_NAMES[mat2.dtype.name]}"
             )
         if C.dtype != A.dtype:
             raise RuntimeError(
-                f"self and mat2 must have the same dtype, but got {_TYPE_NAMES[input.dtype.name]} and "
-                f"{_TYPE_NAMES[mat2.dtype.name]}"
+                f"self and mat2 must have the same dtype, but got {SCALAR_TYPE_NAMES[input.dtype.name]} and "
+                f"{SCALAR_TYPE_NAMES[mat2.dtype.name]}"
             )
         out_shape = (A.shape[0], B.shape[1])
         try:

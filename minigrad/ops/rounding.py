@@ -25,6 +25,7 @@ scales by 10**decimals in the input's dtype, then rounds half to even).
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd.function import Function
 from ..tensor import Tensor
 
@@ -32,11 +33,10 @@ __all__ = ["Ceil", "Floor", "Frac", "Round", "RoundDecimals", "Sign", "Trunc",
            "ceil", "fix", "floor", "frac", "round", "sign", "trunc"]
 
 _make = Tensor._make
-_KIND = {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}
 
 
 def _not_implemented(kernel, data):
-    raise NotImplementedError(f'"{kernel}" not implemented for \'{_KIND[str(data.dtype)]}\'')
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAMES[str(data.dtype)]}\'')
 
 
 def _zeros(F, ctx, grad):

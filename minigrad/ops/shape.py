@@ -9,6 +9,7 @@ Source: PyTorch's derivatives.yaml entries of the same names.
 
 import numpy as np
 
+from .._dtype import SCALAR_TYPE_NAMES
 from .._layout import contiguous_format, memory_format, preserve_format  # noqa: F401 (exported)
 from ..autograd.function import Function
 from ..tensor import Tensor
@@ -250,8 +251,7 @@ class Expand(Function):
 
 
 def _type_str(a):
-    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-            "int64": "torch.LongTensor", "bool": "torch.BoolTensor"}[a.dtype.name]
+    return "torch." + SCALAR_TYPE_NAMES[a.dtype.name] + "Tensor"
 
 
 class ToCopy(Function):

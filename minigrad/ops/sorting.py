@@ -269,9 +269,10 @@ class MedianAll(Function):
         if data.dtype == np.bool_ and data.size:  # (an empty one is answered before the kernel)
             raise NotImplementedError('"median_cpu" not implemented for \'Bool\'')
         if data.size == 0:
-            # PyTorch's median of nothing: nan, cast to the dtype (INT64_MIN for integers, True for bool)
+            # PyTorch's median of nothing: nan, cast to the dtype (the integer dtype's least
+            # value, INT64_MIN or INT32_MIN; True for bool)
             kind = data.dtype.kind
-            out = np.asarray(np.nan if kind == "f" else np.iinfo(np.int64).min if kind in "iu" else True,
+            out = np.asarray(np.nan if kind == "f" else np.iinfo(data.dtype).min if kind in "iu" else True,
                              dtype=data.dtype)
         else:
             flat = data.reshape(-1)

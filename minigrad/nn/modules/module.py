@@ -25,6 +25,7 @@ Source: ``torch.nn.Module`` (torch/nn/modules/module.py).
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
+from ..._dtype import SCALAR_TYPE_NAMES
 from ...autograd.grad_mode import no_grad
 from ...autograd.removable_handle import _add_hook
 from ...tensor import Tensor
@@ -36,8 +37,7 @@ __all__ = ["Module"]
 def _typename(obj):
     """``torch.typename``: "torch.FloatTensor" for tensors, the qualified class name otherwise."""
     if isinstance(obj, Tensor):
-        kind = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
-        return f"torch.{kind[obj.dtype.name]}Tensor"
+        return f"torch.{SCALAR_TYPE_NAMES[obj.dtype.name]}Tensor"
     cls = type(obj)
     module = cls.__module__
     if module in ("builtins", "__builtin__", None):
