@@ -506,6 +506,8 @@ def _vector_index(index, name):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
                            f"{SCALAR_TYPE_NAMES[str(data.dtype)]}")
     if data.ndim > 1:
+        if name == "index_select":  # (its message stops there)
+            raise IndexError("index_select(): Index is supposed to be a vector")
         raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: {data.ndim} "
                          f"with type: {SCALAR_TYPE_NAMES[str(data.dtype)]} and size: {list(data.shape)}")
     return data.reshape(-1)
