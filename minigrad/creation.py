@@ -112,10 +112,10 @@ def _infer_array(data, dtype):
         data = np.asarray(data)  # a numpy scalar keeps its dtype, as an array does
         target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
         return np.array(data, dtype=target.np)
-    declared, int32 = None, False
+    declared = None
     if isinstance(data, (list, tuple)):
         data = _unwrap_tensors(data)
-        declared, int32 = _declared_dtypes(data)
+        declared = _declared_float(data)
     try:
         arr = np.array(data)
     except ValueError:
@@ -134,7 +134,9 @@ def _infer_array(data, dtype):
     if kind == "b":
         return arr
     if kind in "iu":
-        return arr.astype(np.int32 if int32 else np.int64, copy=False)
+        # numpy promotes a list's numbers as PyTorch does: int32 values (numpy's, or
+        # int32 tensors) with bools or narrower ints stay int32, a Python int makes int64
+        return arr.astype(np.int32 if arr.dtype == _INT32 else np.int64, copy=False)
     if kind == "f":
         # Python floats give the default dtype; float values that came with a
         # dtype (numpy scalars, one-element tensors) keep the widest of theirs
@@ -186,15 +188,9 @@ def check_fill_value(value, target):
         raise RuntimeError("value cannot be converted to type int without overflow")
 
 
-def _declared_dtypes(data):
-    """What the numpy values in nested ``data`` declare, as PyTorch promotes a list's items.
-
-    Returns ``(float_dtype, int32)``: the widest float dtype among them (None:
-    Python floats only), and whether its integers are int32 (numpy int32 values
-    or int32 tensors, with narrower ones or bools beside them but no Python int,
-    which is int64).
-    """
-    best, int32, wide_int = None, False, False
+def _declared_float(data):
+    """The widest float dtype among the numpy values in nested ``data`` (None: Python floats only)."""
+    best = None
     stack = [data]
     while stack:
         d = stack.pop()
@@ -205,12 +201,7 @@ def _declared_dtypes(data):
             if dt.kind == "f":
                 numpy_dtype_of(np.empty(0, dtype=dt))  # float16 is refused, not widened
                 best = dt if best is None or dt.itemsize > best.itemsize else best
-            elif dt.kind in "iu":
-                int32 = int32 or dt == _INT32
-                wide_int = wide_int or dt.itemsize > 4 or dt.kind == "u" and dt.itemsize == 4
-        elif type(d) is int:
-            wide_int = True
-    return best, int32 and not wide_int
+    return best
 
 
 def _ragged_message(data):
@@ -241,7 +232,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             numpy array.  The values are copied.
         dtype: None to infer (bool, int64 for integers, float32 for Python
             floats, the array's own dtype for numpy floats), or
-            ``minigrad.float32`` / ``float64`` / ``int64`` / ``bool``.
+            ``minigrad.float32`` / ``float64`` / ``int64`` / ``int32`` / ``bool``.
         device: None, ``"cpu"`` or ``minigrad.device("cpu")``: the only device.
         requires_grad (bool): record operations on the new tensor.
 
@@ -524,7 +515,7 @@ def from_numpy(ndarray):
     """A tensor that shares memory with a numpy array (``torch.from_numpy``).
 
     Writing into one is seen by the other; the dtype is the array's (float32,
-    float64, int64 or bool: minigrad's four).
+    float64, int64, int32 or bool: minigrad's five).
 
     Raises:
         TypeError: "expected np.ndarray (got list)" for anything else; for an
