@@ -547,16 +547,21 @@ def as_tensor(data, dtype=None, device=None):
 # Older tutorials, answers and test suites still write it; one map (_dtype.SCALAR_TYPE_NAMES,
 # which PyTorch's messages use too: "[torch.FloatTensor [3]]") gives the type objects.
 
-def legacy_new(dtype, args, kwargs):
+def legacy_new(dtype, args, kwargs, any_dtype=False):
     """``torch.Tensor(data)``, ``torch.Tensor(*sizes)``, ``torch.FloatTensor(...)``: the legacy
     constructor (``Tensor.__new__``).  Sizes (ints, or one ``Size``) give zeros, where PyTorch
     leaves the memory uninitialised; data is read as ``tensor(data, dtype=dtype)``; no
-    argument gives an empty 1-d tensor.  Only ``device`` may be a keyword.
+    argument gives an empty 1-d tensor; one tensor gives an alias of it (its memory, an
+    ``AliasBackward0`` node if it requires grad), of any dtype for ``torch.Tensor``
+    (``any_dtype``), of ``dtype`` only for a type object.  Only ``device`` may be a keyword.
 
     Raises:
-        TypeError: PyTorch's "new() received an invalid combination of arguments - got (...)".
+        TypeError: PyTorch's "new() received an invalid combination of arguments - got (...)";
+            "expected TensorOptions(dtype=float, ...) (got TensorOptions(dtype=double, ...))".
     """
     _check_device(kwargs.pop("device", None))
+    if not kwargs and len(args) == 1 and isinstance(args[0], Tensor):
+        return _legacy_of_tensor(dtype, args[0], any_dtype)
     if kwargs or any(isinstance(a, Tensor) for a in args):
         got = ", ".join([type(a).__name__ for a in args]
                         + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
@@ -571,10 +576,20 @@ def legacy_new(dtype, args, kwargs):
     return tensor(args[0], dtype=dtype)
 
 
+def _legacy_of_tensor(dtype, t, any_dtype):
+    if not any_dtype and t.dtype is not dtype:
+        def options(d):
+            return (f"TensorOptions(dtype={_dtype.C_TYPE_NAMES[d.name]}, device=cpu, layout=Strided, "
+                    "requires_grad=false (default), pinned_memory=false (default), "
+                    "memory_format=(nullopt))")
+        raise TypeError(f"expected {options(dtype)} (got {options(t.dtype)})")
+    return _alias(t)
+
+
 def _legacy_constructor(cls, *args, **kwargs):
     """``Tensor(data)`` or ``Tensor(*sizes)``: PyTorch's legacy constructor, float32
     (``legacy_new``); ``minigrad.tensor(data)`` is the modern spelling."""
-    return legacy_new(_dtype.float32, args, kwargs)
+    return legacy_new(_dtype.float32, args, kwargs, any_dtype=True)
 
 
 Tensor.__new__ = staticmethod(_legacy_constructor)  # (tensor.py sits below this module)
@@ -596,6 +611,16 @@ class tensortype(type):
 
     def __repr__(cls):
         return f"<class 'torch.{cls.__name__}'>"
+
+
+# ------------------------------------------------------------ registration slot
+_alias = None  # ops/shape.py: Alias.apply (AliasBackward0), a layer above
+
+
+def register_alias(fn):
+    """Called by ``minigrad/ops/shape.py`` with ``Alias.apply``."""
+    global _alias
+    _alias = fn
 
 
 LEGACY_TYPES = {d: tensortype(_dtype.SCALAR_TYPE_NAMES[d.name] + "Tensor", (),

@@ -53,7 +53,10 @@ def _same(expected, actual):
 
 @pytest.mark.parametrize("name", sorted(RECORDED))
 def test_program_prints_what_pytorch_prints(name, monkeypatch):
+    from minigrad.ops import conversion
+
     _as_torch(monkeypatch)
+    monkeypatch.setattr(conversion, "_warned_scalar", False)  # a program is a fresh process
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         runpy.run_path(str(FIXTURES / "programs" / f"{name}.py"), run_name="__main__")

@@ -37,6 +37,7 @@ SLOTS = [
     ("minigrad.ops.inplace", "_forward_mode", "register_forward_mode", ("copy_tangent",)),
     ("minigrad.autograd.forward_rules", "_BUILDERS", "register_rule_builder", ()),
     ("minigrad.random", "_tensor_class", "register_tensor", ("_make",)),
+    ("minigrad.creation", "_alias", "register_alias", ()),
 ]
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._dtype import SCALAR_TYPE_NAMES
 from .._layout import contiguous_format, memory_format, preserve_format  # noqa: F401 (exported)
+from .. import creation as _creation
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import as_saved_int, canonical_dim, canonical_dims
@@ -499,6 +500,9 @@ class Alias(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+
+_creation.register_alias(Alias.apply)  # torch.Tensor(t): an alias of t
 
 
 # --- the in-place forms, x.unsqueeze_(0) and x.squeeze_(): the same views under PyTorch's
