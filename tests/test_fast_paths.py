@@ -1,7 +1,7 @@
 """Each fast path of the reading core gives what its general path gives.
 
 The reading core reads as the idea (the general path); a fast path comes after
-it, marked, and must store exactly the same state.  Here: ``saved.pack_fast``
+it, marked, and must store exactly the same state.  Here: ``saved_fast.pack_fast``
 (what ``Function.apply`` calls) against ``saved.pack``, over the values a node
 saves: inputs, its own output, None, Python numbers, views, inference tensors,
 parameters an optimizer has stepped (version > 0), and under active hooks.
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad.autograd import saved
+from minigrad.autograd import saved, saved_fast
 from minigrad.autograd.graph import Node
 from minigrad.ops._util import wrap_scalar
 
@@ -124,7 +124,7 @@ def test_pack_fast_equals_general(name, make, hooks):
     node, tensors = make()
     results = []
     same = (lambda t: t, lambda t: t)  # (one pair for both, compared by identity)
-    for pack in (saved.pack, saved.pack_fast):
+    for pack in (saved.pack, saved_fast.pack_fast):
         node._kept = node._kept_versions = ()
         try:
             if hooks:
@@ -159,10 +159,10 @@ def _freed_state(node):
 @pytest.mark.parametrize("name, make", [c for c in _cases() if "inference" not in c[0]],
                          ids=[n for n, _ in _cases() if "inference" not in n])
 def test_free_fast_equals_general(name, make, hooks):
-    """``saved.free_fast`` (what the engine calls) leaves what ``saved.free`` leaves."""
+    """``saved_fast.free_fast`` (what the engine calls) leaves what ``saved.free`` leaves."""
     results = []
     same = (lambda t: t, lambda t: t)
-    for free in (saved.free, saved.free_fast):
+    for free in (saved.free, saved_fast.free_fast):
         node, tensors = make()  # afresh: freeing is one-way
         if hooks:
             with minigrad.autograd.graph.saved_tensors_hooks(*same):
@@ -187,8 +187,8 @@ def test_unpack_arrays_equals_unpack(name, make):
     """The arrays a formula computes with are the saved tensors' own arrays (0-d ones as
     numpy scalars, a Python number as itself), the same check passed."""
     node, tensors = make()
-    saved.pack_fast(node, tensors)
-    arrays, same = saved.unpack_arrays(node, np.dtype(np.float32))
+    saved_fast.pack_fast(node, tensors)
+    arrays, same = saved_fast.unpack_arrays(node, np.dtype(np.float32))
     for a, t in zip(arrays, saved.unpack(node, formula=True)):
         if t is None:
             assert a is None
@@ -202,7 +202,7 @@ def test_unpack_arrays_equals_unpack(name, make):
 
 # --- collect_next_edges: the fast path against the general loop ----------------------
 
-from minigrad.autograd import edges  # noqa: E402
+from minigrad.autograd import edges, edges_fast  # noqa: E402
 from minigrad.ops.elementwise import Add, Mul  # noqa: E402
 from minigrad.ops.reductions import Sum  # noqa: E402
 
@@ -289,7 +289,7 @@ def _edges_state(node, inputs):
 @pytest.mark.parametrize("name, cls, make", _edge_cases(), ids=[n for n, _, _ in _edge_cases()])
 def test_collect_edges_fast_equals_general(name, cls, make):
     states, metas = [], []
-    for collect in (edges.collect_next_edges, edges.collect_next_edges_fast):
+    for collect in (edges.collect_next_edges, edges_fast.collect_next_edges_fast):
         inputs = make()
         node = collect(cls, inputs)
         states.append(_edges_state(node, inputs))

@@ -21,11 +21,11 @@ CEILINGS = {
     "tensor.py": 345,  # (data conveniences, pickling, hooks, checks, autograd-only helpers moved out)
     "autograd/function.py": 375,  # (step 7: BackwardNode to graph.py; the unusual outputs to wrap_outputs.py, _saved_* attributes to saved_attrs.py)
     "autograd/graph.py": 315,  # (step 7: node hooks to node_hooks.py, the gradient kinds to grad_kinds.py; BackwardNode's PyNode parts to py_node.py)
-    "autograd/saved.py": 243,  # (step 5: hooks in saved_hooks.py, later edits in saved_edits.py)
-    "autograd/edges.py": 140,  # (the general path as the idea; stale views and output_nr > 0 in _unusual_edges)
-    "autograd/engine.py": 250,  # (the walk's state and root to graph_task.py, before_node to captures.py)
+    "autograd/saved.py": 163,  # (step 5: hooks in saved_hooks.py, later edits in saved_edits.py; fast paths in saved_fast.py)
+    "autograd/edges.py": 95,  # (the general path as the idea; stale views and output_nr > 0 in _unusual_edges; the fast path in edges_fast.py)
+    "autograd/engine.py": 211,  # (the walk's state and root to graph_task.py, before_node to captures.py; route_gradients_fast in engine_fast.py)
 }
-TOTAL = 1668
+TOTAL = 1504
 
 
 def _lines(name):
@@ -65,7 +65,8 @@ _SAVED_INTERNALS = {"pack_saved", "unpack_saved", "unpack_saved_one", "unpack_sa
 def _outside_saved_py():
     for path in sorted(MINIGRAD.rglob("*.py")):
         if path.relative_to(MINIGRAD).as_posix() not in ("autograd/saved.py",
-                                                         "autograd/saved_edits.py"):
+                                                         "autograd/saved_edits.py",
+                                                         "autograd/saved_fast.py"):
             yield path, ast.parse(path.read_text(encoding="utf-8"))
 
 

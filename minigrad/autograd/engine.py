@@ -27,10 +27,15 @@ from . import captures as _captures
 from . import hooks as _hooks
 from .graph import UINT64_MAX, AccumulateGrad
 from .graph_task import GraphTask, graph_root
-from .saved import free_fast
+from .engine_fast import route_gradients_fast
+from .saved_fast import free_fast
 from .validate import fit_to_input, validate_outputs
 
 __all__ = ["ReadyQueue", "count_dependencies", "route_gradients", "run_backward", "run_node"]
+
+# Outside anomaly mode the walk routes with engine_fast.py's route_gradients_fast: the same
+# buffers, sums and order as route_gradients below, in one loop (False: the general path).
+_FAST_ROUTE = True
 
 
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
@@ -161,7 +166,7 @@ def run_node(walk, node, grads, compute=True):
         out = _hooks.run_post_hooks(validate_outputs(node, out, walk.arrays), grads,
                                     hooks.post, walk.F)
     if not walk.retain_graph:
-        free_fast(node)  # (saved.free, faster)
+        free_fast(node)  # (saved.free, faster: saved_fast.py)
     return out
 
 
@@ -204,47 +209,3 @@ def count_down(walk, node):
     left = walk.dependencies[node] - 1
     walk.dependencies[node] = left
     return left == 0
-
-
-# --- fast path: route_gradients in one loop (tests/test_fast_paths.py) ----------------
-# What the walk calls outside anomaly mode: the three steps above inline, fitting only a
-# gradient that does not fit already, no buffer stored for a node that is then ready.
-_FAST_ROUTE = True  # (False: the walk takes route_gradients; the test compares them)
-_ndarray = np.ndarray
-# a numpy scalar (arithmetic on 0-d values) makes its .dtype anew on each read: its type tells
-_SCALAR_DTYPES = {t: np.dtype(t) for t in (np.float16, np.float32, np.float64)}
-
-
-def route_gradients_fast(walk, node, out, ready):
-    """``route_gradients`` (what the walk calls when anomaly mode is off), faster."""
-    meta = node._in_meta
-    buffers = walk.buffers
-    deps = walk.dependencies
-    for i, nxt in enumerate(node._next_fns):
-        if nxt is None:
-            continue
-        g = out[i] if i < len(out) else None
-        if g is not None and meta is not None:
-            m = meta[i]
-            if type(g) is _ndarray:
-                if g.shape != m[0] or g.dtype is not m[1]:
-                    g = fit_to_input(g, m, node, i, walk.arrays)
-            elif m[0] or _SCALAR_DTYPES.get(type(g)) is not m[1]:  # a numpy scalar; a Tensor
-                g = fit_to_input(g, m, node, i, walk.arrays)
-        left = deps[nxt] - 1
-        deps[nxt] = left
-        buf = buffers.get(nxt) if left else buffers.pop(nxt, None)
-        if buf is None:  # the first gradient for this node
-            if nxt._out_meta is None:  # one output: the usual case
-                buf = [g]
-            else:
-                buf = [None] * len(nxt._out_meta)
-                buf[node._next_nrs[i]] = g
-            if left:
-                buffers[nxt] = buf
-        elif g is not None:
-            nr = node._next_nrs[i]
-            old = buf[nr]
-            buf[nr] = g if old is None else old + g             # fan-in: sum
-        if left == 0:  # every consumer has delivered: ready
-            ready.push(nxt, buf)

@@ -34,9 +34,9 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import anomaly, grad_mode
-from .edges import collect_next_edges_fast
+from .edges_fast import collect_next_edges_fast
 from .graph import BackwardNode
-from .saved import pack_fast
+from .saved_fast import pack_fast
 from .saved_attrs import node_attributes, raw_saved_tensors
 from .view_history import view_root as _view_root
 from .wrap_outputs import check_dirty, wrap_outputs
