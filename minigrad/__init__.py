@@ -74,6 +74,7 @@ from .creation import (
 from .jit import compile  # define-then-run: minigrad/jit/compile.py (torch.compile)
 from .ops import *
 from .ops import __all__ as _ops_all
+from .ops.random_fills import normal
 from .parallel import get_num_threads, set_num_threads
 from .random import default_generator, get_rng_state, initial_seed, seed, set_rng_state
 from .serialization import load, save
@@ -94,7 +95,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "Size", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "full",
     "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
-    "rand_like", "randperm", "manual_seed", "seed", "initial_seed", "get_rng_state", "default_generator",
+    "rand_like", "randperm", "normal", "manual_seed", "seed", "initial_seed", "get_rng_state", "default_generator",
     "set_rng_state", "Generator", "from_numpy", "as_tensor",
     "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",
     "dtype", "float32", "float64", "int64", "int32", "bool", "float", "double", "long", "int",

@@ -22,6 +22,11 @@ seed gives PyTorch's numbers:
   ``random64()`` when the range is 2²⁸ or more (``uniform_int_from_to_distribution``
   in DistributionsHelper.h: PyTorch's wheels take the ``#else`` branch, 2²⁸, to
   keep the skew of ``%`` small; the 2³² one is Meta's internal build's).
+* ``random_bits``: ``random_()`` without bounds, one word a value (two for
+  float64 and int64), ``% (2ᵈ + 1)`` for a float of d mantissa digits, ``% 2³¹``
+  or ``% 2⁶³`` for int32/int64, the low bit for bool (``uniform_int`` in
+  aten/src/ATen/core/TransformationHelper.h); ``random_full_range``:
+  ``random_(-2⁶³, None)``, ``random64()`` read as int64.
 * ``randperm``: Fisher–Yates, swapping ``i`` with ``i + random() % (n - i)``
   (``randperm_cpu`` in aten/src/ATen/native/TensorFactories.cpp).
 * ``uniform_between``, and ``normal`` with a mean and std: ``uniform_(a, b)``
@@ -49,8 +54,9 @@ import math
 
 import numpy as np
 
-__all__ = ["bernoulli_scalar", "bernoulli_tensor", "exponential", "multinomial", "normal",
-           "random_from_to", "randperm", "uniform", "uniform_between"]
+__all__ = ["bernoulli_scalar", "bernoulli_tensor", "exponential", "in_memory_order", "memory_axes",
+           "multinomial", "normal", "random_bits", "random_from_to", "random_full_range",
+           "randperm", "uniform", "uniform_between"]
 
 _F32 = np.float32
 _SHIFT32 = np.uint64(32)
@@ -382,6 +388,46 @@ def random_from_to(generator, n, low, high):
     r %= np.uint64(span)
     # int64 wrap-around as PyTorch's static_cast: low + r may pass 2⁶³ only in the arithmetic
     return (r + np.uint64(low % (1 << 64))).view(np.int64)
+
+
+def random_bits(generator, n, np_dtype):
+    """``n`` values of ``random_()`` in ``np_dtype`` (any of minigrad's five dtypes)."""
+    kind = np.dtype(np_dtype)
+    wide = kind in (np.float64, np.int64)
+    r = _random64(generator, n) if wide else generator._words(n)
+    if kind == np.bool_:
+        return (r & np.uint64(1)).astype(np.bool_)
+    if kind.kind == "f":
+        r %= np.uint64((1 << np.finfo(kind).nmant + 1) + 1)  # [0, 2^digits]: every integer exact
+    else:
+        r %= np.uint64(np.iinfo(kind).max + 1)
+    return r.astype(kind)
+
+
+def random_full_range(generator, n, np_dtype):
+    """``n`` values of ``random_(-2⁶³, None)``: ``random64()`` as an int64, then ``np_dtype``."""
+    return _random64(generator, n).view(np.int64).astype(np_dtype)
+
+
+def memory_axes(arr):
+    """``arr``'s dims from the outermost in memory to the innermost (ties: in order)."""
+    if arr.flags.c_contiguous:
+        return tuple(range(arr.ndim))
+    return tuple(sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d])))
+
+
+def in_memory_order(arr, values):
+    """``values`` (flat, drawn in ``arr``'s memory order) laid out in ``arr``'s shape.
+
+    PyTorch fills a tensor through a TensorIterator, which walks its memory
+    in order: a contiguous tensor row by row, a transposed view down its columns.
+    """
+    if arr.flags.c_contiguous:
+        return values.reshape(arr.shape)
+    order = memory_axes(arr)
+    out = np.empty(arr.shape, dtype=values.dtype)
+    out.transpose(order)[...] = values.reshape([arr.shape[d] for d in order])
+    return out
 
 
 def randperm(generator, n):

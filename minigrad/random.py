@@ -7,7 +7,9 @@ PyTorch's CPU generator is a Mersenne Twister (mt19937) seeded with
 minigrad draws the same 32-bit words, many at a time, and
 ``_random_kernels.py`` turns them into numbers as PyTorch's kernels do: after
 ``torch.manual_seed(s)``, ``rand``, ``randn``, ``randint``, ``randperm``,
-``multinomial``, ``bernoulli``, dropout's mask and ``nn.init``'s fills give
+``multinomial``, ``bernoulli``, ``normal``, the in-place fills (``uniform_``,
+``normal_``, ``exponential_``, ``bernoulli_``, ``random_``), dropout's mask and
+``nn.init``'s fills give
 PyTorch's numbers.
 
 A generator also holds the second value of its last double Box–Muller pair

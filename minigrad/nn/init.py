@@ -45,21 +45,14 @@ def _fill(tensor, values):
 def _draw(tensor, kernel, *args, serial=None):
     """Fill ``tensor`` with ``kernel(generator, n, np_dtype, *args)`` in PyTorch's element order.
 
-    PyTorch fills a tensor through a TensorIterator, which walks its memory
-    in order: a contiguous tensor row by row, a transposed view down its
-    columns.  ``serial``: the keyword to pass the kernel when the tensor is
-    not contiguous (``normal_`` then draws one value at a time).
+    The values are drawn in the order of the tensor's memory
+    (``_random_kernels.in_memory_order``).  ``serial``: the keyword to pass the
+    kernel when the tensor is not contiguous (``normal_`` then draws one value at a time).
     """
     arr = tensor._data
-    contiguous = arr.flags.c_contiguous
-    extra = {} if contiguous or serial is None else {serial: True}
+    extra = {} if arr.flags.c_contiguous or serial is None else {serial: True}
     values = kernel(*args[:1], arr.size, arr.dtype.type, *args[1:], **extra)
-    if contiguous:
-        return _fill(tensor, values.reshape(arr.shape))
-    order = sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]))  # memory order
-    tensor._data.transpose(order)[...] = values.reshape([arr.shape[d] for d in order])
-    tensor._shared_vc()[0] += 1
-    return tensor
+    return _fill(tensor, _kernels.in_memory_order(arr, values))
 
 
 def calculate_gain(nonlinearity, param=None):

@@ -37,6 +37,7 @@ from ._util import UNSET, as_operand, is_scalar, wrap_scalar
 from .clamping import nan_to_num
 from . import compat as _compat
 from . import small_fast as _small_fast
+from . import random_fills as _random_fills
 
 clamp = _clamping.entry("clamp", _clamping.clamp)
 clamp_min = _clamping.entry("clamp_min", _clamping.clamp_min)
@@ -725,7 +726,8 @@ def _install():
 
     for name, fn in METHODS.items():
         setattr(T, name, fn)
-    for name, fn in (*_compat.METHODS.items(), *_sh.METHODS.items()):
+    for name, fn in (*_compat.METHODS.items(), *_sh.METHODS.items(),
+                     *_random_fills.METHODS.items()):
         setattr(T, name, fn)
     T.T = property(_T, doc="The tensor with its dims reversed (PermuteBackward0 for 2-d).")
     T.mT = property(_mT, doc="Transpose of the last two dims (``Tensor.mT``).")

@@ -20,7 +20,7 @@ from ..autograd.function import Function
 from ..random import default_generator
 from ..tensor import Tensor
 
-__all__ = ["bernoulli", "multinomial"]
+__all__ = ["bernoulli", "check_probabilities", "multinomial"]
 
 _FLOAT32_MAX_CONSECUTIVE_INT = 1 << 24  # categories are counted in float32 on other devices
 
@@ -147,7 +147,17 @@ def bernoulli(input, p=None, *, generator=None):
         data = input._data
         drawn = _kernels.bernoulli_scalar(gen, data.size, p)
         return Tensor._make(drawn.reshape(data.shape).astype(data.dtype))
-    probs = input._data
+    check_probabilities(input._data)
+    return _Bernoulli.apply(input, gen)
+
+
+def check_probabilities(probs):
+    """``bernoulli``'s checks of a probability array: a float dtype, values in [0, 1].
+
+    Raises:
+        NotImplementedError: '"bernoulli_tensor_cpu_p_" not implemented for 'Long''.
+        RuntimeError: "Expected p_in >= 0 && p_in <= 1 to be true, but got false. ..."
+    """
     if probs.dtype.kind != "f":
         raise NotImplementedError('"bernoulli_tensor_cpu_p_" not implemented for '
                                   f"'{SCALAR_TYPE_NAMES[str(probs.dtype)]}'")
@@ -155,5 +165,4 @@ def bernoulli(input, p=None, *, generator=None):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could "
                            "this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
-    return _Bernoulli.apply(input, gen)
 
