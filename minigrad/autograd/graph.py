@@ -35,7 +35,7 @@ __all__ = ["AccumulateGrad", "Node", "SavedTensor", "register_multi_grad_hook",
 # node with the highest number first, as PyTorch's engine does: the reverse of the
 # order the forward pass made them.
 _sequence = itertools.count()
-# AccumulateGrad has sequence number UINT64_MAX, as in PyTorch: it runs as soon as it is ready.
+# AccumulateGrad's sequence number is UINT64_MAX, as PyTorch's; ReadyQueue.push runs it first.
 UINT64_MAX = 2**64 - 1
 
 

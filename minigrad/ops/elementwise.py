@@ -2,12 +2,14 @@
 
 Every class here is an ``autograd.Function`` whose backward node carries
 PyTorch's name (``MulBackward0``, ...) and saves what PyTorch saves, under
-PyTorch's names (``_saved_self``, ``_saved_other``, ``_saved_result``).  A
-backward is written with tensor operations, so with ``create_graph=True`` the
-backward pass is itself recorded and can be differentiated again.
+PyTorch's names (``_saved_self``, ``_saved_other``, ``_saved_result``).  Each
+vector-Jacobian product is a ``formula(F, ctx, grad, *saved)``: it runs on numpy
+arrays when the walk records nothing, and on Tensors, recorded, under
+``create_graph=True``, so that the backward pass can be differentiated again
+(ops/formulas.py).
 
-Broadcasting: a backward may return a gradient in the broadcast shape; the
-engine sums it back to each input's shape (``engine._sum_to``).
+Broadcasting: a formula may return a gradient in the broadcast shape; the
+engine sums it back to each input's shape (``validate.fit_to_input``).
 
 Source: the formulas of PyTorch's tools/autograd/derivatives.yaml.
 """
