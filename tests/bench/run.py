@@ -16,6 +16,9 @@ process.  The workloads:
   SGD step;
 * a 784-256-256-10 ReLU MLP, batch 128, cross-entropy, forward + backward;
 * one 1024 x 1024 float32 matrix product, forward + backward;
+* drawing 10^6 random numbers (``rand`` and ``randn``, float32 and float64)
+  from a seeded generator: minigrad draws PyTorch's numbers, so its baseline is
+  numpy's own generator (``default_rng``) drawing as many, and PyTorch's;
 * small indexed reads and in-place writes in a Python loop, a hand-written
   backward pass's ``dC[ix] += demb[k, j]`` over a (32, 3) batch of indices
   into a (27, 10) table (a course's manual-backprop exercise), per pass;
@@ -397,6 +400,31 @@ def bench_matmul(repeat):
     return rounds(programs, repeat)
 
 
+# ------------------------------------------------ random draws
+
+DRAWS = 1_000_000
+
+
+def bench_draws(repeat):
+    """One program per (function, dtype); each draws DRAWS values from its own seeded generator."""
+    results = {}
+    for fn in ("rand", "randn"):
+        for name in ("float32", "float64"):
+            rng = np.random.default_rng(0)
+            np_draw = rng.random if fn == "rand" else rng.standard_normal
+            np_dtype = getattr(np, name)
+            g = minigrad.Generator().manual_seed(0)
+            mine, dt = getattr(minigrad, fn), getattr(minigrad, name)
+            programs = {"numpy": lambda d=np_draw, t=np_dtype: d(DRAWS, dtype=t),
+                        "minigrad": lambda f=mine, g=g, dt=dt: f(DRAWS, generator=g, dtype=dt)}
+            if HAVE_TORCH:
+                tg = torch.Generator().manual_seed(0)
+                theirs, tdt = getattr(torch, fn), getattr(torch, name)
+                programs["PyTorch"] = lambda f=theirs, g=tg, dt=tdt: f(DRAWS, generator=g, dtype=dt)
+            results[f"{fn} {name}"] = rounds(programs, repeat)
+    return results
+
+
 # ------------------------------------------------ small indexed writes in a loop
 
 def indexed_lib(lib, C, X, demb):
@@ -574,6 +602,11 @@ def main():
     if "matmul" in only:
         results["matmul"] = bench_matmul(repeat=max(5, 11 // r))
         report("1024 x 1024 float32 matmul, forward + backward", results["matmul"], "ms", 1e3)
+    if "draws" in only:
+        for title, times in bench_draws(repeat=max(5, 11 // r)).items():
+            results["draws " + title] = times
+            report(f"{title}: {DRAWS:,} values from a seeded generator (minigrad: PyTorch's numbers)",
+                   times, "ms", 1e3)
     if "indexed" in only:
         n = 32 * 3
         results["indexed"] = bench_indexed(repeat=max(5, 15 // r))
@@ -590,7 +623,7 @@ def main():
         replay.main()
 
 
-WORKLOADS = ("chain", "chain100k", "small", "mnist", "matmul", "indexed", "memory", "replay")
+WORKLOADS = ("chain", "chain100k", "small", "mnist", "matmul", "draws", "indexed", "memory", "replay")
 
 
 if __name__ == "__main__":
