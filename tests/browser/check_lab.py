@@ -868,7 +868,7 @@ def main(argv=None):
                         help="the repository (default: the one this script is in)")
     parser.add_argument("--chromium", help="the browser (default: /usr/bin/chromium or on PATH)")
     parser.add_argument("--screenshots", type=pathlib.Path,
-                        help="where to save screenshots (default: a new temporary directory)")
+                        help="where to save screenshots (default: build/lab-check, emptied first)")
     parser.add_argument("--notebook-timeout", type=float, default=180,
                         help="seconds for one notebook's run-all (default 180)")
     parser.add_argument("--total-timeout", type=float, default=900,
@@ -899,8 +899,12 @@ def main(argv=None):
             f"{sys.executable} -m pip install -e '.[browser]' (or run `make lab-check`)")
         return 2
 
+    # JupyterLab's files live in a temporary folder, removed at the end; the screenshots stay,
+    # in build/lab-check (this run's only) unless --screenshots names another folder
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="lab-check-"))
-    shots = args.screenshots or workdir / "screenshots"
+    shots = args.screenshots or root / "build" / "lab-check"
+    if not args.screenshots:
+        shutil.rmtree(shots, ignore_errors=True)
     shots.mkdir(parents=True, exist_ok=True)
     # The served root: a copy of the lessons, laid out as in the repository (make lab serves
     # the repository root), so that JupyterLab's saves never touch the repository.
@@ -927,6 +931,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     failed, started = [], time.monotonic()
+    completed = False  # (JupyterLab's files are kept, for their logs, unless all went well)
 
     def each_notebook(context, lab, check, label):
         for path in paths:
@@ -975,6 +980,7 @@ def main(argv=None):
                 each_notebook(context, second, lambda page, lab, rel, path: check_reopened(
                     page, lab, rel, copies[path], shots), " (saved, reopened in a fresh JupyterLab)")
                 second.stop()
+                completed = True
             finally:
                 browser.close()
     except CannotRun as error:
@@ -987,7 +993,11 @@ def main(argv=None):
         timer.cancel()
         for lab in labs:
             lab.stop()
-        shutil.rmtree(workdir / "checkpoints", ignore_errors=True)
+        if completed and not failed:
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            shutil.rmtree(workdir / "checkpoints", ignore_errors=True)
+            log(f"lab-check: JupyterLab's files (its logs among them) kept in {workdir}")
         for p, data in before.items():
             if p.exists() and p.read_bytes() != data:
                 log(f"lab-check: warning: {p.relative_to(root)} changed on disk during the check "
