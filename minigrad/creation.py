@@ -106,8 +106,10 @@ def _infer_array(data, dtype):
         target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
         with np.errstate(invalid="ignore"):  # nan to int64: the CPU's value, silently (PyTorch)
             return np.array(data, dtype=target.np)
-    if isinstance(data, (str, bytes)) or data is None:
+    if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if data is None:
+        raise RuntimeError("Could not infer dtype of NoneType")
     if isinstance(data, np.generic):
         data = np.asarray(data)  # a numpy scalar keeps its dtype, as an array does
         target = as_dtype(dtype) if dtype is not None else numpy_dtype_of(data)
@@ -124,8 +126,8 @@ def _infer_array(data, dtype):
         # lists of tensors, or ragged lists
         try:
             arr = np.array([_infer_array(d, dtype) for d in data])
-        except (ValueError, TypeError):
-            raise ValueError(
+        except (ValueError, TypeError, RuntimeError):
+            raise _data_error(data) or ValueError(
                 f"expected a rectangular (nested) list of numbers, got {type(data).__name__}"
             ) from None
     if dtype is not None:
@@ -142,7 +144,31 @@ def _infer_array(data, dtype):
         # dtype (numpy scalars, one-element tensors) keep the widest of theirs
         with np.errstate(over="ignore"):  # too large for float32: inf, silently, as in PyTorch
             return arr.astype(np.float32 if declared is None else declared)
-    raise TypeError(f"can't convert data of type {arr.dtype} to a tensor")
+    raise _data_error(data) or TypeError(f"can't convert data of type {arr.dtype} to a tensor")
+
+
+def _data_error(data):
+    """PyTorch's error for Python data holding something other than numbers, or None if none.
+
+    As torch/csrc/utils/tensor_new.cpp: the sizes follow each first element, where a str
+    is a sequence of itself ("too many dimensions 'str'"); then each value's type is read,
+    in order ("new(): invalid data type 'str'", "Could not infer dtype of NoneType").
+    """
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+        if isinstance(first, str):
+            return ValueError("too many dimensions 'str'")
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))
+        elif isinstance(x, str):
+            return TypeError("new(): invalid data type 'str'")
+        elif not isinstance(x, (bool, int, float, complex, np.generic, np.ndarray, Tensor)):
+            return RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    return None
 
 
 def cast_python_values(arr, target, name=None):

@@ -84,6 +84,13 @@ def _mask_grad(grad, mask, otherwise=None):
     return where(_const(np.asarray(mask)), grad, otherwise)
 
 
+def _check_alpha(A, B, alpha):
+    """PyTorch's ``alpha_check``: a float ``alpha`` with an integral (or bool) result is refused."""
+    if isinstance(alpha, (float, np.floating)) and np.result_type(A, B).kind in "biu":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
 class Add(Function):
     """``self + alpha * other`` (AddBackward0); saves nothing but ``alpha``."""
 
@@ -97,6 +104,7 @@ class Add(Function):
         A, B = operands(a, b)
         ctx.alpha = alpha
         if alpha != 1:
+            _check_alpha(A, B, alpha)
             if np.asarray(B).dtype == np.bool_:
                 B = np.logical_and(B, bool(alpha))  # bool stays bool (a logical or), as PyTorch
             else:
@@ -124,6 +132,7 @@ class Sub(Function):
         A, B = operands(a, b)
         ctx.alpha = alpha
         if alpha != 1:
+            _check_alpha(A, B, alpha)
             B = quiet(np.multiply, B, alpha)
         return _make(quiet(np.subtract, A, B))
 
