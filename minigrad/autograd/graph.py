@@ -231,10 +231,9 @@ class AccumulateGrad(Node):
 
     def apply(self, grads, F):
         """Add the arriving gradient into the leaf's ``.grad``; nothing is sent on."""
-        grad = grads[0]
-        if grad is None:
+        grad, var = grads[0], self.variable
+        if grad is None or not var._requires_grad:  # (detached in place since: no .grad, as PyTorch)
             return ()
-        var = self.variable
         old = var._grad
         if F.records and grad_mode._state.enabled:
             # create_graph=True: recorded, so that .grad can be differentiated again: the

@@ -624,7 +624,8 @@ def _key_array(key):
 
 
 def setitem(t, key, value):
-    """``t[key] = value`` (``Tensor.__setitem__``): an in-place write, recorded as CopySlices.
+    """``t[key] = value`` (``Tensor.__setitem__``): an in-place write, recorded as CopySlices;
+    returns None, as PyTorch's ``__setitem__``.
 
     Raises:
         RuntimeError: the in-place errors (a leaf that requires grad, casts, shapes); a number
@@ -658,18 +659,27 @@ def setitem(t, key, value):
     if value._requires_grad and _state.enabled:
         value = _fit_value(value, target, _is_advanced(key))
     if _is_advanced(key):
-        return inplace(t, lambda a, v: _IndexPut.apply(a, np_key, v), value, reads_self=False)
+        if not value._wrapped and value._data.dtype != t._data.dtype:  # (PyTorch's index_put_)
+            raise RuntimeError(
+                "Index put requires the source and destination dtypes match, got "
+                f"{SCALAR_TYPE_NAMES[t._data.dtype.name]} for the destination and "
+                f"{SCALAR_TYPE_NAMES[value._data.dtype.name]} for the source.")
+        inplace(t, lambda a, v: _IndexPut.apply(a, np_key, v), value, reads_self=False)
+        return None
     if _whole(key, t._data.shape):
         # x[...] = v, x[:] = v: PyTorch writes into the tensor itself, no view
         # (copy_to: CopyBackwards for a value of the same shape, FillBackward3
         # for one value, CopyBackwards again for one to broadcast)
         if not value._data.ndim and t._data.ndim:
-            return inplace(t, _FillTensor.apply, value, reads_self=False)
-        return inplace(t, _Copy.apply, value, reads_self=False)
+            inplace(t, _FillTensor.apply, value, reads_self=False)
+            return None
+        inplace(t, _Copy.apply, value, reads_self=False)
+        return None
     if _state.enabled and multi_view_name(t) is not None:
         _check_writable(t[key])  # PyTorch writes into the view t[key]: its node names the error
-    return inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value, reads_self=False,
-                   via_view=True, written=t._data[np_key])
+    inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value, reads_self=False,
+            via_view=True, written=t._data[np_key])
+    return None
 
 
 def _whole(key, shape):

@@ -89,7 +89,7 @@ def setitem_fast(t, key, value):
         return _ip.setitem(t, key, value)  # (its broadcasting, casts and errors)
     dst[...] = src
     t._shared_vc()[0] += 1
-    return t  # (as setitem)
+    return None  # (as setitem, and PyTorch's __setitem__)
 
 
 @np.errstate(all="ignore")  # PyTorch never warns about an overflow (a decorator: no object per call)
