@@ -392,7 +392,11 @@ def matmul(input, other):
     if da == 2 and db == 1:
         return Mv.apply(input, other)
     if da == 1 and db == 2:
-        return SqueezeDimInplace.apply(Mm.apply(Unsqueeze.apply(input, 0), other), 0)
+        out = SqueezeDimInplace.apply(Mm.apply(Unsqueeze.apply(input, 0), other), 0)
+        vc = out._shared_vc()
+        vc[0] += 1  # PyTorch squeezes the product in place (squeeze_): version 1
+        out._view_version = vc[0]  # (the squeeze is its history: nothing to rebuild)
+        return out
     if da == 2 and db == 2:
         return Mm.apply(input, other)
     if da == 3 and db == 3:
