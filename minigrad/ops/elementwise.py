@@ -3,13 +3,9 @@
 Every class here is an ``autograd.Function`` whose backward node carries
 PyTorch's name (``MulBackward0``, ...) and saves what PyTorch saves, under
 PyTorch's names (``_saved_self``, ``_saved_other``, ``_saved_result``).  Each
-vector-Jacobian product is a ``formula(F, ctx, grad, *saved)``: it runs on numpy
-arrays when the walk records nothing, and on Tensors, recorded, under
-``create_graph=True``, so that the backward pass can be differentiated again
-(ops/formulas.py).
-
-Broadcasting: a formula may return a gradient in the broadcast shape; the
-engine sums it back to each input's shape (``validate.fit_to_input``).
+vector-Jacobian product is a ``formula(F, ctx, grad, *saved)``, run on numpy arrays,
+or on recorded Tensors under ``create_graph=True`` (ops/formulas.py).  A gradient
+in the broadcast shape is summed back to its input's by ``validate.fit_to_input``.
 
 Source: the formulas of PyTorch's tools/autograd/derivatives.yaml.
 """
