@@ -79,6 +79,7 @@ lab: setup
 
 test: setup
 	$(BIN)/python -m pytest -q tests notebooks --nbval
+	$(GENERAL_PATHS_TESTS)
 ifneq ($(LAB_CHECK),0)
 	@$(MAKE) --no-print-directory lab-check
 endif
@@ -86,6 +87,14 @@ endif
 # the library tests and nbval only (no browser)
 test-library: setup
 	$(BIN)/python -m pytest -q tests notebooks --nbval
+	$(GENERAL_PATHS_TESTS)
+
+# the core's tests again with its general paths only (minigrad/autograd/paths.py), the
+# paths a learner's debugger follows with MINIGRAD_GENERAL_PATHS=1 (about 10 s)
+GENERAL_PATHS_TESTS = MINIGRAD_GENERAL_PATHS=1 $(BIN)/python -m pytest -q -p no:cacheprovider \
+	tests/test_engine.py tests/test_gradients.py tests/test_freeing.py tests/test_hooks.py \
+	tests/test_saved_values.py tests/test_inplace.py tests/test_custom_function.py \
+	tests/test_autograd_grad.py tests/test_ops_gradcheck.py tests/test_tour.py
 
 execute: setup
 	$(BIN)/python tests/tools/execute_notebooks.py --timeout $(TIMEOUT) $(NOTEBOOKS)

@@ -3,30 +3,30 @@
 PyTorch's ``AccumulateGrad`` steals the incoming gradient for ``.grad`` when
 its use count says only the engine refers to it (accumulate_grad.h), so the
 first backward of a large model allocates no second copy of each gradient.
-minigrad does the same (``graph._can_take_over``, by ``sys.getrefcount``); a change
+minigrad does the same (``accumulate_grad._can_take_over``, by ``sys.getrefcount``); a change
 that keeps one more reference to the gradient silently turns every take-over
 into a copy (a trial edit of the redesign did exactly that, and no other test
-noticed).  These tests count the copies (``graph._own``).
+noticed).  These tests count the copies (``accumulate_grad._own``).
 """
 
 import numpy as np
 import pytest
 
 import minigrad
-from minigrad.autograd import graph
+from minigrad.autograd import accumulate_grad
 
 
 @pytest.fixture
 def copies(monkeypatch):
-    """The arrays graph._own copied during the test."""
+    """The arrays accumulate_grad._own copied during the test."""
     made = []
-    own = graph._own
+    own = accumulate_grad._own
 
     def counting(array):
         made.append(array.shape)
         return own(array)
 
-    monkeypatch.setattr(graph, "_own", counting)
+    monkeypatch.setattr(accumulate_grad, "_own", counting)
     return made
 
 

@@ -31,7 +31,7 @@ SLOTS = [
     ("minigrad.autograd.grad_kinds", "TENSORS", "register_grad_kinds", ("where", "sum_to")),
     ("minigrad.autograd.wrap_outputs", "_rebase_view_write", "register_view_write", ()),
     ("minigrad.autograd.function", "_formula_node", "register_formula_node", ()),
-    ("minigrad.autograd.graph", "_recorded_copy", "register_recorded_copy", ()),
+    ("minigrad.autograd.accumulate_grad", "_recorded_copy", "register_recorded_copy", ()),
     ("minigrad.autograd.view_history", "_view_ops", "register_view_ops",
      ("as_strided", "positions", "multi_view_name")),
     ("minigrad.ops.inplace", "_forward_mode", "register_forward_mode", ("copy_tangent",)),

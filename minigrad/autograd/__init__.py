@@ -13,6 +13,7 @@ operation records a node), ``engine.py`` (the walk), ``grad_mode.py`` (the
 switch), ``anomaly.py``.
 """
 
+import warnings as _warnings
 from types import SimpleNamespace as _Namespace
 
 from .. import tensor as _tensor
@@ -89,6 +90,14 @@ def _size(shape):
     return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
 
 
+_CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this "
+    "function, make sure to reset the .grad fields of your parameters to None after use "
+    "to break the cycle and avoid the leak.")
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate into leaves' ``.grad`` the gradient of ``tensors`` (``torch.autograd.backward``).
 
@@ -124,17 +133,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         # as PyTorch's engine does: a non-leaf input gets its .grad through retain_grad
         t.retain_grad()
     if create_graph and any(t._grad_fn is not None or t._requires_grad for t in tensors):
-        import warnings
-
-        warnings.warn(
-            "Using backward() with create_graph=True will create a reference cycle between the "
-            "parameter and its gradient which can cause a memory leak. We recommend using "
-            "autograd.grad when creating the graph to avoid this. If you have to use this "
-            "function, make sure to reset the .grad fields of your parameters to None after use "
-            "to break the cycle and avoid the leak.",
-            UserWarning,
-            stacklevel=3,
-        )
+        _warnings.warn(_CREATE_GRAPH_CYCLE, UserWarning, stacklevel=3)
     run_backward(tensors, seeds, retain_graph, create_graph, inputs=inputs, accumulate_grad=True)
 
 

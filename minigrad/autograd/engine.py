@@ -20,22 +20,20 @@ the ``ReadyQueue``, ``evaluate_function``, ``InputBuffer`` and ``validate_output
 import heapq
 import itertools
 
-import numpy as np
-
-from . import anomaly, grad_mode
+from . import anomaly
 from . import captures as _captures
 from . import hooks as _hooks
 from .graph import UINT64_MAX, AccumulateGrad
 from .graph_task import GraphTask, graph_root
 from .engine_fast import route_gradients_fast
-from .saved_fast import free_fast
+from .paths import FAST_ROUTE, free  # saved.free, or its fast twin (paths.py)
 from .validate import fit_to_input, validate_outputs
 
 __all__ = ["ReadyQueue", "count_dependencies", "route_gradients", "run_backward", "run_node"]
 
 # Outside anomaly mode the walk routes with engine_fast.py's route_gradients_fast: the same
 # buffers, sums and order as route_gradients below, in one loop (False: the general path).
-_FAST_ROUTE = True
+_FAST_ROUTE = FAST_ROUTE
 
 
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
@@ -58,32 +56,19 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         _captures.plan_captures(walk, inputs)                   # (captures.py)
     ready = ReadyQueue()
     ready.push(root, [None])
-    state = grad_mode._state
-    prev_mode, prev_quiet = state.enabled, state.numpy_quiet
-    state.enabled = bool(create_graph)
-    state.numpy_quiet = True  # the ops a walk runs need not enter errstate again
-    _hooks.walks.append(walk)  # (register_multi_grad_hook asks about the walk in progress)
     route = route_gradients_fast if _FAST_ROUTE and not walk.check_nan else route_gradients
-    try:
-        # backward formulas meet inf * 0 too; PyTorch is silent
-        with np.errstate(all="ignore"):
-            while ready.heap:  # (the list itself: no method call per node)
-                node, grads = ready.pop()                       # 2. take the ready node
-                compute = True
-                if walk.captures is not None or node._hooks is not None or (
-                        type(node) is AccumulateGrad and node.variable._hooks):
-                    grads, compute = _captures.before_node(walk, node, grads)  # (hooks, captures)
-                    if grads is None:
-                        continue  # nothing wanted lies behind this node
-                out = run_node(walk, node, grads, compute)      # 3. run it, free its saved values
-                route(walk, node, out, ready)                   # 4. into the input buffers (fan-in)
-                out = grads = None  # hold no gradient longer than the buffers do
-    finally:
-        _hooks.walks.pop()
-        state.numpy_quiet = prev_quiet
-        state.enabled = prev_mode
-        if walk.check_nan:
-            anomaly._state.current = None
+    with walk:  # grad mode on only under create_graph, numpy quiet (graph_task.py)
+        while ready.heap:  # (the list itself: no method call per node)
+            node, grads = ready.pop()                           # 2. take the ready node
+            compute = True
+            if walk.captures is not None or node._hooks is not None or (
+                    type(node) is AccumulateGrad and node.variable._hooks):
+                grads, compute = _captures.before_node(walk, node, grads)  # (hooks, captures)
+                if grads is None:
+                    continue  # nothing wanted lies behind this node
+            out = run_node(walk, node, grads, compute)          # 3. run it, free its saved values
+            route(walk, node, out, ready)                       # 4. into the input buffers (fan-in)
+            out = grads = None  # hold no gradient longer than the buffers do
     return _captures.results(walk, allow_unused)
 
 
@@ -166,7 +151,7 @@ def run_node(walk, node, grads, compute=True):
         out = _hooks.run_post_hooks(validate_outputs(node, out, walk.arrays), grads,
                                     hooks.post, walk.F)
     if not walk.retain_graph:
-        free_fast(node)  # (saved.free, faster: saved_fast.py)
+        free(node)
     return out
 
 

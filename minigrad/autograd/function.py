@@ -34,9 +34,8 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import anomaly, grad_mode
-from .edges_fast import collect_next_edges_fast
 from .graph import BackwardNode
-from .saved_fast import pack_fast
+from .paths import collect_next_edges, pack  # each the fast twin unless MINIGRAD_GENERAL_PATHS=1
 from .saved_attrs import node_attributes, raw_saved_tensors
 from .view_history import view_root as _view_root
 from .wrap_outputs import check_dirty, wrap_outputs
@@ -81,55 +80,28 @@ class Function:
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and, if any input requires grad (and grad mode is on), record a node.
 
-        Keyword arguments are passed on to ``forward`` and, as in PyTorch,
-        count as inputs after the positional ones (in the order given) for
-        ``needs_input_grad``, ``next_functions`` and the gradients
-        ``backward`` returns.  With ``setup_context`` they are bound to
-        ``forward``'s parameters first, defaults filled in, as PyTorch does.
-
-        Returns:
-            what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
+        Returns what ``forward`` returned; its tensors carry ``grad_fn`` = the new node.
         """
         if _tracer is not None:  # minigrad.jit is recording this call (jit/recording.py); else free
             return _tracer(cls, args, kwargs) if kwargs else _tracer(cls, args)
-        plain = not kwargs and not cls._setup_context_style  # the usual call: forward(ctx, *args)
-        if plain:
-            inputs = args
+        if kwargs or cls._setup_context_style:  # keyword arguments count as inputs, in order
+            args, kwargs, inputs = _inputs(cls, args, kwargs)
         else:
-            if cls._setup_context_style:
-                args, kwargs = _bind_default_args(cls.forward, args, kwargs)
-            inputs = args + tuple(kwargs.values()) if kwargs else args
-        state = _state
-        enabled = state.enabled
-        # 1. The node, with an edge per input (edges.py); None when nothing is recorded: no
-        # input requires grad, grad mode is off, or inference mode is on (its flag is read
-        # only while some inference_mode block is open: grad_mode.inference_blocks).
-        node = (collect_next_edges_fast(cls, inputs)
-                if enabled and not (grad_mode.inference_blocks and state.inference) else None)
+            inputs, kwargs = args, None  # the usual call: forward(ctx, *args)
+        # 1. The node, with an edge per input (edges.py); None when no input requires grad,
+        # grad mode is off, or inference mode is on (read only inside an inference_mode block)
+        recording = _state.enabled and not (grad_mode.inference_blocks and _state.inference)
+        node = collect_next_edges(cls, inputs) if recording else None
         # the node is also the ctx that forward fills in; else a throwaway one
         ctx = node if node is not None else _ForwardOnlyCtx.for_inputs(len(inputs))
-        # 2. forward, with recording off (a primitive computing with numpy alone,
-        # _numpy_forward, needs no switch)
-        switch = enabled and not cls._numpy_forward
-        if switch:
-            state.enabled = False
-        try:
-            if cls._quiet_numpy and not state.numpy_quiet:
-                # PyTorch never warns about inf or nan arising in arithmetic; numpy would.
-                out = _forward_ignoring_fp_errors(cls, ctx, args, kwargs, plain)
-            else:
-                out = cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
-        finally:
-            if switch:
-                state.enabled = enabled
-        dirty = ctx._dirty
-        if dirty:
-            check_dirty(ctx, out, node is not None)  # (wrap_outputs.py)
-        if cls._is_view:
-            _note_view(out, args[0], not enabled)
+        # 2. forward, with recording off (and numpy's warnings, ops that cannot make inf opt out)
+        run = _run_forward_quietly if cls._quiet_numpy and not _state.numpy_quiet else _run_forward
+        out = run(cls, ctx, args, kwargs)
+        if ctx._dirty or cls._is_view:  # forward wrote into an input, or its output views one
+            _check_memory(cls, ctx, args, out, node)
         # 3. record: the node becomes the outputs' grad_fn and keeps what forward saved
         if node is not None:
-            out = _record(node, inputs, out, dirty)
+            out = _record(node, inputs, out, ctx._dirty)
         # 4. forward mode (autograd.forward_ad): push tangents through this op
         if _fw_state.level is not None:
             _fw_propagate(cls, inputs, out, ctx)
@@ -201,27 +173,51 @@ def _note_view(out, base, under_no_grad):
         out._no_grad_view = True
 
 
-def _bind_default_args(forward, args, kwargs):
-    """``apply``'s arguments bound to ``forward``'s signature, defaults filled in (as PyTorch)."""
-    bound = inspect.signature(forward).bind(*args, **kwargs)
-    bound.apply_defaults()
-    return bound.args, bound.kwargs
-
-
-# np.errstate as a decorator: the same context (numpy's public API), entered for
-# about half the cost of a with-statement (no errstate object made per call)
-@np.errstate(all="ignore")
-def _forward_ignoring_fp_errors(cls, ctx, args, kwargs, plain):
-    return cls.forward(ctx, *args) if plain else _run_forward(cls, ctx, args, kwargs)
+def _inputs(cls, args, kwargs):
+    """``(args, kwargs, inputs)``: forward's arguments, and the node's inputs, as PyTorch counts
+    them: keyword arguments after the positional ones, in the order given (for
+    ``needs_input_grad``, ``next_functions`` and the gradients ``backward`` returns).  With
+    ``setup_context`` they are bound to ``forward``'s parameters first, defaults filled in."""
+    if cls._setup_context_style:
+        bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+        bound.apply_defaults()
+        args, kwargs = bound.args, bound.kwargs
+    return args, kwargs, (args + tuple(kwargs.values()) if kwargs else args)
 
 
 def _run_forward(cls, ctx, args, kwargs):
-    """``cls.forward`` on ``args``: with ``ctx`` first, or followed by ``setup_context``."""
-    if not cls._setup_context_style:
-        return cls.forward(ctx, *args, **kwargs)
-    out = cls.forward(*args, **kwargs)
-    cls.setup_context(ctx, args, out)
-    return out
+    """``cls.forward`` with recording off (a primitive computing with numpy alone,
+    ``_numpy_forward``, needs no switch); ``kwargs`` None for the usual call."""
+    state = _state
+    enabled = state.enabled
+    switch = enabled and not cls._numpy_forward
+    if switch:
+        state.enabled = False
+    try:
+        if kwargs is None:
+            return cls.forward(ctx, *args)
+        if not cls._setup_context_style:
+            return cls.forward(ctx, *args, **kwargs)
+        out = cls.forward(*args, **kwargs)  # forward(*args), then setup_context
+        cls.setup_context(ctx, args, out)
+        return out
+    finally:
+        if switch:
+            state.enabled = enabled
+
+
+# The same with numpy's warnings off: PyTorch never warns about inf or nan arising in
+# arithmetic.  (np.errstate as a decorator, numpy's public API: entered for about half
+# the cost of a with-statement, no errstate object made per call.)
+_run_forward_quietly = np.errstate(all="ignore")(_run_forward)
+
+
+def _check_memory(cls, ctx, args, out, node):
+    """Check inputs forward marked dirty (wrap_outputs.py); note an output viewing its input."""
+    if ctx._dirty:
+        check_dirty(ctx, out, node is not None)
+    if cls._is_view:
+        _note_view(out, args[0], not _state.enabled)
 
 
 def _record(ctx, args, out, dirty=()):
@@ -247,7 +243,7 @@ def _record(ctx, args, out, dirty=()):
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
-        pack_fast(ctx, to_save)  # (saved.pack, faster); pack hooks run in this order
+        pack(ctx, to_save)  # pack hooks run in this order
     return out
 
 

@@ -15,7 +15,6 @@ Source: ``torch.autograd.graph.Node``; the C++ ``torch::autograd::Node`` and
 """
 
 import itertools
-import sys
 import weakref
 
 import numpy as np
@@ -23,6 +22,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import grad_kinds, grad_mode
 from . import saved
+from .accumulate_grad import _accumulate_recorded, _add_into, _first_grad
 from .node_hooks import NodeHookMethods
 from .py_node import PyNodeMethods, _tensor_zeros
 
@@ -234,21 +234,12 @@ class AccumulateGrad(Node):
         grad, var = grads[0], self.variable
         if grad is None or not var._requires_grad:  # (detached in place since: no .grad, as PyTorch)
             return ()
-        old = var._grad
-        if F.records and grad_mode._state.enabled:
-            # create_graph=True: recorded, so that .grad can be differentiated again: the
-            # first a copy (PyTorch's CopyBackwards), later ones added out of place
-            var._grad = (_recorded_copy(Tensor._make(np.empty_like(grad._data)), grad)
-                         if old is None else old + grad)
-        elif old is None:
-            # the first gradient: taken over if nothing else holds it, else copied
-            var._grad = Tensor._make(grad if _can_take_over(grad, var._data)
-                                     else _own(grad._data if F.records else grad))
-        elif not old._data.flags.writeable:
-            var._grad = Tensor._make(old._data + (grad._data if F.records else grad))
-        else:
-            # in place, as PyTorch; a .grad recorded by create_graph keeps its grad_fn
-            old._add_inplace_raw(grad._data if F.records else grad)
+        if F.records and grad_mode._state.enabled:  # create_graph=True: recorded
+            var._grad = _accumulate_recorded(var._grad, grad)
+        elif var._grad is None:  # the first gradient: stored
+            var._grad = Tensor._make(_first_grad(grad, var._data, F))
+        else:  # later ones: added in place, as PyTorch
+            _add_into(var, grad._data if F.records else grad)
         if var._post_acc_hooks:
             self._after_accumulate(var)
         return ()
@@ -258,35 +249,6 @@ class AccumulateGrad(Node):
         for hook in var._post_accumulate_hooks():
             if hook(var) is not None:
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
-
-
-def _can_take_over(grad, like):
-    """True if ``grad`` may become ``.grad`` as it is, not copied: PyTorch's ``use_count()``
-    check in accumulate_grad.h.  A numpy array (a Tensor belongs to its caller) that only
-    the walk refers to (or to the array it views), laid out as the leaf ``like`` is."""
-    if type(grad) is not np.ndarray or not grad.flags.writeable or (
-            grad.flags.c_contiguous != like.flags.c_contiguous):
-        return False
-    # references: the walk's buffer, AccumulateGrad.apply's name `grad`, this function's
-    # argument and getrefcount's (_WALK_REFS); one more is someone else's
-    if sys.getrefcount(grad) > _WALK_REFS:
-        return False
-    owner = grad.base
-    if owner is None:
-        return True
-    # a view (w.grad as the transpose of a product): its memory must be the view's
-    # alone (referenced by this view, the name `owner` and getrefcount's argument)
-    return (type(owner) is np.ndarray and owner.nbytes == grad.nbytes
-            and sys.getrefcount(owner) <= 3)
-
-
-_WALK_REFS = 4  # see _can_take_over
-
-
-def _own(array):
-    """A gradient array that ``.grad`` may own: a copy (the incoming one may be shared:
-    AddBackward0 sends the same array to both inputs)."""
-    return np.array(array, copy=True)
 
 
 class GraphRoot(Node):
@@ -301,14 +263,3 @@ class GraphRoot(Node):
 
     def apply(self, grads, F):
         return F.from_tensors(self._grads)
-
-
-# ------------------------------------------------------------ registration slot
-# create_graph's first .grad is a recorded copy (CopyBackwards): an op, a layer above.
-_recorded_copy = None  # _recorded_copy(dst, src): filled by ops/inplace.py with _Copy.apply
-
-
-def register_recorded_copy(fn):
-    """Called by ``minigrad/ops/inplace.py``."""
-    global _recorded_copy
-    _recorded_copy = fn

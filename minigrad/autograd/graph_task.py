@@ -2,13 +2,16 @@
 
 ``graph_root`` makes the node the walk starts at, a ``GraphRoot`` with an
 edge to each output's node; ``GraphTask`` holds the state that the engine's
-four steps share (engine.py) and that hooks.py and captures.py read.
+four steps share (engine.py) and that hooks.py and captures.py read;
+``with walk:`` sets grad mode and numpy's warnings while it runs.
 
 Source: ``GraphTask`` (torch/csrc/autograd/graph_task.h); the root's edges are
 collected as in ``THPEngine_run_backward`` (torch/csrc/autograd/python_engine.cpp).
 """
 
-from . import anomaly, grad_kinds
+import numpy as np
+
+from . import anomaly, grad_kinds, grad_mode, hooks
 from .graph import GraphRoot
 
 __all__ = ["GraphTask", "graph_root"]
@@ -46,8 +49,8 @@ class GraphTask:
     reads (captures.py, PyTorch's ``exec_info_`` and ``captured_vars_``).
     """
 
-    __slots__ = ("F", "accumulate_grad", "arrays", "buffers", "captures", "check_nan",
-                 "dependencies", "inputs", "needed", "results", "retain_graph", "root")
+    __slots__ = ("F", "_before", "_errstate", "accumulate_grad", "arrays", "buffers", "captures",
+                 "check_nan", "dependencies", "inputs", "needed", "results", "retain_graph", "root")
 
     def __init__(self, root, retain_graph, create_graph, inputs, accumulate_grad):
         self.root = root
@@ -61,3 +64,26 @@ class GraphTask:
         self.inputs = inputs
         self.captures = self.needed = None
         self.results = [None] * (len(inputs) if inputs is not None else 0)
+
+    # ``with walk:`` while it runs, grad mode is on only under ``create_graph`` (a walk
+    # that records nothing runs its formulas as plain numpy), numpy's warnings are off
+    # (formulas meet inf * 0 too; PyTorch is silent) and ``register_multi_grad_hook`` can
+    # ask which walk is in progress (``hooks.walks``); all restored after, whatever is raised.
+
+    def __enter__(self):
+        state = grad_mode._state
+        self._before = state.enabled, state.numpy_quiet
+        state.enabled = not self.arrays
+        state.numpy_quiet = True  # the ops a walk runs need not enter errstate again
+        self._errstate = np.errstate(all="ignore")
+        self._errstate.__enter__()
+        hooks.walks.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        hooks.walks.pop()
+        self._errstate.__exit__(*exc)
+        state = grad_mode._state
+        state.enabled, state.numpy_quiet = self._before
+        if self.check_nan:
+            anomaly._state.current = None

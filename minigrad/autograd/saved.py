@@ -9,7 +9,7 @@ giving a wrong gradient.  ``node._kept`` holds an entry per value (``_kept_versi
 * a ``SavedOutput``: the node's own output without the tensor object (which
   would make a node <-> output cycle);
 * a ``Packed``: what a ``saved_tensors_hooks`` pack hook made of it (saved_hooks.py);
-* ``FREED`` (``FREED_OUTPUT``): let go by the walk right after the node ran;
+* ``FREED`` (``FREED_OUTPUT``): let go by the walk when it reached the node (after it ran);
   reading it raises "Trying to backward through the graph a second time".
 
 Every entry but an input answers ``unpack(node, version)``.  Only this module and
@@ -129,7 +129,7 @@ def unpack_one(node, index):
 
 
 def free(node):
-    """Let go of every value ``node`` saved (the walk calls this right after the node ran)."""
+    """Let go of every value ``node`` saved (the walk calls it once the node ran, or was skipped)."""
     kept = node._kept
     if type(kept) is not tuple:  # kept elsewhere (keep_elsewhere): the holder frees them
         return kept.free(node)

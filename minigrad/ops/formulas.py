@@ -34,7 +34,7 @@ from ..autograd import grad_kinds as _grad_kinds
 from ..autograd import saved
 from ..autograd.validate import sum_to_array as _sum_to_array
 from ..autograd.function import BackwardNode
-from ..autograd.saved_fast import unpack_arrays as _unpack_arrays
+from ..autograd.paths import unpack_arrays as _unpack_arrays  # (saved.unpack, as arrays)
 
 __all__ = ["ARRAY_OPS", "TENSOR_OPS", "select_array"]
 

@@ -33,7 +33,7 @@ from .._dtype import SCALAR_TYPE_NAMES
 from ..autograd import wrap_outputs as _wrap_outputs
 from ..autograd import grad_mode
 from ..autograd import grad_kinds as _grad_kinds
-from ..autograd import graph as _graph
+from ..autograd import accumulate_grad as _accumulate_grad
 from ..autograd import saved as _saved
 from ..autograd import saved_edits as _edits
 from ..autograd import view_history as _view_history
@@ -735,7 +735,7 @@ def register_forward_mode(namespace):
 # ... and the slots this module fills in the autograd core below it: the recorded
 # copy of create_graph's first .grad, the ops that rebuild a stale view's history,
 # and the rebase of a base written through a view that ``mark_dirty`` names.
-_graph.register_recorded_copy(_Copy.apply)
+_accumulate_grad.register_recorded_copy(_Copy.apply)
 _view_history.register_view_ops(_Namespace(
     as_strided=_AsStrided.apply, positions=_positions, multi_view_name=multi_view_name))
 _wrap_outputs.register_view_write(rebase_view_write)
