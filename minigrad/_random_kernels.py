@@ -1,8 +1,9 @@
 """How PyTorch's CPU kernels turn mt19937's 32-bit words into numbers, on numpy arrays.
 
 Each function takes a ``minigrad.Generator`` (``random.py``) and draws its
-words with ``generator._words(n)`` (n 32-bit outputs, in order), so the same
-seed gives PyTorch's numbers:
+words with ``generator._words(n)`` (n 32-bit outputs, in order; ``_words32``
+and ``_random64`` draw the same words faster), so the same seed gives
+PyTorch's numbers:
 
 * ``uniform``: float32 takes one word, ``(w & (2²⁴-1)) · 2⁻²⁴``; float64 one
   ``random64()`` (two words, the first the high half), ``(r & (2⁵³-1)) · 2⁻⁵³``
@@ -59,30 +60,33 @@ __all__ = ["bernoulli_scalar", "bernoulli_tensor", "exponential", "in_memory_ord
            "randperm", "uniform", "uniform_between"]
 
 _F32 = np.float32
-_SHIFT32 = np.uint64(32)
-_CHUNK = 1 << 16  # values a Box–Muller pass works through at once: its arrays stay in the cache
+_CHUNK = 1 << 16  # values drawn and transformed at once: their arrays stay in the cache
 
 
 def _random64(generator, n):
     """``n`` of PyTorch's ``random64()``: two words each, the first the high half (uint64)."""
-    w = generator._words(2 * n).reshape(n, 2)
-    return (w[:, 0] << _SHIFT32) | w[:, 1]
+    return generator._random64(n)
 
 
-def uniform(generator, n, np_dtype):
-    """``n`` uniforms in [0, 1) as ``torch.rand`` draws them: float32 or float64 (a 1-d array)."""
+def uniform(generator, n, np_dtype, out=None):
+    """``n`` uniforms in [0, 1) as ``torch.rand`` draws them: float32 or float64 (a 1-d array).
+
+    ``out``: an array of ``n`` values of ``np_dtype`` to write them into (else a new one).
+    """
+    if out is None:
+        out = np.empty(n, np_dtype)
     if np_dtype == np.float32:
-        w = generator._words(n).view(np.int64)  # words < 2³²: int64 converts faster
+        w = generator._words32(n).view(np.int32)  # < 2²⁴ once masked: int32 converts fastest
         w &= (1 << 24) - 1
-        out = w.astype(_F32)
+        out[...] = w
         out *= _F32(2.0 ** -24)  # exact: a 24-bit integer times a power of two
         return out
-    w = generator._words(2 * n).view(np.int64).reshape(n, 2)  # words < 2³²: int64 converts faster
-    r = w[:, 0] & ((1 << 21) - 1)  # the low 53 bits of hi·2³² + lo
-    r <<= 32
-    r |= w[:, 1]
-    out = r.astype(np.float64)
-    out *= 2.0 ** -53  # exact: a 53-bit integer times a power of two
+    for start in range(0, n, _CHUNK):  # a chunk at a time, for speed: its words stay in the cache
+        r = _random64(generator, min(_CHUNK, n - start)).view(np.int64)  # < 2⁵³ once masked
+        r &= (1 << 53) - 1
+        part = out[start:start + _CHUNK]
+        part[...] = r
+        part *= 2.0 ** -53  # exact: a 53-bit integer times a power of two
     return out
 
 
@@ -95,11 +99,13 @@ def normal(generator, n, np_dtype, mean=0.0, std=1.0, serial=False):
     if n < 16 or serial:
         z = np.array([_one_normal(generator) for _ in range(n)], dtype=np.float64)
         return _scale(z, np.float64(std), np.float64(mean)).astype(np_dtype)
-    data = uniform(generator, n, np_dtype)
     fill = _fill16_float32 if np_dtype == np.float32 else _fill16_float64
-    whole = n - n % 16
-    for start in range(0, whole, _CHUNK):
-        fill(data[start:min(start + _CHUNK, whole)])
+    data = np.empty(n, np_dtype)
+    # all the uniforms, then Box–Muller, as PyTorch, but a chunk (a multiple of 16) at a time
+    # for speed: Box–Muller reads a chunk's uniforms while they are still in the cache
+    for start in range(0, n, _CHUNK):
+        chunk = uniform(generator, min(_CHUNK, n - start), np_dtype, data[start:start + _CHUNK])
+        fill(chunk[:chunk.size - chunk.size % 16])
     if n % 16:  # PyTorch redraws the last 16 (overlapping the blocks done) rather than pad
         data[n - 16:] = fill(uniform(generator, 16, np_dtype))
     kind = np.dtype(np_dtype).type
@@ -128,14 +134,14 @@ def _one_normal(generator):
 
 def _fill16_float64(d):
     """``normal_fill_16`` in double: rows of 16 uniforms become 16 normals, in place."""
-    d = d.reshape(-1, 16)
-    radius = np.log(1.0 - d[:, :8].ravel())
+    d = d.reshape(-1, 2, 8)  # a row: 8 u1, then 8 u2
+    radius = np.subtract(1.0, d[:, 0])  # contiguous: log, cos and sin run faster on it
+    np.log(radius, out=radius)
     radius *= -2.0
     np.sqrt(radius, out=radius)
-    theta = d[:, 8:].ravel()
-    theta *= 2.0 * math.pi
-    d[:, :8] = (radius * np.cos(theta)).reshape(-1, 8)
-    d[:, 8:] = (radius * np.sin(theta)).reshape(-1, 8)
+    theta = d[:, 1] * (2.0 * math.pi)
+    np.multiply(radius, np.cos(theta), out=d[:, 0])
+    np.multiply(radius, np.sin(theta, out=theta), out=d[:, 1])
     return d.ravel()
 
 
@@ -152,8 +158,10 @@ def _fma(a, b, c, scratch, out):
     only when the float64 sum lands exactly halfway between two float32 values.
     ``c``: a scalar or a float64 array; ``scratch``: a float64 array of ``out``'s size.
     """
-    np.multiply(a, b, out=scratch, dtype=np.float64)
-    np.add(scratch, c, out=out, casting="same_kind")
+    scratch[...] = a  # the casts as plain copies, in float64 between them: faster than in the ufuncs
+    scratch *= b
+    scratch += c
+    out[...] = scratch
     return out
 
 
@@ -240,15 +248,13 @@ _TWO_PI = _F32(2.0 * math.pi)
 
 def _fill16_float32(d):
     """``normal_fill_16_AVX2`` (mean 0, std 1): rows of 16 uniforms become 16 normals."""
-    d = d.reshape(-1, 16)
-    u1 = _F32(1) - d[:, :8].ravel()
+    d = d.reshape(-1, 2, 8)  # a row: 8 u1, then 8 u2
+    u1 = np.subtract(_F32(1), d[:, 0]).ravel()  # contiguous, as the passes below want
     scratch = np.empty(u1.size, dtype=np.float64)
-    radius = np.sqrt(_minus_two_log(u1, scratch))
-    s, c = _sincos(_TWO_PI * d[:, 8:].ravel(), scratch)
-    c *= radius
-    s *= radius
-    d[:, :8] = c.reshape(-1, 8)
-    d[:, 8:] = s.reshape(-1, 8)
+    radius = np.sqrt(_minus_two_log(u1, scratch)).reshape(-1, 8)
+    s, c = _sincos(np.multiply(d[:, 1], _TWO_PI).ravel(), scratch)
+    np.multiply(c.reshape(-1, 8), radius, out=d[:, 0])
+    np.multiply(s.reshape(-1, 8), radius, out=d[:, 1])
     return d.ravel()
 
 

@@ -50,6 +50,24 @@ _SEED, _LEFT, _SEEDED, _NEXT, _KEY, _NORMAL_Y, _NORMAL_VALID, _FLOAT_Y, _FLOAT_V
     0, 8, 12, 16, 24, 5024, 5040, 5048, 5052)
 
 
+def _generator_draws_words():
+    """Whether numpy's Generator over MT19937 draws the words as PyTorch pairs them.
+
+    Its full-range uint32 integers should be the words themselves, its uint64
+    ones ``random64()``, the first word the high half (numpy's C writes
+    ``next() << 32 | next()``, an order C leaves to the compiler): checked once.
+    """
+    a, b = np.random.MT19937(1), np.random.MT19937(1)
+    w = a.random_raw(6).tolist()
+    g = np.random.Generator(b)
+    return (g.integers(0, 1 << 32, size=2, dtype=np.uint32).tolist() == w[:2]
+            and g.integers(0, 1 << 64, size=2, dtype=np.uint64).tolist()
+            == [w[2] << 32 | w[3], w[4] << 32 | w[5]])
+
+
+_GENERATOR_DRAWS_WORDS = _generator_draws_words()
+
+
 def _genrand_key(seed):
     """The state ``init_genrand(seed & 0xffffffff)`` makes (numpy's legacy seeding is it)."""
     return np.random.RandomState(seed & 0xFFFFFFFF).get_state(legacy=True)[1]
@@ -81,6 +99,7 @@ class Generator:
                                "a CUDA library (minigrad computes on the CPU only).")
         self.device = _check_device(d)
         self._bitgen = np.random.MT19937()
+        self._numpy = np.random.Generator(self._bitgen)  # shares the state: for _words32/_random64
         self._set_seed(_DEFAULT_SEED)
 
     def _set_seed(self, seed):
@@ -93,6 +112,23 @@ class Generator:
     def _words(self, n):
         """The next ``n`` 32-bit outputs of mt19937, in order (a uint64 array)."""
         return self._bitgen.random_raw(n)
+
+    # For speed, the two below draw through numpy's Generator (when it gives the same
+    # words: _generator_draws_words): 32-bit words take half random_raw's memory, and
+    # a 64-bit draw is one C call for two words (what float32 and float64 uniforms read)
+
+    def _words32(self, n):
+        """The same words as ``_words(n)``, as a uint32 array."""
+        if _GENERATOR_DRAWS_WORDS:
+            return self._numpy.integers(0, 1 << 32, size=n, dtype=np.uint32)
+        return self._bitgen.random_raw(n).astype(np.uint32)
+
+    def _random64(self, n):
+        """``n`` of PyTorch's ``random64()``: two words each, the first the high half (uint64)."""
+        if _GENERATOR_DRAWS_WORDS:
+            return self._numpy.integers(0, 1 << 64, size=n, dtype=np.uint64)
+        w = self._bitgen.random_raw(2 * n).reshape(n, 2)
+        return (w[:, 0] << np.uint64(32)) | w[:, 1]
 
     def manual_seed(self, seed):
         """Restart from ``seed`` (an int, -2⁶³ <= seed < 2⁶⁴; negatives wrap); returns self.
