@@ -69,6 +69,7 @@ from .creation import (
     randperm,
     randint,
     randn,
+    randint_like,
     randn_like,
 )
 from .jit import compile  # define-then-run: minigrad/jit/compile.py (torch.compile)
@@ -94,7 +95,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Size", "tensor", "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "full",
-    "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randn_like",
+    "full_like", "empty", "arange", "linspace", "eye", "randn", "rand", "randint", "randint_like", "randn_like",
     "rand_like", "randperm", "normal", "manual_seed", "seed", "initial_seed", "get_rng_state", "default_generator",
     "set_rng_state", "Generator", "from_numpy", "as_tensor",
     "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor",

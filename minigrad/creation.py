@@ -537,6 +537,17 @@ def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=F
                 requires_grad=requires_grad)
 
 
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
+                 requires_grad=False):
+    """``randint`` with ``input``'s shape and dtype (``torch.randint_like``): called as
+    ``randint_like(input, high)`` or ``randint_like(input, low, high)``; the same draws."""
+    if high is None:
+        low, high = 0, low
+    _check_device(device)
+    return randint(low, high, tuple(input.shape), generator=generator, dtype=dtype or input.dtype,
+                   requires_grad=requires_grad)
+
+
 def from_numpy(ndarray):
     """A tensor that shares memory with a numpy array (``torch.from_numpy``).
 
