@@ -126,19 +126,19 @@ class ReadyQueue:
 def run_node(walk, node, grads, compute=True):
     """Pre-hooks, ``node.apply`` (its vector-Jacobian product), post-hooks; then free.
 
-    Returns the gradients it sends on, one per ``next_functions`` entry (numpy
-    arrays; Tensors under ``create_graph``).  A node that received no gradient
-    does not run.  It runs its hooks but computes nothing when ``compute`` is
-    False (``backward(inputs=[t])`` reached ``t``'s grad_fn) or none of its
-    inputs needs a gradient.  PyTorch's ``call_function`` (engine.cpp).
+    Returns the gradients it sends on, one per ``next_functions`` entry (numpy arrays;
+    Tensors under ``create_graph``).  A node that received no gradient does not run.  It
+    runs its hooks but computes nothing when ``compute`` is False (``backward(inputs=[t])``
+    reached ``t``'s grad_fn) or none of its inputs needs a gradient, as PyTorch's generated
+    formulas.  PyTorch's ``call_function`` (engine.cpp).
     """
     hooks = node._hooks
     if hooks is not None and hooks.pre:                         # (node pre-hooks)
         grads = _hooks.run_pre_hooks(grads, hooks.pre, walk.F)
     fns = node._next_fns
-    if not compute or ((not fns or fns[0] is None) and node._is_primitive
+    if not compute or ((not fns or fns[0] is None) and node._is_primitive  # (fns[0]: cheap)
                        and all(f is None for f in fns)):
-        out = (None,) * len(fns)
+        out = (None,) * len(fns)  # a primitive whose inputs need no gradient computes nothing
     elif grads[0] is None and node is not walk.root and all(g is None for g in grads):
         out = ()  # it received no gradient at all: it does not run,
         hooks = None  # nor do its post-hooks

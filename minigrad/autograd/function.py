@@ -227,24 +227,24 @@ def _record(ctx, args, out, dirty=()):
     """
     if anomaly._state.enabled:
         anomaly.record_forward_trace(ctx)
-    if type(out) is tuple:
+    if type(out) is Tensor and not dirty and not ctx._non_differentiable and not _is_one_of(out, args):
+        out._grad_fn = ctx  # the usual case: one new tensor, whose history is this node
+        out._requires_grad = True
+    else:  # several outputs, an input returned, or marked dirty or non-differentiable
         out = wrap_outputs(ctx, args, out)
-    else:
-        for a in args:
-            if a is out:  # forward returned an input
-                out = wrap_outputs(ctx, args, (out,))[0]
-                break
-        else:
-            if type(out) is Tensor and not dirty and not ctx._non_differentiable:
-                out._grad_fn = ctx  # the usual case
-                out._requires_grad = True
-            else:
-                out = wrap_outputs(ctx, args, (out,))[0]
     to_save = ctx._to_save
     if to_save:
         ctx._to_save = ()  # first: a failing pack hook must not leave node <-> output cycles
         pack(ctx, to_save)  # pack hooks run in this order
     return out
+
+
+def _is_one_of(t, args):
+    """True if ``t`` is one of ``args`` itself (forward returned an input)."""
+    for a in args:
+        if a is t:
+            return True
+    return False
 
 
 class FunctionCtx:

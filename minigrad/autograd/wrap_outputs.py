@@ -21,7 +21,8 @@ __all__ = ["check_dirty", "register_view_write", "wrap_outputs"]
 
 
 def wrap_outputs(ctx, args, outs):
-    """Make ``ctx`` the grad_fn of each differentiable output of ``outs`` (a tuple); returns them.
+    """Make ``ctx`` the grad_fn of each differentiable output of ``outs`` (a tuple, or one
+    output); returns them (a tuple, or the one).
 
     Outputs that are inputs returned as they are become new aliases of them
     (unless marked dirty: then the input itself, rebased); non-differentiable
@@ -30,6 +31,8 @@ def wrap_outputs(ctx, args, outs):
     Raises:
         TypeError: "<Function>.forward must return Tensors, got <type>".
     """
+    if type(outs) is not tuple:
+        return wrap_outputs(ctx, args, (outs,))[0]
     if len(outs) > 1 or ctx._out_meta is not None:
         ctx._out_meta = tuple((t._data.shape, t.dtype) for t in outs)
     dirty = ctx._dirty

@@ -178,8 +178,9 @@ class Mul(Function):
     """``self * other`` (MulBackward0): saves each operand only if the other needs a gradient."""
 
     node_name = "MulBackward0"
-    # PyTorch's order (derivatives.yaml): `other` is saved, unpacked and freed
-    # before `self`, which is what saved_tensors_hooks see.
+    # PyTorch's order (derivatives.yaml): `other` (b) is saved, unpacked and freed before
+    # `self` (a), which is what saved_tensors_hooks see: _saved_other is the node's first
+    # saved value, _saved_self its second, and formula receives them in that order.
     saved_names = ("other", "self")
 
     _quiet_numpy = False  # forward calls quiet(): errstate only where numpy could warn
