@@ -8,7 +8,9 @@ that the recording hook leaves nothing behind.
 """
 
 import logging
+import os
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -513,3 +515,26 @@ def test_trace_a_module_reads_its_parameters_as_inputs():
     x = minigrad.randn(4, 2)
     assert np.array_equal(traced(x)._data, net(x)._data)
     assert "self_0_weight: Tensor" in traced.code
+
+
+def test_a_script_piped_to_python_gets_the_tracer_warning_not_a_crash():
+    # (its __main__'s loader cannot give source lines: warn_explicit with module_globals
+    # raised ImportError '__main__' is not a built-in module; PyTorch warns and goes on)
+    import subprocess
+    import sys
+
+    script = (
+        "import minigrad\n"
+        "def f(x):\n"
+        "    if x.sum() > 0:\n"
+        "        return x * 2\n"
+        "    return x * 3\n"
+        "g = minigrad.jit.trace(f, (minigrad.ones(3, requires_grad=True),))\n"
+        "print(g(minigrad.ones(3)).tolist())\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True,
+                         cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "[2.0, 2.0, 2.0]\n"
+    assert "<stdin>:3: TracerWarning: Converting a tensor to a Python boolean" in run.stderr

@@ -177,9 +177,7 @@ def _build_rules():
         pow_scalar, pow_tensor, pow_scalar_base)
 
     def where_rule(args, out, t):
-        cond = args[0]  # a bool Tensor or array: not differentiable
-        if not isinstance(cond, Tensor):
-            cond = Tensor._make(np.asarray(cond))
+        (cond,) = args[0]  # the bool condition, boxed: not differentiable
         like = t[1] if t[1] is not None else t[2]
         zero = _const(0, like)
         return where(cond, t[1] if t[1] is not None else zero, t[2] if t[2] is not None else zero)

@@ -31,7 +31,10 @@ def raise_modified(t, node, saved_version, is_output, output_nr=0):
         RuntimeError: always, naming the tensor (dtype, shape), the operation
             that produced it, its version now and the version saved.
     """
-    kind = SCALAR_TYPE_NAMES[t.dtype.name] + "Tensor"
+    # PyTorch names a tensor by its legacy type (torch.FloatTensor), or, for a dtype that
+    # has none in that form, by its C++ type: CPUBoolType
+    name = SCALAR_TYPE_NAMES[t.dtype.name]
+    kind = f"CPU{name}Type" if name == "Bool" else f"torch.{name}Tensor"
     shape = ", ".join(str(s) for s in t.shape)
     # the tensor's history now (a view written since is AsStridedBackward0), as PyTorch names it
     try:
@@ -47,7 +50,7 @@ def raise_modified(t, node, saved_version, is_output, output_nr=0):
         where = f", which is output {nr} of {op},"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [torch.{kind} [{shape}]]{where} is at version {t._version}; "
+        f"inplace operation: [{kind} [{shape}]]{where} is at version {t._version}; "
         f"expected version {saved_version} instead. Hint: enable anomaly detection to find the "
         "operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False)."

@@ -135,8 +135,8 @@ class Step:
         self.out_tuple = False
         self.needs = ()
         self.nondiff = frozenset()
-        # where an argument was a tensor's numpy array (``Where.apply(cond._data, ...)``): its
-        # Value stands in ``args`` and the replay passes that value's array
+        # where an argument was a tensor's numpy array: its Value stands in ``args`` and
+        # the replay passes that value's array
         self.data_pos = frozenset()
 
     @property
@@ -406,7 +406,8 @@ class Recorder:
                     data_pos.add(path)
                     return v
             return a
-        if type(a) is tuple and any(isinstance(e, np.ndarray) for e in a):
+        if type(a) is tuple and any(isinstance(e, (np.ndarray, Tensor)) for e in a):
+            # (a tensor's array, or a tensor boxed to get no edge: where's (condition,))
             return tuple(self._arg_ref(e, (path, j), data_pos) for j, e in enumerate(a))
         return a
 
@@ -664,6 +665,11 @@ def _warn_at_user(message, category):
         warnings.warn(message, category, stacklevel=2)
         return
     g = f.f_globals
-    warnings.warn_explicit(message, category, f.f_code.co_filename, f.f_lineno,
-                           module=g.get("__name__", "<string>"),
-                           registry=g.setdefault("__warningregistry__", {}), module_globals=g)
+    where = (message, category, f.f_code.co_filename, f.f_lineno)
+    module, registry = g.get("__name__", "<string>"), g.setdefault("__warningregistry__", {})
+    try:
+        warnings.warn_explicit(*where, module=module, registry=registry, module_globals=g)
+    except ImportError:
+        # a script piped to Python (python - < script.py): its __main__'s loader cannot give
+        # the source line, so the warning is shown without it, as Python's own warn does
+        warnings.warn_explicit(*where, module=module, registry=registry)

@@ -454,14 +454,15 @@ class Where(Function):
 
     @staticmethod
     def forward(ctx, cond, a, b):
-        # `cond` arrives as a plain array: it is not differentiable, so, as in
-        # PyTorch, it gets no entry in next_functions.
+        # `cond` arrives boxed, as (condition,): it is not differentiable, so, as in PyTorch,
+        # it gets no entry in next_functions; it is saved as it is, with its version
+        (cond,) = cond
         dt = binary_dtype(a, b)
         broadcast_shape(a, b)
         need = ctx.needs_input_grad
         if need[1] or need[2]:
-            ctx.save_for_backward(_const(cond))
-        return _make(np.where(cond, a._data, b._data).astype(dt, copy=False))
+            ctx.save_for_backward(cond)
+        return _make(np.where(cond._data, a._data, b._data).astype(dt, copy=False))
 
     @staticmethod
     def formula(F, ctx, grad, cond):
@@ -491,7 +492,7 @@ def where(cond, a, b):
     # condition with self, then that shape with other: PyTorch's message names the pair
     ca = broadcast_shape(cond, a)
     broadcast_shape(Tensor._make(np.broadcast_to(np.empty((), dtype=np.bool_), ca)), b)
-    return Where.apply(cond._data, a, b)
+    return Where.apply((cond,), a, b)
 
 
 def rounded_once(ufunc, scalar_fn, d):
