@@ -1,7 +1,8 @@
 """The lessons' "Try it yourself" checks (minigrad/exercises/), on every kind of answer.
 
 A lesson's check cell shows only a call into ``minigrad.exercises``, so no stored page
-shows the answer or the hints that give it away.  Here each check is run on minigrad with
+shows the answer or the hints that give it away.  Here (and in test_exercises_developer.py,
+test_exercises_b2_researcher.py) each check is run on minigrad with
 the lesson's own code (the cells it needs, by id), given the right answer and each wrong
 answer it names, in every form the checks accept.  The right answers are worked out by
 hand in each test.
@@ -19,10 +20,6 @@ from minigrad.exercises import answers, beginner_01
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 LESSONS = sorted(p.relative_to(NOTEBOOKS).as_posix() for p in NOTEBOOKS.glob("*/*.ipynb"))
-# lessons whose check is still written in the notebook (folded): this set only shrinks
-NOT_YET = {"beginner/02_a_new_trail_every_run.ipynb", "researcher/01_reverse_mode_as_vjps.ipynb",
-           "researcher/02_memory_and_checkpointing.ipynb",
-           "researcher/03_define_by_run_vs_define_then_run.ipynb"}
 
 
 def _code_cells(notebook):
@@ -54,10 +51,7 @@ def test_a_lesson_shows_only_the_call_of_its_check(notebook):
     folded = [c["id"] for c in cells if c["metadata"].get("jupyter", {}).get("source_hidden")]
     defines = [c["id"] for c in cells if "def check" in "".join(c["source"])]
     calls = [c["id"] for c in cells if "from minigrad.exercises import" in "".join(c["source"])]
-    if notebook in NOT_YET:
-        assert defines, f"{notebook} has no check of its own any more: take it out of NOT_YET"
-    else:
-        assert calls and not folded and not defines, (notebook, calls, folded, defines)
+    assert calls and not folded and not defines, (notebook, calls, folded, defines)
 
 
 # --- the forms of answer, the same in every check ----------------------------------------

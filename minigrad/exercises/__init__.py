@@ -12,7 +12,7 @@ the code, which knows the right answer, and its hints live here, so that no stor
   answer and never contains the right one.
 
 A teaching helper of minigrad's own, like ``viz``, ``widgets`` and ``memory`` (PyTorch has
-no such module); ``tests/test_exercises.py`` tries each check on right and wrong answers.
+no such module); ``tests/test_exercises*.py`` try each check on right and wrong answers.
 """
 
 __all__ = []

@@ -1,0 +1,162 @@
+"""The "Try it yourself" checks of beginner lesson 2 and researcher lessons 1 to 3, on every
+kind of answer (``minigrad/exercises/beginner_02.py``, ``researcher_01.py`` to ``_03.py``).
+
+As in ``test_exercises.py``: each check is run on minigrad with the lesson's own code (the
+cells it needs, by id), given the right answer and the wrong answers it names.  The right
+answers are worked out by hand in each test; the last test of each lesson checks that no
+reply but a "right" one contains them.
+"""
+
+import re
+
+import pytest
+
+from minigrad.exercises import beginner_02, researcher_01, researcher_02, researcher_03
+from tests.test_exercises import load, said
+
+
+def replier(check, *code):
+    """``check``'s reply to the learner's answers, given the lesson's ``code`` after them."""
+    return lambda *answers: said(check, *answers, *code)
+
+
+def gives_away(reply, *answers):
+    """The lines of ``reply`` that are not a "right" reply yet contain one of ``answers``."""
+    return [line for line in reply.splitlines() if "right" not in line.lower()
+            and any(re.search(rf"(?<![\w.]){re.escape(a)}(?![\w]|\.\d)", line, re.IGNORECASE)
+                    for a in answers)]
+
+
+# --- beginner 02: the note written first, and x.grad, for detour at x = 2 -----------------
+
+def _beginner2():
+    detour = load("beginner/02_a_new_trail_every_run.ipynb", "b2-03", "b2-try")["detour"]
+    return replier(beginner_02.check, detour)
+
+
+def test_beginner2_detour():
+    check = _beginner2()
+    right = check("MulBackward0", 3.0)  # 2.0 > 1: y = x * 3
+    assert "First note: right, MulBackward0" in right and "Blame: right, 3.0" in right
+    assert "not squaring" in check("PowBackward0", 3.0)
+    assert "the last note" in check("AddBackward0", 3.0)
+    assert "squaring road's blame" in check("MulBackward0", 4)
+    assert "z itself" in check("MulBackward0", 7)  # 2 * 3 + 1
+    assert "still None" in check(None, 3.0)
+    assert "still None" in check("MulBackward0", None)
+
+
+def test_beginner2_reads_answers_as_lesson_1_does():
+    check = _beginner2()
+    for note, blame in [("mulbackward0", "3"), (" MulBackward0", 3), ("MULBACKWARD0", "3.0")]:
+        right = check(note, blame)
+        assert "First note: right" in right and "Blame: right" in right, (note, blame, right)
+    assert check("MulBackward0", "three") == (
+        "Write a number, e.g. my_blame = 2.5 (you wrote 'three').\n")
+    assert check(3, 3).startswith("Write a name in quotes")
+    assert "whole name" in check("Mul", 3)
+    assert "not a note this run writes" in check("ExpBackward0", 3)
+    assert "not it yet" in check("MulBackward0", 2.5)
+
+
+def test_beginner2_no_hint_gives_the_answer_away():
+    check = _beginner2()
+    for note in (None, "PowBackward0", "AddBackward0", "Mul", "ExpBackward0"):
+        for blame in (None, 4, 7, 2.5):
+            reply = check(note, blame)
+            assert not gives_away(reply, "MulBackward0", "3", "3.0"), (note, blame, reply)
+
+
+# --- researcher 01: J^T v of f(x) = x * sum(x) ---------------------------------------------
+
+def _vjps():
+    ns = load("researcher/01_reverse_mode_as_vjps.ipynb", "r1-01")
+    return lambda source: eval(source, ns)  # a function defined in the lesson, with its torch
+
+
+def test_researcher1_vjp():
+    vjp = _vjps()
+    # f(x) = x * sum(x): J = diag(s) + x 1^T, so J^T v = s v + (x . v) 1
+    assert said(researcher_01.check, vjp("lambda x, v: x.sum() * v + (x * v).sum() * torch.ones_like(x)")
+                ).startswith("Right")
+    assert said(researcher_01.check, vjp("lambda x, v: x.sum() * v + x * v.sum()")
+                ).startswith("That is J v, not J^T v")
+    assert "through the factor x" in said(researcher_01.check, vjp("lambda x, v: x.sum() * v"))
+    assert "through the sum" in said(researcher_01.check, vjp("lambda x, v: (x * v).sum() * torch.ones_like(x)"))
+    assert said(researcher_01.check, vjp("lambda x, v: v")).startswith("Not yet")
+    assert "should return a tensor of x's shape (4,)" in said(researcher_01.check, vjp("lambda x, v: v.sum()"))
+    assert said(researcher_01.check, len).startswith("Define my_vjp in the cell above")
+
+
+def test_researcher1_no_hint_gives_the_answer_away():
+    vjp = _vjps()
+    for source in ("lambda x, v: x.sum() * v + x * v.sum()", "lambda x, v: x.sum() * v",
+                   "lambda x, v: (x * v).sum() * torch.ones_like(x)", "lambda x, v: v"):
+        reply = said(researcher_01.check, vjp(source))
+        assert "x . v" not in reply and "1^T" not in reply and "diag" not in reply, (source, reply)
+
+
+# --- researcher 02: the best number of segments for k = 36, and its peak --------------------
+
+def _researcher2():
+    ns = load("researcher/02_memory_and_checkpointing.ipynb", "r2-01", "r2-03", "r2-14")
+    return replier(researcher_02.check, ns["train_step"], ns["tanh_mlp"], ns["batch"])
+
+
+def test_researcher2_checkpoint_prediction():
+    check = _researcher2()
+    # k = 36: (s - 1) + 36 / s is smallest at s = 6, where it is 5 + 6 = 11
+    right = check(6, 11)
+    assert "s = 6: right" in right and "peak = 11: right" in right
+    assert "s = 6: right" in check("6", 11.0)  # a number in any form
+    assert "no checkpointing" in check(1, 36)
+    assert "every layer its own segment" in check(36, 36)
+    assert check("six", 11).startswith("Write numbers")
+    wrong = check(4, 12)
+    assert "s = 4: measured peak 12" in wrong and "peak = 12: not the measured value" in wrong
+    assert "not a divisor of 36" in check(5, 12)
+
+
+def test_researcher2_no_hint_gives_the_answer_away():
+    check = _researcher2()
+    for segments, peak in [(None, None), (1, 36), (36, 36), (4, 12), (5, 12), (9, 14)]:
+        reply = check(segments, peak)
+        assert not gives_away(reply, "6", "11"), (segments, peak, reply)
+
+
+# --- researcher 03: graphs and graph breaks of two decisions in a row -----------------------
+
+def _researcher3():
+    ns = load("researcher/03_define_by_run_vs_define_then_run.ipynb", "r3-01", "r3-30")
+    return replier(researcher_03.check, ns["two_decisions"])
+
+
+def test_researcher3_graphs():
+    check = _researcher3()
+    # two `if`s on tensor values: two breaks, three pieces compiled on one call
+    right = check(3, 2)
+    assert "2 graph breaks: right" in right and "3 graphs: right" in right
+    assert "3 graphs: right" in check("3", 2.0)
+    assert "one graph per branch" in check(5, 2)
+    assert "not what compiling did" in check(3, 1)
+    assert check("three", 2).startswith("Write a number")
+
+
+def test_researcher3_no_hint_gives_the_answer_away():
+    check = _researcher3()
+    for graphs, breaks in [(None, None), (5, 1), (4, 4), (1, 5)]:
+        reply = check(graphs, breaks)
+        assert not gives_away(reply, "2", "3"), (graphs, breaks, reply)
+
+
+# --- the reply stored in each lesson: no answer given yet, and none given away ---------------
+
+@pytest.mark.parametrize("replies, answers, start, not_said", [
+    (_beginner2, (None, None), "Write your two answers", "MulBackward0"),
+    (lambda: lambda *a: said(researcher_01.check, *a), (None,), "No answer yet", "J"),
+    (_researcher2, (None, None), "No prediction yet", "11"),
+    (_researcher3, (None, None), "No prediction yet", "right"),
+])
+def test_the_stored_reply(replies, answers, start, not_said):
+    stored = replies()(*answers)
+    assert stored.startswith(start) and not_said not in stored
