@@ -6,7 +6,9 @@
 #   make execute         re-run every notebook in a fresh kernel and store its outputs
 #   make restore-lessons put the stored lessons back as they are in git (close their tabs first)
 #   make lab-check       every notebook in JupyterLab in headless Chromium (tests/browser/README.md)
-#   make test-torch      every lesson run on real PyTorch 2.13 (CPU), compared with its stored outputs
+#   make test-torch      every lesson run on real PyTorch 2.13 (CPU), compared with its stored outputs,
+#                        and a short fixed run of the differential fuzzer (tests/fuzz/differential.py)
+#   make fuzz            the differential fuzzer on more seeds: make fuzz SEEDS=0:20000 (FATAL=kinds)
 #   make bench           speed and memory benchmarks, as ratios to a baseline run alongside
 #                        (and to PyTorch: with .venv-torch from make torch-setup, or BENCH_PYTHON=...)
 #   make clean           remove the environments and caches
@@ -46,7 +48,7 @@ LAB_CHECK ?= 1
 LAB_OVERRIDES := {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}, "@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Markdown Preview"}}}
 
 .PHONY: setup lab test test-library execute restore-lessons bench clean dot lab-check \
-        browser-setup test-torch torch-setup
+        browser-setup test-torch torch-setup fuzz
 
 setup: $(STAMP) dot
 
@@ -127,9 +129,21 @@ $(TORCH_STAMP): pyproject.toml
 	@touch $(TORCH_STAMP)
 
 # Every lesson with `import minigrad as torch` replaced by `import torch`, run by nbval on
-# real PyTorch, compared with the outputs stored from minigrad (tests/tools/test_torch.py).
+# real PyTorch, compared with the outputs stored from minigrad (tests/tools/test_torch.py);
+# then random autograd programs run in both, step by step (tests/fuzz/differential.py): a
+# fixed range of seeds that passes (about 10 s), failing on any value, gradient, graph,
+# internal or error difference.
+FUZZ_CI_SEEDS := 1700:2100
+FUZZ_FATAL := value,internal,error,graph
 test-torch: torch-setup
 	$(TORCH_BIN)/python tests/tools/test_torch.py $(NOTEBOOKS)
+	$(TORCH_BIN)/python tests/fuzz/differential.py --seeds $(FUZZ_CI_SEEDS) --fatal $(FUZZ_FATAL)
+
+# The fuzzer for contributors: make fuzz SEEDS=0:20000 (FATAL= the kinds that fail the run)
+SEEDS ?= 0:2000
+FATAL ?= $(FUZZ_FATAL)
+fuzz: torch-setup
+	$(TORCH_BIN)/python tests/fuzz/differential.py --seeds $(SEEDS) --fatal $(FATAL)
 
 # The bench compares with PyTorch when its Python has it: BENCH_PYTHON, else .venv-torch if made.
 bench: setup

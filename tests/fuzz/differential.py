@@ -8,21 +8,35 @@ program is written as source text with the name ``torch`` and run in two
 namespaces, one binding ``torch`` to PyTorch, one to minigrad; after every
 step the fuzzer compares what both saw:
 
-* ``value``: dtype, shape and values (float32 rtol 1e-4, float64 rtol 2e-6)
-  of each new tensor, and every ``.grad`` after backward;
-* ``internal``: minigrad raised where PyTorch did not, or raised a different
-  exception from inside minigrad or numpy (a traceback a learner should
+* ``value``: dtype, shape and values of each new tensor, and every
+  ``.grad`` after backward (gradients are values too), element by element
+  (each within float32 rtol 1e-4 / atol 1e-5, float64 rtol 2e-6 / atol 1e-9 of
+  itself: ``compare.py``);
+* ``internal``: minigrad raised where PyTorch did not (any exception: a
+  clean ``RuntimeError`` of minigrad's own is a program a learner runs in
+  PyTorch and cannot run in minigrad), or, both having raised, minigrad's
+  exception came from inside minigrad or numpy (a traceback a learner should
   never see);
-* ``error``: both raised, but a different type or first sentence;
+* ``error``: both raised, but a different type or first sentence; or
+  PyTorch raised and minigrad did not;
 * ``graph``: ``requires_grad``, ``is_leaf``, the ``grad_fn`` name and the
-  names along ``next_functions``; ``graph2`` the same for a gradient
-  computed with ``create_graph=True`` (a graph of backward formulas, whose
-  node names differ by design: see the README);
-* ``print``: ``repr`` of tensors whose values are identical (reported);
+  names along ``next_functions``;
+* ``graph2``: for a gradient computed with ``create_graph=True`` (a graph of
+  backward formulas: see the README), chains that part at one of the listed
+  pairs of node names ``compare.GRAPH2_PAIRS`` (PyTorch's fused formula,
+  minigrad's readable one); any other difference there is ``graph``;
+* ``print``: ``repr`` of tensors whose values are identical (its
+  ``grad_fn=<...>`` left out: that is ``graph``'s); reported;
 * ``drift``: a value difference that disappears when the step is re-run in
   minigrad on PyTorch's exact inputs (a discontinuous op such as ``%`` met
-  inputs that differed in their last bits), and every later value difference
-  of such a program (reported, never fatal).
+  inputs that differed in their last bits), and the value differences of the
+  tensors and gradients computed from such a drifted value (``lineage.py``;
+  values not computed from it are compared as usual); reported, never fatal.
+
+After a step where both raised, the program goes on.  After a step only one
+library raised (``internal`` or ``error``), the tensors it names or wrote no
+longer hold the same values in both: they, and what is computed from them,
+are left out of the comparison, and the rest of the program goes on.
 
 The program is generated with PyTorch as the oracle: a step PyTorch rejects
 stays in the program as a step that must raise (so error parity is fuzzed
@@ -36,8 +50,9 @@ dependency of minigrad or of ``make test``), from the repository root::
 
 ``--seeds A:B`` runs seeds A..B-1 and prints a summary by kind (exit status
 1 if any ``value`` or ``internal`` difference was found); ``--show`` prints
-one program and the differences, step by step; ``--fatal graph`` also fails
-on graph differences.  To make such a Python::
+one program and the differences, step by step; ``--fatal value,internal,error,graph``
+names the kinds that fail the run (CI's ``make test-torch`` runs a fixed range
+so; ``make fuzz SEEDS=A:B`` any).  To make such a Python::
 
     python3 -m venv /path/to/venv-with-torch
     /path/to/venv-with-torch/bin/pip install numpy torch --index-url https://download.pytorch.org/whl/cpu
@@ -47,163 +62,24 @@ Software", 1998) applied to an autograd engine and its reference.
 """
 
 import argparse
-import math
 import re
 import sys
 import traceback
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.fuzz import programs  # noqa: E402  (after the path is set)
+from tests.fuzz.compare import (compare, describe, first_sentence,  # noqa: E402
+                                graph_differences, norm)
+from tests.fuzz.lineage import Lineage  # noqa: E402
 
 KINDS = ("value", "internal", "error", "graph", "graph2", "print", "drift")
 # steps that look at a gradient computed with create_graph=True (``g``, ``g7``):
 # its graph is made of backward formulas (kind "graph2", see the README)
 SECOND_ORDER = re.compile(r"g\d*")
-# float64 values may have come from float32 ones (x.double()): not much tighter
-TOLERANCE = {"float32": (1e-4, 1e-5), "float64": (2e-6, 1e-9)}
-_ADDR = re.compile(r"0x[0-9a-fA-F]+")
-
-
-# ------------------------------------------------------------- observing
-
-def first_sentence(message):
-    """The message up to its first newline or ``". "``, as the parity fixtures compare it."""
-    line = message.split("\n", 1)[0]
-    i = line.find(". ")
-    return line if i < 0 else line[: i + 1]
-
-
-def _norm(text):
-    text = _ADDR.sub("0x", text)
-    return re.sub(r"\bminigrad\.", "torch.", text)
-
-
-def describe(obj, lib):
-    """What one step's result looks like, as plain data both libraries can be compared by."""
-    if isinstance(obj, lib.Tensor):
-        return _describe_tensor(obj, lib)
-    if isinstance(obj, (tuple, list)) and obj and all(isinstance(o, lib.Tensor) for o in obj):
-        return {"seq": [_describe_tensor(o, lib) for o in obj]}
-    if isinstance(obj, bool) or obj is None:
-        return {"py": obj}
-    if isinstance(obj, (int, float)):
-        return {"py": obj}
-    return None
-
-
-def _describe_tensor(t, lib):
-    d = t.detach()
-    if getattr(d, "_is_zerotensor", None) is not None and d._is_zerotensor():
-        d = lib.zeros_like(d)  # PyTorch's "efficient zero" tensors have no storage to list
-    node = t.grad_fn
-    return {
-        "dtype": _norm(str(t.dtype)),
-        "shape": list(t.shape),
-        "values": d.tolist(),
-        "requires_grad": t.requires_grad,
-        "is_leaf": t.is_leaf,
-        "grad_fn": None if node is None else node.name(),
-        "chain": _chain(node),
-        "repr": _norm(repr(t)),
-    }
-
-
-def _chain(node, limit=12):
-    """Names along the first ``next_functions`` edge of each node, then each node's edge count."""
-    out = []
-    while node is not None and len(out) < limit:
-        edges = node.next_functions
-        out.append(f"{node.name()}/{len(edges)}")
-        nxt = [fn for fn, _ in edges if fn is not None]
-        node = nxt[0] if nxt else None
-    return out
-
-
-# Besides elementwise closeness, a difference this small against the largest
-# value of the tensor is rounding (a gradient that is a difference of large
-# terms carries float32's error of those terms); a wrong formula is off by
-# the order of the values themselves.
-SCALE_TOLERANCE = {"float32": 1e-3, "float64": 1e-7}
-
-
-def _scale(v):
-    if isinstance(v, list):
-        return max((_scale(x) for x in v), default=0.0)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        return 0.0
-    return abs(v)
-
-
-def _close(a, b, dtype, scale=None):
-    if scale is None and dtype in SCALE_TOLERANCE:
-        scale = _scale(a) * SCALE_TOLERANCE[dtype]
-    if isinstance(a, list) or isinstance(b, list):
-        return (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
-                and all(_close(x, y, dtype, scale) for x, y in zip(a, b)))
-    if isinstance(a, bool) or isinstance(b, bool) or dtype not in TOLERANCE:
-        return a == b
-    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
-        return False
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    if math.isinf(a) or math.isinf(b):
-        return a == b
-    rtol, atol = TOLERANCE[dtype]
-    return abs(a - b) <= max(atol + rtol * max(abs(a), abs(b)), scale or 0.0)
-
-
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
-
-
-def _float32_exact(v):
-    """True if every value is a float32 number: a float64 tensor whose values all are was
-    computed in float32 and cast up (PyTorch casts a gradient to its input's dtype), so
-    it carries float32's rounding, such as a sum's order of additions, not float64's."""
-    if isinstance(v, list):
-        return all(_float32_exact(x) for x in v)
-    if not isinstance(v, float) or not math.isfinite(v):
-        return True
-    if v == 0.0 or v == int(v) and abs(v) < 2 ** 24:
-        return True
-    return abs(v) <= _FLOAT32_MAX and float(np.float32(v)) == v
-
-
-def compare(expected, actual):
-    """The kinds of difference between two ``describe`` results (empty: they agree)."""
-    if expected is None or actual is None:
-        return set() if (expected is None) == (actual is None) else {"value"}
-    if "py" in expected or "py" in actual:
-        e, a = expected.get("py", "?"), actual.get("py", "?")
-        if isinstance(e, float) and isinstance(a, float):
-            return set() if _close(e, a, "float64") else {"value"}
-        return set() if e == a else {"value"}
-    if "seq" in expected or "seq" in actual:
-        es, as_ = expected.get("seq"), actual.get("seq")
-        if es is None or as_ is None or len(es) != len(as_):
-            return {"value"}
-        kinds = set()
-        for e, a in zip(es, as_):
-            kinds |= compare(e, a)
-        return kinds
-    kinds = set()
-    dtype = expected["dtype"][6:]
-    if dtype == "float64" and _float32_exact(expected["values"]) and _float32_exact(actual["values"]):
-        dtype = "float32"  # computed in float32 in both (a float64 leaf's gradient through a float32 op)
-    if (expected["dtype"] != actual["dtype"] or expected["shape"] != actual["shape"]
-            or not _close(expected["values"], actual["values"], dtype)):
-        kinds.add("value")
-    for key in ("requires_grad", "is_leaf", "grad_fn", "chain"):
-        if expected[key] != actual[key]:
-            kinds.add("graph")
-    if expected["repr"] != actual["repr"] and expected["values"] == actual["values"]:
-        kinds.add("print")  # the same values printed otherwise (rounding noise is not this)
-    return kinds
 
 
 def _is_internal(err):
@@ -236,33 +112,40 @@ def differences(program, torch, minigrad):
     ns_t = {"torch": torch, "F": torch.nn.functional, "__name__": "__fuzz__"}
     ns_m = {"torch": minigrad, "F": minigrad.nn.functional, "__name__": "__fuzz__"}
     found = []
-    drifted = False  # a step's inputs already differed by rounding (see _anchored_agrees)
+    lineage = Lineage()  # which names descend from a drifted or set-aside value
     before = prev = None  # PyTorch's inputs of the last exec step (an in-place write), and it
     try:
         for i, (kind, src) in enumerate(program):
+            mark = lineage.mark_of(kind, src, ns_t)
             if kind == "exec":
                 before, prev = _snapshot(src, ns_t, torch), src
             res_t, err_t = run_step(ns_t, kind, src, torch)
             res_m, err_m = run_step(ns_m, kind, src, minigrad)
+            lineage.record(kind, src, ns_t, torch)
+            if mark == "apart":
+                continue  # it reads what the libraries no longer share: run, not compared
             if err_t is not None or err_m is not None:
+                if (err_t is None) != (err_m is None):
+                    # one raised: what the step names or wrote is no longer the same in both
+                    lineage.mark(kind, src, ns_t, torch, "apart")
+                    if mark == "drift":  # its inputs had drifted: so may its branch
+                        found.append((i, "drift", _error_text(src, err_t, err_m, False)))
+                        continue
                 found.extend(_error_difference(i, src, err_t, err_m))
-                if err_m is not None and err_t is None:
-                    break  # minigrad cannot go on where PyTorch did
                 continue
-            kinds = compare(res_t, res_m)
+            second = bool(SECOND_ORDER.fullmatch(src) or _formula_grad(src, res_t))
+            kinds = compare(res_t, res_m, second)
             if "value" in kinds:
-                if drifted or (kind == "assign" and _anchored_agrees(src, ns_t, ns_m, torch,
-                                                                    minigrad, res_t)) or (
+                if mark == "drift" or (kind == "assign" and _anchored_agrees(
+                        src, ns_t, ns_m, torch, minigrad, res_t)) or (
                         kind == "eval" and prev is not None
                         and _anchored_write_agrees(prev, before, src, ns_m, minigrad, res_t)):
                     kinds = (kinds - {"value"}) | {"drift"}
-                    drifted = True
+                    lineage.mark(kind, src, ns_t, torch, "drift")
             if kind != "exec":
                 prev = None
             for k in sorted(kinds):
-                if k == "graph" and (SECOND_ORDER.fullmatch(src) or _formula_grad(src, res_t)):
-                    k = "graph2"
-                found.append((i, k, _explain(src, res_t, res_m)))
+                found.append((i, k, _explain(src, res_t, res_m, k in ("graph", "graph2"))))
     finally:
         torch.set_grad_enabled(True)
         minigrad.set_grad_enabled(True)
@@ -333,21 +216,26 @@ def _anchored_write_agrees(step, before, name, ns_m, minigrad, expected):
 
 
 def _error_difference(i, src, err_t, err_m):
+    """The difference of a step where one library or both raised (none if the same)."""
     if err_t is None:
-        kind = "internal" if _is_internal(err_m) else "error"
-        return [(i, kind, f"{src}\n    PyTorch: no error\n    minigrad: "
-                          f"{type(err_m).__name__}: {err_m}\n{_tail(err_m)}")]
+        return [(i, "internal", _error_text(src, err_t, err_m, True))]
     if err_m is None:
-        return [(i, "error", f"{src}\n    PyTorch: {type(err_t).__name__}: "
-                             f"{first_sentence(str(err_t))}\n    minigrad: no error")]
-    same = (type(err_t).__name__ == type(err_m).__name__
-            and _norm(first_sentence(str(err_t))) == _norm(first_sentence(str(err_m))))
-    if same:
+        return [(i, "error", _error_text(src, err_t, err_m, False))]
+    if (type(err_t).__name__ == type(err_m).__name__
+            and norm(first_sentence(str(err_t))) == norm(first_sentence(str(err_m)))):
         return []
     kind = "internal" if _is_internal(err_m) else "error"
-    return [(i, kind, f"{src}\n    PyTorch: {type(err_t).__name__}: {first_sentence(str(err_t))}"
-                      f"\n    minigrad: {type(err_m).__name__}: {first_sentence(str(err_m))}"
-                      + (f"\n{_tail(err_m)}" if kind == "internal" else ""))]
+    return [(i, kind, _error_text(src, err_t, err_m, kind == "internal"))]
+
+
+def _error_text(src, err_t, err_m, tail):
+    def said(err):
+        if err is None:
+            return "no error"
+        return f"{type(err).__name__}: {first_sentence(str(err))}"
+
+    return (f"{src}\n    PyTorch: {said(err_t)}\n    minigrad: {said(err_m)}"
+            + (f"\n{_tail(err_m)}" if tail and err_m is not None else ""))
 
 
 def _tail(err):
@@ -355,7 +243,7 @@ def _tail(err):
     return "".join(f"      at {Path(f.filename).name}:{f.lineno} {f.line}\n" for f in frames)
 
 
-def _explain(src, e, a):
+def _explain(src, e, a, graph=False):
     def brief(d):
         if d is None or "py" in d:
             return repr(d)
@@ -364,7 +252,10 @@ def _explain(src, e, a):
         return (f"{d['dtype']} {d['shape']} rg={d['requires_grad']} leaf={d['is_leaf']} "
                 f"{d['grad_fn']} {d['chain']}\n      {d['repr']}")
 
-    return f"{src}\n    PyTorch:  {brief(e)}\n    minigrad: {brief(a)}"
+    text = f"{src}\n    PyTorch:  {brief(e)}\n    minigrad: {brief(a)}"
+    if graph:
+        text += "".join(f"\n    chains part at (PyTorch, minigrad): {p}" for p in graph_differences(e, a))
+    return text
 
 
 # ------------------------------------------------------------------ main
