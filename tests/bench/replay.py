@@ -112,11 +112,14 @@ def measure(name, fn, args, leaves):
 
 
 def main():
+    """Measure both programs; returns {program: replay / eager} (run.py's summary reads it)."""
     print("\n== define-then-run: minigrad.compile(backend='aot_eager') replay against eager")
     x0 = minigrad.tensor(1.0, requires_grad=True)
-    measure("0-d chain of 200 multiplies", chain, (x0,), [x0])
+    ratios = {"0-d chain of 200 multiplies": measure("0-d chain of 200 multiplies", chain, (x0,), [x0])}
     x, params, t = mlp_inputs()
-    measure("2-16-16-1 MLP step, batch 32", mlp, (x, *params, t), params)
+    ratios["2-16-16-1 MLP step, batch 32"] = measure("2-16-16-1 MLP step, batch 32", mlp,
+                                                     (x, *params, t), params)
+    return ratios
 
 
 if __name__ == "__main__":
