@@ -25,6 +25,7 @@ Source: PyTorch's ``VariableVersion`` and ``check_inplace``
 (torch/csrc/autograd/VariableTypeUtils.h), ``CopySlices``.
 """
 
+import warnings
 from types import SimpleNamespace as _Namespace
 
 import numpy as np
@@ -150,15 +151,22 @@ def _store(t, result, reads_self=True):
                 f"output with shape {list(data.shape)} doesn't match the broadcast shape "
                 f"{list(np.broadcast_shapes(data.shape, result._data.shape))}"
             ) from None
-    overlapping = data.size > 1 and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
-    if not data.flags.writeable or (overlapping and reads_self):
-        # an expanded tensor: one memory location stands for several elements
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
+    if not data.flags.writeable or (reads_self and has_internal_overlap(data)):
+        _raise_internal_overlap()
     np.copyto(data, result._data, casting="unsafe")
     t._shared_vc()[0] += 1
+
+
+def has_internal_overlap(data):
+    """True if one memory location stands for several elements of ``data`` (an expanded tensor)."""
+    return data.size > 1 and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
+
+
+def _raise_internal_overlap():
+    raise RuntimeError(
+        "unsupported operation: more than one element of the written-to tensor refers to a "
+        "single memory location. Please clone() the tensor before performing the operation."
+    )
 
 
 def _snapshot(t):
@@ -664,8 +672,19 @@ def setitem(t, key, value):
                 "Index put requires the source and destination dtypes match, got "
                 f"{SCALAR_TYPE_NAMES[t._data.dtype.name]} for the destination and "
                 f"{SCALAR_TYPE_NAMES[value._data.dtype.name]} for the source.")
+        if has_internal_overlap(t._data):
+            warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the "
+                          "tensor before performing this operation. This also applies to advanced "
+                          "indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=3)
+            return _write_expanded(t, np_key, value)
         inplace(t, lambda a, v: _IndexPut.apply(a, np_key, v), value, reads_self=False)
         return None
+    # PyTorch copies into t[key] (copy_), which refuses a region where one memory location
+    # stands for several elements (x.expand(3, 4)[:, 1] = v), as x.copy_(v) does
+    if has_internal_overlap(t._data if _whole(key, t._data.shape) else t._data[np_key]):
+        _raise_internal_overlap()
+    if has_internal_overlap(t._data):
+        return _write_expanded(t, np_key, value)
     if _whole(key, t._data.shape):
         # x[...] = v, x[:] = v: PyTorch writes into the tensor itself, no view
         # (copy_to: CopyBackwards for a value of the same shape, FillBackward3
@@ -680,6 +699,19 @@ def setitem(t, key, value):
     inplace(t, lambda a, v: _CopySlices.apply(a, np_key, v), value, reads_self=False,
             via_view=True, written=t._data[np_key])
     return None
+
+
+def _write_expanded(t, np_key, value):
+    """``t[key] = value`` for an expanded ``t`` (one memory location for several elements).
+
+    PyTorch writes the elements ``t[key]`` into the memory ``t`` views, its base's: so is
+    it recorded here, on the base, as CopySlices of the base's positions that ``t[key]``
+    covers; writing all of ``t`` would write a location once per element standing for it.
+    """
+    _check_writable(t, True)
+    root = _view_root(t)
+    root_key = np.unravel_index(_positions(root._data, t._data)[np_key], root._data.shape)
+    inplace(root, lambda a, v: _CopySlices.apply(a, root_key, v), value, reads_self=False)
 
 
 def _whole(key, shape):
