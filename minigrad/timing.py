@@ -1,0 +1,114 @@
+"""Timing a lesson can trust: variants interleaved round by round, collector off, medians and spread.
+
+A lesson that claims "backward costs about twice forward" or "the compiled replay
+is faster" measures it here, the way an experiment a researcher would accept is
+run on a shared, noisy machine:
+
+* every variant runs once per round, round after round, so a busy spell of the
+  machine hits them all alike; the order within a round rotates, so that no
+  variant always runs first (a position effect would look like a real difference);
+* the first rounds are a warm-up and are dropped;
+* Python's garbage collector is off while timing (``gc.disable()``): a collection
+  triggered by one variant's garbage would land on whichever runs next;
+* what comes back is every round's time, so a cell prints the median with its
+  spread (the interquartile range: half the rounds lie inside it) and a check
+  tests a ratio computed round by round (each round's two times were taken a
+  moment apart: their ratio cancels most of the machine's drift).
+
+``measure(variants, rounds=15, warmup=3)`` returns a ``Timings``::
+
+    t = timing.measure({"forward": forward, "backward": forward_and_backward})
+    print(t)                                   # median and interquartile range of each
+    r = t.ratio("backward", "forward")         # a Ratio: .median, .low, .high (IQR)
+    assert 1.5 < r.median < 4                  # a band the claim predicts
+
+Works the same with minigrad's and PyTorch's tensors (it times Python callables).
+A teaching helper of minigrad's own, like ``memory``; PyTorch has none.
+"""
+
+import gc
+import statistics
+import time
+from collections import namedtuple
+
+__all__ = ["Ratio", "Timings", "measure"]
+
+Ratio = namedtuple("Ratio", "median low high")
+Ratio.__doc__ = """A ratio of two variants' times, round by round: its median and its
+interquartile range (``low``, ``high``: the middle half of the rounds' ratios)."""
+
+
+def measure(variants, rounds=15, warmup=3):
+    """Time each of ``variants`` (a dict of name: callable taking no argument) ``rounds`` times.
+
+    Round after round, each variant runs once, in an order that rotates from one
+    round to the next; the first ``warmup`` rounds are not kept; the collector is off
+    while timing (and restored after).  Returns a ``Timings``.
+
+    Raises:
+        ValueError: no variants, or fewer than 3 rounds (no spread to speak of).
+    """
+    if not variants:
+        raise ValueError("measure: give at least one variant to time")
+    if rounds < 3:
+        raise ValueError(f"measure: at least 3 rounds are needed for a spread, got {rounds}")
+    names = list(variants)
+    times = {name: [] for name in names}
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for r in range(warmup + rounds):
+            shift = r % len(names)
+            for name in names[shift:] + names[:shift]:
+                fn = variants[name]
+                t0 = time.perf_counter()
+                fn()
+                elapsed = time.perf_counter() - t0
+                if r >= warmup:
+                    times[name].append(elapsed)
+    finally:
+        if was_enabled:
+            gc.enable()
+    return Timings(times)
+
+
+def _quartiles(values):
+    if len(values) < 2:
+        return values[0], values[0]
+    q = statistics.quantiles(values, n=4, method="inclusive")
+    return q[0], q[2]
+
+
+class Timings:
+    """The times ``measure`` took, in seconds: ``times[name]`` is one value per kept round."""
+
+    def __init__(self, times):
+        self.times = times
+
+    def median(self, name):
+        """The median time of variant ``name``, in seconds."""
+        return statistics.median(self.times[name])
+
+    def spread(self, name):
+        """``(low, high)``: the interquartile range of ``name``'s times, in seconds."""
+        return _quartiles(self.times[name])
+
+    def ratio(self, a, b):
+        """``a``'s time over ``b``'s, round by round: a ``Ratio`` (median, interquartile range)."""
+        ratios = [x / y for x, y in zip(self.times[a], self.times[b])]
+        low, high = _quartiles(ratios)
+        return Ratio(statistics.median(ratios), low, high)
+
+    def __repr__(self):
+        rounds = len(next(iter(self.times.values())))
+        width = max(len(name) for name in self.times)
+        lines = [f"median (interquartile range) of {rounds} interleaved rounds, collector off:"]
+        for name in self.times:
+            low, high = self.spread(name)
+            lines.append(f"  {name:<{width}}  {_ms(self.median(name))} ({_ms(low)} to {_ms(high)})")
+        return "\n".join(lines)
+
+
+def _ms(seconds):
+    return f"{seconds * 1e3:.3f} ms"

@@ -1,0 +1,68 @@
+"""minigrad.timing: the lessons' timing helper, on a fake clock (no real timing in tests).
+
+Each variant advances the fake clock by a known amount, so medians, spreads and ratios
+are known exactly; the order of calls, the warm-up and the collector are checked too.
+"""
+
+import gc
+
+import pytest
+
+from minigrad import timing
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    now = [0.0]
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: now[0])
+    return now
+
+
+def test_variants_interleave_with_a_rotating_order_and_the_warmup_is_dropped(clock):
+    calls = []
+
+    def variant(name, cost):
+        def run():
+            calls.append(name)
+            assert not gc.isenabled()  # the collector is off while timing
+            clock[0] += cost
+        return run
+
+    t = timing.measure({"a": variant("a", 1.0), "b": variant("b", 3.0), "c": variant("c", 2.0)},
+                       rounds=4, warmup=2)
+    assert calls[:9] == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
+    assert len(calls) == 3 * 6
+    assert t.times == {"a": [1.0] * 4, "b": [3.0] * 4, "c": [2.0] * 4}
+    assert gc.isenabled()
+
+
+def test_medians_spreads_and_ratios_round_by_round(clock):
+    costs = {"fast": iter([1, 2, 3, 4, 5, 100]), "slow": iter([2, 4, 6, 8, 10, 200])}
+
+    def variant(name):
+        def run():
+            clock[0] += next(costs[name])
+        return run
+
+    t = timing.measure({"fast": variant("fast"), "slow": variant("slow")}, rounds=5, warmup=1)
+    assert t.times["fast"] == [2, 3, 4, 5, 100]
+    assert t.median("fast") == 4 and t.spread("fast") == (3, 5)
+    r = t.ratio("slow", "fast")  # every round exactly 2, whatever the drift
+    assert r == timing.Ratio(2.0, 2.0, 2.0)
+    assert "fast" in repr(t) and "4000.000 ms (3000.000 ms to 5000.000 ms)" in repr(t)
+
+
+def test_bad_calls_say_what_is_wrong():
+    with pytest.raises(ValueError, match="at least one variant"):
+        timing.measure({})
+    with pytest.raises(ValueError, match="at least 3 rounds"):
+        timing.measure({"a": lambda: None}, rounds=2)
+
+
+def test_the_collector_stays_off_if_it_was_off(clock):
+    gc.disable()
+    try:
+        timing.measure({"a": lambda: None}, rounds=3, warmup=0)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
