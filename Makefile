@@ -5,7 +5,8 @@
 #                        the browser check (lab-check; LAB_CHECK=0 leaves it out)
 #   make execute         re-run every notebook in a fresh kernel and store its outputs
 #   make restore-lessons put the stored lessons back as they are in git (close their tabs first)
-#   make lab-check       every notebook in JupyterLab in headless Chromium (tests/browser/README.md)
+#   make lab-check       every notebook in headless Chromium: as a static page (nbconvert's HTML, no
+#                        kernel), then in JupyterLab (tests/browser/README.md)
 #   make test-torch      every lesson run on real PyTorch 2.13 (CPU), compared with its stored outputs,
 #                        and a short fixed run of the differential fuzzer (tests/fuzz/differential.py)
 #   make fuzz            the differential fuzzer on more seeds: make fuzz SEEDS=0:20000 (FATAL=kinds)

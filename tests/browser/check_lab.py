@@ -43,6 +43,11 @@ JupyterLab and playwright).  It
   the reopening), printing paths;
 * stops JupyterLab and its kernels at the end, also on failure or Ctrl-C.
 
+Before JupyterLab starts, in the same Chromium, it checks each lesson's static page
+(``check_static.py``: nbconvert's HTML, no kernel, as nbviewer shows it; every stored
+picture shown, no exercise's answer, strips' labels readable; screenshots in
+build/lab-check/static/); ``--no-static`` leaves that out.
+
 Everything has a timeout; the run as a whole is bounded by --total-timeout.
 Exit status 0 when every check passed, 1 when a check failed, 2 when the check
 itself could not run (no Chromium, JupyterLab did not start, ...).
@@ -875,6 +880,8 @@ def main(argv=None):
                         help="seconds for the whole check, after which everything is stopped "
                         "(default 900)")
     parser.add_argument("--headed", action="store_true", help="show the browser window")
+    parser.add_argument("--no-static", action="store_true",
+                        help="leave out the static pages (check_static.py: nbconvert's HTML)")
     args = parser.parse_args(argv)
 
     root = args.root.resolve()
@@ -964,6 +971,14 @@ def main(argv=None):
             browser = pw.chromium.launch(executable_path=chromium, headless=not args.headed,
                                          args=CHROMIUM_ARGS, timeout=60_000)
             try:
+                if not args.no_static:  # the stored pages first: no server, about 20 s
+                    import check_static
+
+                    try:
+                        failed += [f"{rel} (static page)" for rel in
+                                   check_static.run(browser, paths, shots / "static", root)]
+                    except check_static.CannotRun as error:  # (its import of this file's class)
+                        raise CannotRun(str(error)) from None
                 context = browser.new_context(viewport={"width": 1400, "height": 1000})
                 context.set_default_timeout(30_000)
                 first = Lab(serve, workdir)
