@@ -239,11 +239,11 @@ class Tensor:
         return vc
 
     def detach(self):
-        """A new tensor sharing this one's memory and version counter, cut from the graph.
-
-        It has ``requires_grad=False``, as in PyTorch (``Tensor.detach``).
-        """
-        return Tensor._make(self._data, vc=self._shared_vc(), base=self)
+        """A new tensor sharing this one's memory and version counter, cut from the graph
+        (``Tensor.detach``): ``requires_grad`` False; not a view, so its ``_base`` is None."""
+        out = Tensor._make(self._data, vc=self._shared_vc())
+        out._inference = self._inference
+        return out
 
     def detach_(self):
         """Cut this tensor from the graph in place, making it a leaf (``Tensor.detach_``).

@@ -123,7 +123,8 @@ def install():
 # The in-place forms of one-argument math (``x.exp_()``): each records the
 # out-of-place op's node (ExpBackward0, ...), as PyTorch does.
 _UNARY = ("abs", "cos", "exp", "log", "neg", "reciprocal", "sigmoid", "sin", "sqrt", "square",
-          "tanh", "ceil", "expm1", "fix", "floor", "frac", "log10", "log1p", "log2", "sign", "trunc")
+          "tanh", "ceil", "expm1", "fix", "floor", "frac", "log10", "log1p", "log2", "sign", "trunc",
+          "logical_not")
 
 
 def _unary_inplace(name):
