@@ -295,7 +295,7 @@ def explore_static(fn, sliders, library=None, **draw_kwargs):
     Returns:
         viz.StripPicture: the pictures, a line per position in its text.
     """
-    from .viz.strip import compose
+    from .viz.strip import CAPTION_WIDTH, compose
 
     names = list(sliders)
     runs = [(pos, run_explore(fn, library=library, **pos))
@@ -322,7 +322,7 @@ def explore_static(fn, sliders, library=None, **draw_kwargs):
     for (_pos, r), members in chosen:
         where = _range_text(members, names)
         cap = r.caption + (f"  (the same recording for {where})" if where else "")
-        pictures.append(_with_caption(r, cap, draw_kwargs))
+        pictures.append(_with_caption(r, cap, dict(draw_kwargs, caption_width=CAPTION_WIDTH)))
         captions.append(cap)
     lines = [f"  {_position_text(pos)}: {_short(r)}" for pos, r in
              sorted(runs, key=lambda m: order(m[0]))]
@@ -332,8 +332,8 @@ def explore_static(fn, sliders, library=None, **draw_kwargs):
     return compose(pictures, captions, title, tail)
 
 
-def _with_caption(result, caption, draw_kwargs):
-    kwargs = dict(draw_kwargs, caption_width=48)  # a small picture: a narrow caption
+def _with_caption(result, caption, kwargs):
+    # kwargs: draw's, with the caption_width of a strip's panel (a narrow caption)
     if result.backward is not None:
         return result.backward.after(caption=caption, **kwargs)
     if result.forward is not None:

@@ -175,7 +175,7 @@ def test_a_regressed_page_fails(browser, tmp_path, capsys):
     assert "as 'Right: x.grad is 10.0. Near 5" in out  # the stored output
     assert "cell broken: a picture (other, image/svg+xml) did not load" in out
     assert "cell b1-15: 1 stored picture(s) (other), 0 shown" in out
-    assert "strip 1 (cell b1-11): labels 5.8 px, 0.48x" in out and "(below 0.75x)" in out
+    assert "strip 1 (cell b1-11): labels 7.3 px, 0.61x" in out and "(below 0.75x)" in out
     assert "short of the goal for strips" in out  # a lesson not in KNOWN_SMALL_STRIPS
     kept = re.search(r"the exported HTML kept in (\S+)", out)
     assert kept, out

@@ -523,3 +523,49 @@ def test_public_api_has_docstrings():
                  "ForwardRecording", "ForwardStep", "draw", "GraphPicture"):
         assert name in viz.__all__
     assert "Returns:" in viz.record_backward.__doc__ and "Args:" in viz.record_backward.__doc__
+
+
+# ---------------------------------------------------------------------- a strip's layout (issue 25)
+
+class _Panel:
+    """A stand-in picture: only the size of its SVG matters to the layout."""
+
+    def __init__(self, w_pt, h_pt):
+        self.w, self.h = w_pt, h_pt
+
+    def svg(self):
+        return (f'<svg width="{round(self.w)}pt" height="{round(self.h)}pt" '
+                f'viewBox="0.00 0.00 {self.w:.2f} {self.h:.2f}" xmlns="http://www.w3.org/2000/svg">'
+                "</svg>")
+
+
+def _strip_of(*sizes_pt):
+    from minigrad.viz.strip import StripPicture
+
+    return StripPicture([_Panel(w, h) for w, h in sizes_pt], [""] * len(sizes_pt), "t", "")
+
+
+def test_a_strip_draws_each_panel_full_size_in_rows_of_at_most_three():
+    import sys
+
+    strip_module = sys.modules["minigrad.viz.strip"]
+    k = 4 / 3 * strip_module.PANEL_SCALE  # CSS pixels a point: a lone picture's, and 1% more
+    assert strip_module.PANEL_SCALE >= 1.0
+    # six narrow panels: three a row, each at its exact size (from the viewBox, not rounded)
+    s = _strip_of(*[(200.3, 150.0)] * 6)
+    boxes, width, height, legend = s.layout()
+    assert s.columns() == 3 and legend is None
+    assert [(round(x), round(y)) for x, y, _w, _h in boxes] == [
+        (0, 0), (284, 0), (567, 0), (0, 216), (284, 216), (567, 216)]
+    assert all(w == pytest.approx(200.3 * k) and h == pytest.approx(150 * k) for *_, w, h in boxes)
+    assert isinstance(width, int) and isinstance(height, int)  # whole pixels: exact in the SVG
+    assert width <= strip_module._WIDTH and width >= 3 * 200.3 * k
+    # panels of a small graph (about 400 pt): two a row, the columns aligned
+    s = _strip_of((370, 380), (390, 400), (400, 410), (380, 430))
+    boxes, width, _h, _ = s.layout()
+    assert s.columns() == 2 and width <= strip_module._WIDTH
+    assert boxes[1][0] == boxes[3][0] and boxes[0][1] == boxes[1][1] < boxes[2][1] == boxes[3][1]
+    # a wide panel (a graph of two leaves, a constant and two saved values): a row of its own
+    s = _strip_of((700, 360), (700, 380), (760, 410))
+    boxes, _w, _h, _ = s.layout()
+    assert s.columns() == 1 and len({y for _x, y, _w2, _h2 in boxes}) == 3

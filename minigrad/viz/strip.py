@@ -1,11 +1,12 @@
-"""A whole recording in one picture: every step, small, side by side, with its sentence.
+"""A whole recording in one picture: every step at full size, in reading order, with its sentence.
 
 A slider shows one state at a time, and only where a kernel runs.  A page read
 on GitHub or nbviewer, or a notebook not run yet, shows what was stored: so
 ``strip(recording)`` draws every state of a recorded walk (``record_backward``,
-``record_forward``) as a small picture with its caption, in reading order, left
-to right and then down, with one legend for all of them.  ``widgets.step_through``
-and ``widgets.explore`` store such a strip as the static form of their output.
+``record_forward``) as a picture with its caption, as large as on its own, in
+reading order, at most three a row (two, or one, when they are wide), with one
+legend for all of them.  ``widgets.step_through`` and ``widgets.explore`` store
+such a strip as the static form of their output.
 
 The PNG is composed with Pillow (a dependency of matplotlib, which the lessons
 use anyway); the SVG nests each step's own SVG.  The text form lists every
@@ -14,6 +15,7 @@ step's sentence, then the text form of the last picture: what nbval compares.
 
 import base64
 import io
+import math
 import re
 
 from .render import (
@@ -29,21 +31,42 @@ from .render import (
 __all__ = ["StripPicture", "strip"]
 
 _CSS_PER_PNG = 96 / PNG_DPI  # CSS pixels per pixel of a picture's PNG
+_CSS_PER_PT = 96 / 72  # CSS pixels per point of a picture's SVG (Graphviz writes points)
 _GAP = 14  # CSS pixels between pictures
-_WIDTH = 980  # CSS pixels: about the width of a notebook's output area
+# The widest a strip is laid out, CSS pixels: what a notebook shows without horizontal scrolling
+# (nbconvert's and nbviewer's pages never shrink a wide picture, JupyterLab and GitHub shrink it
+# to fit, and its labels with it).  Measured output areas (JupyterLab 4.6, nbconvert 7, lab
+# template): a 1280 px wide window gives 1100 in JupyterLab with the file browser closed (848
+# with it open) and 1170 in nbconvert's page; 1400 px gives 1220 (968) and 1290.  So two
+# full-size panels of a small graph (about 460 to 570 each) share a row; a wide one (a graph
+# with two leaves, a constant and two saved values: about 930) has a row of its own.
+_WIDTH = 1100
+MAX_PER_ROW = 3  # panels a row, at most
+CAPTION_WIDTH = 40  # characters a line in a panel's caption (a narrow panel, two to a row)
+# A panel's size against the same picture on its own at 4/3 CSS pixels a point (Graphviz's
+# size): 1% larger, so that its labels are never smaller than a lone picture's.  Graphviz
+# rounds a lone picture's width and height to whole points, which shows it up to 0.5 pt in
+# its size larger (0.4% for a picture 120 pt wide); a panel is drawn from its exact size.
+PANEL_SCALE = 1.01
 
 
 class StripPicture:
     """Several pictures in one, with a shared legend; shows itself in Jupyter as one image.
 
+    Each picture (a *panel*) is drawn at ``scale`` of its size on its own (``PANEL_SCALE``:
+    its labels at least as large as a lone picture's) and keeps its caption.  The panels are
+    laid out in a grid, in reading order (left to right, then down): as many columns as fit
+    ``_WIDTH``, at most ``MAX_PER_ROW``, each column as wide as its widest panel.  One legend
+    below all of them, at the same scale.
+
     Attributes:
         pictures (list[GraphPicture]): the pictures, in reading order (no legend each).
         text (str): ``title``, one line per picture (its caption), then ``tail``:
             the deterministic ``text/plain`` nbval compares.
-        scale (float): how much smaller each picture is drawn than on its own.
+        scale (float): each picture's size relative to the same picture on its own.
     """
 
-    def __init__(self, pictures, captions, title, tail, legend_source=None, scale=0.8):
+    def __init__(self, pictures, captions, title, tail, legend_source=None, scale=PANEL_SCALE):
         self.pictures = list(pictures)
         self.captions = list(captions)
         self.scale = scale
@@ -52,63 +75,88 @@ class StripPicture:
         self.text = "\n".join(lines) + ("\n" + tail if tail else "")
         self._png = self._svg = None
         self._layout = None
+        self._legend = None
 
-    # --- layout: rows of pictures that fit the width
+    # --- layout: a grid of pictures that fits the width
 
     def _sizes(self):
-        sizes = []
-        for p in self.pictures:
-            w, h = png_size(p.png())
-            sizes.append((w * _CSS_PER_PNG * self.scale, h * _CSS_PER_PNG * self.scale))
-        return sizes
+        """Each picture's size in CSS pixels: its SVG's own (as a lone picture shows), scaled."""
+        return [_svg_size(p.svg(), self.scale) for p in self.pictures]
 
-    def _legend_png(self):
+    def _legend_pictures(self):
+        """The legend as ``(png, svg)``, or None."""
         if self._legend_source is None:
             return None
-        return render(self._legend_source.replace("digraph legend {",
-                                                  f'digraph legend {{ graph [dpi="{PNG_DPI}"];'),
-                      "png")
+        if self._legend is None:
+            png_source = self._legend_source.replace(
+                "digraph legend {", f'digraph legend {{ graph [dpi="{_dpi(self.scale)}"];')
+            self._legend = (render(png_source, "png"),
+                            render(self._legend_source, "svg").decode("utf-8"))
+        return self._legend
+
+    def columns(self):
+        """How many panels share a row: the most, up to ``MAX_PER_ROW``, whose grid fits."""
+        sizes = self._sizes()
+        for n in range(min(MAX_PER_ROW, len(sizes)), 1, -1):
+            if _grid_width(sizes, n) <= _WIDTH:
+                return n
+        return 1
 
     def layout(self):
-        """``[(x, y, w, h), ...]`` in CSS pixels for each picture, then the legend; total size."""
+        """``[(x, y, w, h), ...]`` in CSS pixels for each picture, then the legend; total size.
+
+        The total size is rounded up to whole CSS pixels, so that the strip's SVG, shown at
+        its ``width`` and ``height``, draws each panel exactly at ``scale``.
+        """
         if self._layout is None:
-            boxes, x, y, row_h, width = [], 0.0, 0.0, 0.0, 0.0
-            for w, h in self._sizes():
-                if x > 0 and x + w > _WIDTH:
-                    x, y = 0.0, y + row_h + _GAP
-                    row_h = 0.0
-                boxes.append((x, y, w, h))
-                x += w + _GAP
-                row_h = max(row_h, h)
-                width = max(width, x - _GAP)
-            height = y + row_h
-            legend = self._legend_png()
+            sizes = self._sizes()
+            n = self.columns()
+            widths = _column_widths(sizes, n)
+            boxes, y, width = [], 0.0, 0.0
+            for start in range(0, len(sizes), n):
+                row = sizes[start:start + n]
+                x = 0.0
+                for j, (w, h) in enumerate(row):
+                    boxes.append((x, y, w, h))
+                    width = max(width, x + w)
+                    x += widths[j] + _GAP
+                y += max(h for _w, h in row) + _GAP
+            height = y - _GAP if sizes else 0.0
+            legend = self._legend_pictures()
             if legend is not None:
-                lw, lh = png_size(legend)
-                k = _CSS_PER_PNG * self.scale  # the legend as small as the pictures
-                lw, lh = lw * k, lh * k
+                lw, lh = _svg_size(legend[1], self.scale)  # the legend as large as the pictures
                 boxes.append((0.0, height + _GAP, lw, lh))
                 height += _GAP + lh
                 width = max(width, lw)
-            self._layout = (boxes, width, height, legend)
+            self._layout = (boxes, math.ceil(width - 1e-6), math.ceil(height - 1e-6),
+                            legend[0] if legend else None)
         return self._layout
 
     # --- the picture
 
+    def _panel_png(self, picture):
+        """A picture's PNG drawn at ``scale`` (Graphviz at a higher dpi: as sharp as a lone one)."""
+        if self.scale == 1:
+            return picture.png()
+        dpi = f'dpi="{PNG_DPI}"'
+        if dpi not in picture._png_source:
+            return picture.png()  # (resized below)
+        return render(picture._png_source.replace(dpi, f'dpi="{_dpi(self.scale)}"', 1), "png")
+
     def png(self):
-        """The strip as PNG bytes (at the pictures' 144 dpi)."""
+        """The strip as PNG bytes (144 pixels an inch, as a lone picture's PNG)."""
         if self._png is None:
             from PIL import Image
 
             boxes, width, height, legend = self.layout()
             k = 1 / _CSS_PER_PNG  # PNG pixels per CSS pixel
             canvas = Image.new("RGB", (round(width * k), round(height * k)), "white")
-            sources = [p.png() for p in self.pictures] + ([legend] if legend else [])
+            sources = [self._panel_png(p) for p in self.pictures] + ([legend] if legend else [])
             for (x, y, w, h), data in zip(boxes, sources):
                 img = Image.open(io.BytesIO(data)).convert("RGB")
                 size = (max(1, round(w * k)), max(1, round(h * k)))
-                if size != img.size:
-                    img = img.resize(size, Image.LANCZOS)
+                if abs(size[0] - img.width) > 1 or abs(size[1] - img.height) > 1:
+                    img = img.resize(size, Image.LANCZOS)  # (within a pixel: pasted as drawn)
                 canvas.paste(img, (round(x * k), round(y * k)))
             out = io.BytesIO()
             canvas.save(out, format="PNG", optimize=True)
@@ -125,7 +173,7 @@ class StripPicture:
                      f'<rect width="{width:.2f}" height="{height:.2f}" fill="white"/>']
             docs = [p.svg() for p in self.pictures]
             if legend is not None:
-                docs.append(render(self._legend_source, "svg").decode("utf-8"))
+                docs.append(self._legend_pictures()[1])
             for (x, y, w, h), doc in zip(boxes, docs):
                 parts.append(_nested(doc, x, y, w, h))
             parts.append("</svg>")
@@ -138,6 +186,38 @@ class StripPicture:
 
     def __repr__(self):
         return self.text
+
+
+def _dpi(scale):
+    return f"{PNG_DPI * scale:.6g}"
+
+
+def _svg_size(doc, scale=1.0):
+    """``(width, height)`` in CSS pixels of a Graphviz SVG document drawn at ``scale``.
+
+    From its ``viewBox`` (points, not rounded), else its ``width`` and ``height``.
+    """
+    head = doc[doc.index("<svg"):]
+    head = head[:head.index(">")]
+    view = re.search(r'viewBox="\s*[-\d.]+[\s,]+[-\d.]+[\s,]+([\d.]+)[\s,]+([\d.]+)\s*"', head)
+    if view:
+        return tuple(float(v) * _CSS_PER_PT * scale for v in view.groups())
+    size = []
+    for attr in ("width", "height"):
+        m = re.search(attr + r'="([\d.]+)(pt|px)?"', head)
+        if m is None:
+            raise ValueError(f"an SVG without a {attr}")
+        size.append(float(m.group(1)) * (_CSS_PER_PT if m.group(2) in ("pt", None) else 1) * scale)
+    return tuple(size)
+
+
+def _column_widths(sizes, n):
+    """The width of each of ``n`` columns: its widest panel."""
+    return [max(w for w, _h in sizes[j::n]) for j in range(n) if sizes[j::n]]
+
+
+def _grid_width(sizes, n):
+    return sum(_column_widths(sizes, n)) + _GAP * (min(n, len(sizes)) - 1)
 
 
 def _nested(doc, x, y, w, h):
@@ -181,21 +261,22 @@ def bundle(picture, include=None, exclude=None):
     return data, metadata
 
 
-def strip(recording, *, title=None, tail=True, scale=0.8, **draw_kwargs):
+def strip(recording, *, title=None, tail=True, scale=PANEL_SCALE, **draw_kwargs):
     """Every state of a recorded walk as one picture: a ``StripPicture``.
 
     Args:
         recording: ``record_backward(...)`` or ``record_forward(...)``.
         title (str | None): the first line of the text form (default: what it shows).
         tail (bool): end the text form with the text form of the last state.
-        scale (float): the size of each small picture relative to the full one.
+        scale (float): the size of each picture relative to the same picture on its own
+            (``PANEL_SCALE``: labels at least as large as a lone picture's).
         **draw_kwargs: passed to each state's ``draw`` (``show_values=True``, ...).
 
     Returns:
         StripPicture: states 0 (before the first step) to ``len(recording)``.
     """
     states = [recording.state(i) for i in range(len(recording) + 1)]
-    pictures = [s.draw(caption_width=48, **draw_kwargs) for s in states]
+    pictures = [s.draw(caption_width=CAPTION_WIDTH, **draw_kwargs) for s in states]
     captions = [f"{i}. {s.caption}" for i, s in enumerate(states)]
     if title is None:
         title = (f"all {len(states)} positions of the slider (0 to {len(recording)}), "
@@ -204,7 +285,7 @@ def strip(recording, *, title=None, tail=True, scale=0.8, **draw_kwargs):
     return compose(pictures, captions, title, last, scale)
 
 
-def compose(pictures, captions, title, tail="", scale=0.8):
+def compose(pictures, captions, title, tail="", scale=PANEL_SCALE):
     """A ``StripPicture`` of ``pictures`` (drawn with their legends), sharing one legend."""
     kinds, marks, edges = set(), set(), set()
     for p in pictures:

@@ -82,18 +82,12 @@ MIN_LABEL_RATIO = 0.75
 TARGET_LABEL_RATIO = 1.0
 MAX_PANELS_A_ROW = 3
 
-# Lessons whose strips fall short of the goal today, each with what was measured (at 1400 px,
-# `make lab-check`'s window): all six strips draw their panels at 0.8 (9.6 px labels against
-# the static pictures' 12 px), in rows of at most 2.  The library change to `viz.strip`'s
-# layout must empty this: the check fails for a lesson listed here whose strips all reach the
-# goal ("remove it"), and tests/test_static_page_check.py asserts every entry still falls short.
-KNOWN_SMALL_STRIPS = {
-    "notebooks/beginner/01_the_ribbon_trail.ipynb": "2 strips, labels 0.80x",
-    "notebooks/beginner/02_a_new_trail_every_run.ipynb": "1 strip, labels 0.80x",
-    "notebooks/developer/01_watching_the_recording.ipynb": "1 strip, labels 0.80x",
-    "notebooks/developer/04_watching_the_walk.ipynb": "1 strip of 6 panels in one column, labels 0.80x",
-    "notebooks/researcher/03_define_by_run_vs_define_then_run.ipynb": "1 strip, labels 0.80x",
-}
+# Lessons whose strips fall short of the goal, each with what was measured (at 1400 px,
+# `make lab-check`'s window).  Empty since `viz.strip` draws each panel at full size (1.01 of a
+# lone picture) in rows of at most 2 or 3 (issue 25): every strip measures 1.0x (12.0 px against
+# the static pictures' 12.0 px).  The check fails for a lesson listed here whose strips all reach
+# the goal ("remove it"), and tests/test_static_page_check.py asserts every entry still falls short.
+KNOWN_SMALL_STRIPS = {}
 
 PICTURE_TYPES = ("image/png", "image/svg+xml", "image/jpeg", "image/gif")
 
