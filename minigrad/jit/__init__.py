@@ -13,6 +13,8 @@ replayed:
   value decides the control flow (a *graph break*, ``breaks.py``) and compiles
   each region into straight-line code with a backward plan made once
   (``replay.py``, ``plan.py``): one ``CompiledFunctionBackward`` node per region;
+  ``backend="numpy"`` writes each region as numpy source instead, one line per
+  operation (``codegen_numpy.py``; ``list_backends()``);
 * ``jit.explain(fn, *args)`` (``explain.py``): a teaching report of what
   compiling did: graphs, graph breaks and why, guards, recompiles;
 * the static graph itself (``graph.py``, ``aten.py``) prints as TorchScript
@@ -23,11 +25,12 @@ replayed:
 How the recording is made: ``recording.py``.
 """
 
-from .compile import InvalidBackend, Unsupported, compile, config, reset
+from .compile import InvalidBackend, Unsupported, compile, config, list_backends, reset
 from .explain import ExplainOutput, explain
 from .recording import TracerWarning
 from .replay import CompiledFunctionBackward
 from .trace import ScriptFunction, trace
 
 __all__ = ["CompiledFunctionBackward", "ExplainOutput", "InvalidBackend", "ScriptFunction",
-           "TracerWarning", "Unsupported", "compile", "config", "explain", "reset", "trace"]
+           "TracerWarning", "Unsupported", "compile", "config", "explain", "list_backends", "reset",
+           "trace"]

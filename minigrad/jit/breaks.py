@@ -264,7 +264,8 @@ class Paths:
             region = None
             if raw and outs:
                 records = any(s.needs and any(s.needs) for s in raw)
-                region = Region(raw, outs, len(self.graphs) + 1, records, rec, dynamic)
+                region = Region(raw, outs, len(self.graphs) + 1, records, rec, dynamic,
+                                getattr(self, "backend", "aot_eager"))
                 self.graphs.append(region)
             node = PathNode("decision" if d is not None else "return", region)
             node.raw = raw

@@ -70,7 +70,7 @@ from .guards import GuardSet, flatten_inputs, globals_read
 from .recording import Value
 from .trace import record_call
 
-__all__ = ["InvalidBackend", "Unsupported", "compile", "config", "reset"]
+__all__ = ["InvalidBackend", "Unsupported", "compile", "config", "list_backends", "reset"]
 
 _log = logging.getLogger("minigrad.jit")
 
@@ -97,7 +97,43 @@ class InvalidBackend(RuntimeError):
     """``compile`` was given a backend minigrad does not have (``torch._dynamo.exc.InvalidBackend``)."""
 
 
-_BACKENDS = ("aot_eager",)
+# name -> tags, as PyTorch's registry tags its backends (torch/_dynamo/backends/registry.py):
+# "debug" backends are left out of list_backends() by default, as PyTorch leaves out its
+# aot_eager and eager
+_BACKENDS = {
+    "aot_eager": ("debug",),  # PyTorch's: the regions replayed with the primitives' own code
+    "numpy": (),              # minigrad's: each region written out as numpy source (codegen_numpy.py)
+}
+
+
+def list_backends(exclude_tags=("debug", "experimental")):
+    """The backends ``compile`` accepts (``torch._dynamo.list_backends``), sorted.
+
+    Args:
+        exclude_tags (tuple[str]): leave out backends with any of these tags
+            (by default, as PyTorch, the debug ones: ``aot_eager``); pass
+            ``()`` to list them all.
+
+    Returns:
+        list[str]: ``["numpy"]`` by default; ``["aot_eager", "numpy"]`` with ``exclude_tags=()``.
+
+    The backends:
+
+    * ``"aot_eager"`` (the default here): what it means in PyTorch: the
+      forward and the backward are captured ahead of time (AOTAutograd) and
+      run without code generation, each step calling its primitive;
+    * ``"numpy"`` (minigrad's own): each region is written out as Python
+      source over numpy arrays, one line per operation, forward and backward
+      (``region.code``, ``region.backward_code``); a region with a step that
+      has no generated form runs as ``aot_eager`` instead, and
+      ``jit.explain`` says which.  Gradients are eager's, bit for bit.
+
+    PyTorch's default, ``"inductor"``, generates C++ or Triton kernels and
+    is not available in minigrad.
+    """
+    exclude = set(exclude_tags or ())
+    return sorted(n for n, tags in _BACKENDS.items() if not exclude.intersection(tags))
+
 class Entry:
     """One compiled version of the function: its guards and the root of its paths."""
 
@@ -341,7 +377,10 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="aot_eager", m
         backend (str): ``"aot_eager"`` (the default here; PyTorch's default,
             ``"inductor"``, generates C++ and is not available): regions are
             replayed as generated code with one ``CompiledFunctionBackward``
-            node each.
+            node each; ``"numpy"`` (minigrad's own): each region is written
+            out as numpy source, one line per operation, forward and backward,
+            falling back to ``aot_eager`` for a region it cannot write
+            (``list_backends``).
         fullgraph (bool): raise ``Unsupported`` at the first graph break instead of
             splitting (PyTorch's message for a data-dependent branch).  Unlike
             PyTorch, which then keeps ``t.item()`` inside the graph as a
@@ -361,7 +400,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="aot_eager", m
 
     Raises:
         InvalidBackend: "Invalid backend: 'inductor', see ..." for a backend other
-            than "aot_eager" (PyTorch's first sentence).
+            than "aot_eager" or "numpy" (PyTorch's first sentence).
 
     Source: ``torch.compile`` (PyTorch 2.13) with the ``aot_eager`` backend.
     """
@@ -371,8 +410,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="aot_eager", m
     if not isinstance(backend, str) or backend not in _BACKENDS:
         raise InvalidBackend(
             f"Invalid backend: {backend!r}, see `torch._dynamo.list_backends()` for available "
-            "backends. (minigrad.compile has 'aot_eager' and 'eager'; 'inductor' would "
-            "generate C++ code, which minigrad does not do.)"
+            "backends. (minigrad.compile has 'aot_eager' and 'numpy', see "
+            "minigrad.jit.list_backends(exclude_tags=()); 'inductor' would generate C++ code, "
+            "which minigrad does not do.)"
         )
     if disable:
         return model

@@ -126,6 +126,16 @@ class ExplainOutput:
             for r in self.recompiles:
                 out.append(f"  Version {r['version']} triggered by the following guard failure(s):")
                 out.extend(f"    - {f}" for f in r["failures"])
+        gen = [(i, g) for i, g in enumerate(self.graphs, 1) if getattr(g, "backend", "") == "numpy"]
+        if gen:
+            out.append("Generated Code (backend 'numpy'):")
+            for i, g in gen:
+                if g._np is not None:
+                    n = len(g.steps)
+                    out.append(f"  Graph {i}: numpy source, {n} operation{'s' if n != 1 else ''} "
+                               "(region.code, region.backward_code)")
+                else:
+                    out.append(f"  Graph {i}: runs as aot_eager: {g.codegen_fallback}")
         if self.fallbacks:
             out.append("Ran eagerly:")
             out.extend(f"  - {f}" for f in dict.fromkeys(self.fallbacks))

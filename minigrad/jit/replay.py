@@ -35,6 +35,12 @@ ahead of time, and the compiled forward is wrapped in one autograd
 ``Function`` whose node is ``CompiledFunctionBackward``; its backward runs
 the compiled backward.  The ``aot_eager`` backend runs both graphs without
 code generation; here they are generated Python code over minigrad's primitives.
+
+With ``backend="numpy"`` a region whose every step has a generated form is
+written one level further down, as numpy source on arrays (``codegen_numpy.py``):
+the node is the same, its saved values are that code's arrays, and the
+versions of those a caller can reach (the region's inputs and outputs, or what
+a saved view was taken of) are checked in backward, as eager checks them.
 """
 
 import numpy as np
@@ -47,6 +53,8 @@ from ..autograd import saved_edits as _edits
 from ..autograd.graph import Node
 from ..ops.reductions import SumDim as _SumDim
 from ..tensor import Tensor, zeros
+from ..autograd.saved_errors import raise_modified as _raise_modified
+from .codegen_numpy import NoGeneratedForm, generate
 from .plan import is_traceable, program_code, trace_step_backward
 from .recording import Value
 
@@ -123,7 +131,7 @@ class CompiledFunctionBackward(Node):
     def __init__(self, region, ctxs, edges, meta):
         Node.__init__(self)
         self._region = region
-        self._ctxs = ctxs  # its steps' ctxs, holding what they saved; None once freed
+        self._ctxs = ctxs  # its steps' ctxs (numpy backend: the saved arrays); None once freed
         _edits.keep_elsewhere(self, _REGION_SAVED)
         self.next_functions = edges
         self._in_meta = meta
@@ -143,6 +151,8 @@ class CompiledFunctionBackward(Node):
         return len(self._region.outputs)
 
     def apply(self, grads, F):
+        if self._region._np is not None:  # the "numpy" backend: generated code over arrays
+            return self._apply_numpy(grads, F)
         if not F.records:  # (written on Tensors: an ARRAYS walk wraps and unwraps)
             return F.from_tensors(self.apply(F.to_tensors(grads), _grad_kinds.TENSORS))
         ctxs = self._ctxs
@@ -164,6 +174,29 @@ class CompiledFunctionBackward(Node):
         if create_graph:
             out = _double_backward_guard(out, grads)
         return out
+
+
+    def _apply_numpy(self, grads, F):
+        saved = self._ctxs
+        if saved is None:
+            _saved.FREED.unpack()
+        for vc, version, data in self._np_checks:  # a saved input or output written in place
+            if vc[0] != version:
+                _raise_modified(Tensor._make(data, vc=vc), None, version, False)
+        region = self._region
+        n = len(region.outputs)
+        if len(grads) < n:
+            grads = tuple(grads) + (None,) * (n - len(grads))
+        if not F.records:  # the usual walk: arrays in, arrays out
+            return region._np_backward(saved, *grads)
+        create_graph = _state.enabled
+        _state.enabled = False
+        try:
+            out = region._np_backward(saved, *(None if g is None else g._data for g in grads))
+        finally:
+            _state.enabled = create_graph
+        out = tuple(None if g is None else Tensor._make(g) for g in out)
+        return _double_backward_guard(out, grads) if create_graph else out
 
 
 class CompiledFunctionBackwardBackward(Node):
@@ -271,7 +304,9 @@ class Region:
         graph (Graph): the region as a TorchScript-style static graph (see ``graph.py``).
     """
 
-    def __init__(self, raw_steps, outputs, number, records, rec=None, dynamic=False):
+    def __init__(self, raw_steps, outputs, number, records, rec=None, dynamic=False,
+                 backend="aot_eager"):
+        self.backend = backend  # "numpy": generated numpy code where every step has a form
         self.dynamic = dynamic  # some input sizes are not guarded (automatic dynamic shapes)
         self._programs = {}   # step index -> its traced backward (plan.py), or False
         self._stale = False
@@ -476,6 +511,35 @@ class Region:
         self._out_meta = tuple((v.shape, v.dtype) for v in self.outputs)
         self._out_grad = tuple(v.requires_grad for v in self.outputs)
         self._in_grad = tuple(v.requires_grad for v in self.inputs)
+        self._np = None
+        self.codegen_fallback = None  # why a "numpy" region runs the aot_eager replay instead
+        if self.backend == "numpy":
+            self._build_numpy()
+
+    def _build_numpy(self):
+        """Write the region as numpy source (``codegen_numpy.py``), or note why it falls back."""
+        try:
+            code, backward_code, ns, saved = generate(self)
+        except NoGeneratedForm as e:
+            self.codegen_fallback = str(e)
+            return
+        self.aot_code, self.aot_backward_code = self.code, self.backward_code
+        self.code, self.backward_code = code, backward_code
+        exec(compile(code, f"<minigrad numpy graph {self.number} forward>", "exec"), ns)
+        exec(compile(backward_code, f"<minigrad numpy graph {self.number} backward>", "exec"), ns)
+        self._np = (ns["forward"], ns["backward"])
+        self._np_backward = ns["backward"]
+        # the saved arrays a caller can reach (an input's, an output's): versions checked in
+        # backward, as eager checks every saved tensor's; the others only the region sees
+        pos_in = {id(v): i for i, v in enumerate(self.inputs)}
+        pos_out = {id(v): k for k, v in enumerate(self.outputs)}
+        watch = []
+        for v in saved:
+            w = ("in", pos_in[id(v)]) if id(v) in pos_in else (
+                ("out", pos_out[id(v)]) if id(v) in pos_out else None)
+            if w is not None and w not in watch:
+                watch.append(w)
+        self._np_watch = tuple(watch)
 
     # ------------------------------------------------------------ running
 
@@ -485,6 +549,8 @@ class Region:
         With grad recording, the outputs that require grad get one
         ``CompiledFunctionBackward`` node, ``output_nr`` their position.
         """
+        if self._np is not None:
+            return self._run_numpy(tensors)
         st = _state
         prev, prev_quiet = st.enabled, st.numpy_quiet
         st.enabled = False
@@ -510,6 +576,32 @@ class Region:
                     if k:
                         t._output_nr = k
         return outs
+
+    def _run_numpy(self, tensors):
+        quiet = np.errstate(all="ignore")  # PyTorch never warns about inf or nan in arithmetic
+        quiet.__enter__()
+        try:
+            outs, saved = self._np[0](*[t._data for t in tensors])
+        finally:
+            quiet.__exit__(None, None, None)
+        make = Tensor._make
+        if not self.records:
+            return [make(o) for o in outs]
+        edges = tuple(_edge(t) if g else (None, 0) for t, g in zip(tensors, self._in_grad))
+        node = CompiledFunctionBackward(self, saved, edges, self._meta)
+        res = []
+        for k, (o, g) in enumerate(zip(outs, self._out_grad)):
+            t = make(o, grad_fn=node) if g else make(o)
+            if k:
+                t._output_nr = k
+            res.append(t)
+        checks = []
+        for kind, i in self._np_watch:
+            t = tensors[i] if kind == "in" else res[i]
+            vc = t._shared_vc()
+            checks.append((vc, vc[0], t._data))
+        node._np_checks = tuple(checks)
+        return res
 
     @property
     def graph(self):

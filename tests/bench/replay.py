@@ -1,22 +1,29 @@
-"""Replay of a compiled graph against eager execution, and what compiling costs.
+"""Compiled regions against eager execution, and what compiling costs.
 
-Usage: python tests/bench/replay.py   (``make bench`` runs it after run.py's benchmarks)
+Usage: python tests/bench/replay.py [--quick]   (``make bench`` runs it after run.py's benchmarks;
+run it with a Python that has torch for the PyTorch columns)
 
-Two workloads, each forward + backward, timed as the best of several rounds
-in this process (read the ratios, not the absolute times):
+Three workloads, each forward + backward:
 
 * the 0-d chain: ``y = y * 1.0001`` 200 times on a scalar, then ``backward``:
   all overhead, no arithmetic to speak of;
 * the 2-16-16-1 MLP step: ``tanh(x W1 + b1)``, ``tanh(h W2 + b2)``,
-  ``h W3 + b3``, mean squared error on a batch of 32, then ``backward``.
+  ``h W3 + b3``, mean squared error on a batch of 32, then ``backward``;
+* a wide elementwise chain: ``y = tanh(0.9 y + 0.1)`` 20 times on 256 x 256.
 
-For each: eager minigrad (a node per operation, the engine's walk), then
-``minigrad.compile(fn, backend="aot_eager")`` replaying its one region (one
-``CompiledFunctionBackward`` node, the backward plan made at compile time).
-The target is replay <= 0.5 x eager.  The compile cost is the first call of
-the compiled function (record, compile, replay) minus a replay, and "pays off
-after" is how many calls it takes for the time saved to cover it.  Gradients
-are checked equal to eager ones, exactly, before anything is timed.
+Variants, timed in the same run with ``minigrad.timing.measure`` (interleaved
+rounds, rotating order, collector off; medians of per-round ratios): eager
+minigrad; ``minigrad.compile`` with ``backend="aot_eager"`` (each step still
+calls its primitive) and ``backend="numpy"`` (each region written out as numpy
+source, ``minigrad/jit/codegen_numpy.py``); numpy by hand (the forward and the
+gradient written directly, no recording at all); and, when torch imports,
+PyTorch eager and ``torch.compile(backend="aot_eager")`` on the same values
+(inductor is not timed yet).
+
+The first call of a compiled function (record, compile, run) is reported, and
+"pays off after" is how many calls it takes for the time saved against eager
+to cover it.  Gradients are checked equal to eager ones, exactly, for both
+minigrad backends, before anything is timed.
 """
 
 import sys
@@ -27,24 +34,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import minigrad  # noqa: E402
+from minigrad import timing  # noqa: E402
 
-TARGET = 0.5
+TARGET = 0.5  # compiled / eager minigrad (run.py's summary reads main()'s ratios against it)
 
-
-def best_pair(fa, fb, repeat=9, number=20):
-    """Best time of one call of ``fa`` and of ``fb``, in seconds, rounds interleaved.
-
-    Interleaving the two keeps a burst of load on the shared machine from
-    landing on one side only; the best round of each is what is compared.
-    """
-    ta, tb = [], []
-    for _ in range(repeat):
-        for fn, times in ((fa, ta), (fb, tb)):
-            t0 = time.perf_counter()
-            for _ in range(number):
-                fn()
-            times.append((time.perf_counter() - t0) / number)
-    return min(ta), min(tb)
+try:
+    import torch
+except ImportError:  # (the PyTorch columns are left out)
+    torch = None
+else:
+    torch.set_num_threads(1)  # as run.py: one thread, as minigrad and numpy here
 
 
 def chain(x):
@@ -54,11 +53,49 @@ def chain(x):
     return y
 
 
+def chain_by_hand(x):
+    ys = [x]
+    c = np.float32(1.0001)
+    for _ in range(200):
+        ys.append(ys[-1] * c)
+    g = np.float32(1.0)
+    for _ in range(200):
+        g = g * c
+    return g
+
+
 def mlp(x, w1, b1, w2, b2, w3, b3, t):
     h = (x @ w1 + b1).tanh()
     h = (h @ w2 + b2).tanh()
     out = h @ w3 + b3
     return ((out - t) ** 2).mean()
+
+
+def mlp_by_hand(x, w1, b1, w2, b2, w3, b3, t):
+    h1 = np.tanh(x @ w1 + b1)
+    h2 = np.tanh(h1 @ w2 + b2)
+    d = h2 @ w3 + b3 - t
+    gd = 2 * d / d.size
+    gh2 = (gd @ w3.T) * (1 - h2 * h2)
+    gh1 = (gh2 @ w2.T) * (1 - h1 * h1)
+    return (x.T @ gh1, gh1.sum(0), h1.T @ gh2, gh2.sum(0), h2.T @ gd, gd.sum(0))
+
+
+def wide(x):
+    y = x
+    for _ in range(20):
+        y = (y * 0.9 + 0.1).tanh()
+    return y.sum()
+
+
+def wide_by_hand(x):
+    ys = [x]
+    for _ in range(20):
+        ys.append(np.tanh(ys[-1] * np.float32(0.9) + np.float32(0.1)))
+    g = np.ones_like(x)
+    for y in reversed(ys[1:]):
+        g = g * (1 - y * y) * np.float32(0.9)
+    return g
 
 
 def mlp_inputs():
@@ -79,48 +116,99 @@ def step_fn(fn, args, leaves):
     return step
 
 
-def measure(name, fn, args, leaves):
+def _torch_twin(args):
+    """The same values as PyTorch tensors (leaves where minigrad's require grad)."""
+    return [torch.tensor(a._data.copy(), requires_grad=a.requires_grad) for a in args]
+
+
+def _first_call(make_compiled, args, leaves):
+    t0 = time.perf_counter()
+    compiled = make_compiled()
+    step = step_fn(compiled, args, leaves)
+    step()
+    return compiled, step, time.perf_counter() - t0
+
+
+def measure(name, fn, args, leaves, by_hand, number, rounds):
     eager_step = step_fn(fn, args, leaves)
     eager_step()
     eager_grads = [p.grad._data.copy() for p in leaves]
+    variants = {"eager minigrad": eager_step}
+    first = {}
+    regions = {}
+    for backend in ("aot_eager", "numpy"):
+        compiled, step, first[backend] = _first_call(
+            lambda: minigrad.compile(fn, backend=backend), args, leaves)
+        for _ in range(3):  # the first calls compile (and, for aot_eager, trace the backward)
+            if not all(np.array_equal(g, p.grad._data) for g, p in zip(eager_grads, leaves)):
+                raise SystemExit(f"{name}: {backend} gradients differ from eager ones")
+            step()
+        variants[f"compiled {backend}"] = step
+        regions[backend] = compiled._minigrad_compiled.graphs
+    hand_args = [a._data for a in args]
+    variants["numpy by hand"] = lambda: by_hand(*hand_args)
+    if torch is not None:
+        targs = _torch_twin(args)
+        tleaves = [a for a in targs if a.requires_grad]
+        variants["PyTorch eager"] = step_fn(fn, targs, tleaves)
+        _, tstep, first["torch.compile aot_eager"] = _first_call(
+            lambda: torch.compile(fn, backend="aot_eager"), targs, tleaves)
+        variants["torch.compile aot_eager"] = tstep
 
-    t0 = time.perf_counter()
-    compiled = minigrad.compile(fn, backend="aot_eager")
-    first = step_fn(compiled, args, leaves)
-    first()
-    first_call = time.perf_counter() - t0
-    same = all(np.array_equal(g, p.grad._data) for g, p in zip(eager_grads, leaves))
-    for _ in range(2):  # the second backward onwards runs the traced backward plan (plan.py)
-        first()
-        same = same and all(np.array_equal(g, p.grad._data) for g, p in zip(eager_grads, leaves))
-    if not same:
-        raise SystemExit(f"{name}: compiled gradients differ from eager ones")
+    def repeat(f):
+        def run():
+            for _ in range(number):
+                f()
+        return run
 
-    eager, replay = best_pair(eager_step, first)
-    ratio = replay / eager
-    compile_cost = max(first_call - replay, 0.0)
-    saved = eager - replay
-    pays_off = compile_cost / saved if saved > 0 else float("inf")
-    graphs = len(compiled._minigrad_compiled.graphs)
-    print(f"-- {name}: forward + backward, gradients equal to eager: {same}")
-    print(f"eager minigrad (baseline):  {eager * 1e6:9.1f} us/step")
-    print(f"compiled replay:            {replay * 1e6:9.1f} us/step   ratio {ratio:4.2f}x eager"
-          f"   (target <= {TARGET}: {'met' if ratio <= TARGET else 'NOT met'}; {graphs} graph)")
-    print(f"compile (first call - replay): {compile_cost * 1e3:7.2f} ms = {compile_cost / eager:6.1f}"
-          f" eager steps; pays off after {pays_off:6.1f} calls")
-    return ratio
-
-
-def main():
-    """Measure both programs; returns {program: replay / eager} (run.py's summary reads it)."""
-    print("\n== define-then-run: minigrad.compile(backend='aot_eager') replay against eager")
-    x0 = minigrad.tensor(1.0, requires_grad=True)
-    ratios = {"0-d chain of 200 multiplies": measure("0-d chain of 200 multiplies", chain, (x0,), [x0])}
-    x, params, t = mlp_inputs()
-    ratios["2-16-16-1 MLP step, batch 32"] = measure("2-16-16-1 MLP step, batch 32", mlp,
-                                                     (x, *params, t), params)
+    t = timing.measure({k: repeat(f) for k, f in variants.items()}, rounds=rounds)
+    eager = t.median("eager minigrad") / number
+    gen = [g for g in regions["numpy"] if g._np is None]
+    print(f"\n-- {name}: forward + backward; gradients of both backends equal to eager: True; "
+          f"numpy regions {len(regions['numpy']) - len(gen)}/{len(regions['numpy'])}"
+          + (f" (fallback: {gen[0].codegen_fallback})" if gen else ""))
+    print(f"  {'variant':<26} {'per step':>12}   {'/ eager':>18}   {'/ numpy by hand':>18}"
+          + (f"   {'/ PyTorch eager':>18}" if torch is not None else ""))
+    ratios = {}
+    for k in variants:
+        cols = []
+        for base in ("eager minigrad", "numpy by hand") + (("PyTorch eager",) if torch else ()):
+            r = t.ratio(k, base)
+            cols.append(f"{r.median:6.2f} ({r.low:5.2f}-{r.high:5.2f})")
+        ratios[k] = t.ratio(k, "eager minigrad").median
+        print(f"  {k:<26} {t.median(k) / number * 1e6:9.1f} us   " + "   ".join(cols))
+    for k, cost in first.items():
+        step = t.median(k if k in variants else f"compiled {k}") / number
+        saved = (t.median("PyTorch eager") if k.startswith("torch") else t.median("eager minigrad")) \
+            / number - step
+        extra = max(cost - step, 0.0)
+        pays = f"{extra / saved:8.1f} calls" if saved > 0 else "   never"
+        print(f"  first call, {k:<24} {cost * 1e3:8.2f} ms; pays off against its eager after {pays}")
+    print(f"  target: compiled numpy <= {TARGET} x eager minigrad: "
+          f"{'met' if ratios['compiled numpy'] <= TARGET else 'NOT met'} ({ratios['compiled numpy']:.2f})")
     return ratios
 
 
+def main(quick=False):
+    """Measure the three programs; returns {program: compiled numpy / eager} (run.py's summary reads it)."""
+    print("\n== define-then-run: minigrad.compile against eager (backends aot_eager and numpy)")
+    rounds = 7 if quick else 15
+    x0 = minigrad.tensor(np.float32(1.0), requires_grad=True)
+    out = {}
+    r = measure("0-d chain of 200 multiplies", chain, (x0,), [x0], chain_by_hand, 10, rounds)
+    out["0-d chain of 200 multiplies"] = r["compiled numpy"]
+    out["0-d chain of 200 multiplies (aot_eager)"] = r["compiled aot_eager"]
+    x, params, t = mlp_inputs()
+    r = measure("2-16-16-1 MLP step, batch 32", mlp, (x, *params, t), params, mlp_by_hand, 50, rounds)
+    out["2-16-16-1 MLP step, batch 32"] = r["compiled numpy"]
+    out["2-16-16-1 MLP step, batch 32 (aot_eager)"] = r["compiled aot_eager"]
+    xw = minigrad.tensor(np.random.default_rng(1).standard_normal((256, 256)).astype(np.float32),
+                         requires_grad=True)
+    r = measure("wide elementwise chain, 20 x tanh(0.9 y + 0.1) on 256 x 256", wide, (xw,), [xw],
+                wide_by_hand, 3, rounds)
+    out["wide elementwise chain"] = r["compiled numpy"]
+    return out
+
+
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv)

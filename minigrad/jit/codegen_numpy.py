@@ -1,0 +1,355 @@
+"""The ``"numpy"`` backend: a compiled region written out as Python source over numpy arrays.
+
+The ``aot_eager`` replay (``replay.py``) still calls each primitive's
+``forward`` with a ``ctx`` on Tensors, and its backward calls the
+primitives of each formula.  Here the region is written one step further
+down: each operation is **one line of numpy on local arrays**, forward and
+backward, with no Tensor, no ``ctx``, no node and no dispatch per step::
+
+    def forward(v0):
+        v2 = np.multiply(v0, K1)                 # MulBackward0
+        v3 = RO(np.tanh, m_tanh, v2)             # TanhBackward0
+        return (v3,), (v3,)                      # outputs, saved arrays
+
+    def backward(saved, g0):
+        v3, = saved
+        G3 = g0
+        G2 = None
+        if G3 is not None:  # TanhBackward0
+            G2 = G3 * OMS(v3)
+        ...
+
+The backward is planned when the region is compiled, as the replay's is: the
+reverse of the forward order (the order the engine takes), the fan-in sums
+in the order the engine adds them, the sums that undo broadcasting
+(``FIT``, the engine's ``sum_to_array``), and which arrays each step needs
+(the forward returns exactly those, and nothing else is kept).
+
+**The same numbers as eager.**  Each line is the numpy call the primitive's
+``forward`` makes (``quiet``'s Python-float path for 0-d values gives the same
+bits, see ``ops/_util.quiet``), and each backward line is the primitive's
+``formula`` as the engine runs it on arrays (``ARRAY_OPS``): ``rounded_once``
+for tanh and exp, ``one_minus_square`` for tanh's gradient, the same
+operand order.  ``tests/test_codegen_numpy.py`` asserts gradients equal to
+eager bit for bit.
+
+**What has a generated form** (``RULES``): add, sub (alpha 1), mul, div, neg,
+reciprocal, tanh, exp, t, mm, pow by a number (not 0), sum, mean, on float32 or float64 with
+one dtype per step (a Python number is welcome).  A region with any other
+step, or whose sizes are dynamic, falls back as a whole to the ``aot_eager``
+replay; ``region.codegen_fallback`` says why and ``jit.explain`` prints it.
+
+Source: the idea is Inductor's Python wrapper code (torch/_inductor/codegen/
+wrapper.py), which also writes a region as one Python function; Inductor then
+fuses the operations into C++ or Triton kernels, which this does not do.
+"""
+
+import math
+
+import numpy as np
+
+from ..ops import elementwise as E
+from ..ops import linalg as L
+from ..ops import reductions as Rd
+from ..ops import shape as Sh
+from ..ops.activation_backward import one_minus_square
+from ..ops.elementwise import _math_exp, rounded_once
+from ..ops.formulas import ARRAY_OPS
+from ..ops.power_kernels import pow_scalar_array
+from ..autograd.validate import sum_to_array
+from .recording import Value
+
+__all__ = ["NoGeneratedForm", "RULES", "generate"]
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+class NoGeneratedForm(Exception):
+    """A region (or one of its steps) has no numpy form: the reason, for ``explain``."""
+
+
+def _fit(g, meta):
+    """The engine's fit of a gradient to its input (``validate.fit_to_input`` on arrays)."""
+    shape, dtype = meta
+    if g.shape != shape:
+        g = sum_to_array(g, shape)
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    return g
+
+
+# ---------------------------------------------------------------- the rules, one per primitive
+#
+# A rule gives, for a step with argument expressions ``a`` (names of arrays, or of constants):
+#   fwd(a, step, ns) -> the forward expression;
+#   saves(step) -> which arguments (positions) or "out" the backward reads;
+#   bwd(a, out, g, step, ns) -> {argument position: gradient expression} for the needed inputs.
+# Expressions are written as the primitive's forward and the formula on ARRAY_OPS compute them.
+
+
+class Rule:
+    def __init__(self, node, fwd, saves, bwd, check=None, elementwise=False, view=False):
+        self.node, self.fwd, self.saves, self.bwd = node, fwd, saves, bwd
+        self.check = check
+        self.view = view  # the output shares the input's memory (and, in eager, its version)
+        self.elementwise = elementwise  # gradients come out in the output's (broadcast) shape
+
+
+def _alpha_one(s):
+    if len(s.args) > 2 and s.args[2] != 1:
+        return "alpha other than 1"
+    return None
+
+
+def _const(ns, value):
+    key = f"C{len(ns)}"
+    ns[key] = value
+    return key
+
+
+def _pow_check(s):
+    e = s.args[1]
+    if isinstance(e, bool) or not isinstance(e, (int, float)) or e == 0:
+        return "an exponent that is not a nonzero number"
+    return None
+
+
+def _mm_bwd(a, out, g, s, ns):
+    res = {}
+    A, B = s.args[0], s.args[1]
+    if s.needs[0]:  # mm_mat1_backward: in mat1's layout
+        res[0] = (f"np.matmul({a[1]}, {g}.T).T" if _transposed(A)
+                  else f"np.matmul({g}, {a[1]}.T)")
+    if s.needs[1]:  # mm_mat2_backward: in mat2's layout
+        res[1] = (f"np.matmul({g}.T, {a[0]}).T" if _transposed(B)
+                  else f"np.matmul({a[0]}.T, {g})")
+    return res
+
+
+def _transposed(v):
+    st = v.strides
+    return len(st) == 2 and st[0] == 1 and st[1] == v.shape[0]
+
+
+def _rules():
+    R = {}
+
+    def need(s, i):
+        return s.needs[i]
+
+    R[E.Add] = Rule("AddBackward0", lambda a, s, ns: f"np.add({a[0]}, {a[1]})", lambda s: (),
+                    lambda a, o, g, s, ns: {i: g for i in (0, 1) if need(s, i)},
+                    check=_alpha_one, elementwise=True)
+    R[E.Sub] = Rule("SubBackward0", lambda a, s, ns: f"np.subtract({a[0]}, {a[1]})", lambda s: (),
+                    lambda a, o, g, s, ns: {i: (g if i == 0 else f"-{g}")
+                                            for i in (0, 1) if need(s, i)},
+                    check=_alpha_one, elementwise=True)
+    R[E.Mul] = Rule("MulBackward0", lambda a, s, ns: f"np.multiply({a[0]}, {a[1]})",
+                    lambda s: tuple(j for i, j in ((0, 1), (1, 0)) if s.needs[i]),
+                    lambda a, o, g, s, ns: {i: f"{g} * {a[1 - i]}" for i in (0, 1) if need(s, i)},
+                    elementwise=True)
+    R[E.Div] = Rule("DivBackward0", lambda a, s, ns: f"np.true_divide({a[0]}, {a[1]})",
+                    lambda s: ((1,) if any(s.needs[:2]) else ()) + ((0,) if s.needs[1] else ()),
+                    lambda a, o, g, s, ns: {
+                        **({0: f"{g} / {a[1]}"} if need(s, 0) else {}),
+                        **({1: f"-{g} * (({a[0]} / {a[1]}) / {a[1]})"} if need(s, 1) else {})},
+                    elementwise=True)
+    R[E.Neg] = Rule("NegBackward0", lambda a, s, ns: f"np.negative({a[0]})", lambda s: (),
+                    lambda a, o, g, s, ns: {0: f"-{g}"})
+    R[E.Reciprocal] = Rule(
+        "ReciprocalBackward0",
+        lambda a, s, ns: f"np.reciprocal({a[0]}, dtype={_const(ns, s.args[0].dtype)})",
+        lambda s: ("out",), lambda a, o, g, s, ns: {0: f"-{g} * {o} * {o}"})
+    R[Sh.T] = Rule("TBackward0", lambda a, s, ns: f"{a[0]}.T", lambda s: (),
+                   lambda a, o, g, s, ns: {0: f"{g}.T"}, view=True)
+    R[E.Tanh] = Rule("TanhBackward0", lambda a, s, ns: f"RO(np.tanh, m_tanh, {a[0]})",
+                     lambda s: ("out",), lambda a, o, g, s, ns: {0: f"{g} * OMS({o})"})
+    R[E.Exp] = Rule("ExpBackward0", lambda a, s, ns: f"RO(np.exp, m_exp, {a[0]})",
+                    lambda s: ("out",), lambda a, o, g, s, ns: {0: f"{g} * {o}"})
+    R[E.PowTensorScalar] = Rule(
+        "PowBackward0",
+        lambda a, s, ns: f"PSA({a[0]}, {_const(ns, s.args[1])}).astype({_const(ns, s.args[0].dtype)}, copy=False)",
+        lambda s: (0,),
+        lambda a, o, g, s, ns: {0: f"{g} * np.multiply(PSA({a[0]}, {_const(ns, s.args[1] - 1)}), "
+                                   f"{_const(ns, s.args[1])})"},
+        check=_pow_check)
+    R[L.Mm] = Rule("MmBackward0", lambda a, s, ns: f"np.matmul({a[0]}, {a[1]})",
+                   lambda s: tuple(j for i, j in ((0, 1), (1, 0)) if s.needs[i]), _mm_bwd)
+    R[Rd.Sum] = Rule(
+        "SumBackward0",
+        lambda a, s, ns: f"np.asarray({a[0]}.sum(dtype={_const(ns, s.args[0].dtype)}))",
+        lambda s: (), lambda a, o, g, s, ns: {0: f"EXPAND({g}, {_const(ns, s.args[0].shape)})"},
+        check=lambda s: "a dtype argument" if len(s.args) > 1 and s.args[1] is not None else None)
+    R[Rd.Mean] = Rule(
+        "MeanBackward0",
+        lambda a, s, ns: f"np.asarray({a[0]}.mean(dtype={_const(ns, s.args[0].dtype)}))",
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"DIVS(EXPAND({g}, {_const(ns, s.args[0].shape)}), "
+                                   f"{_const(ns, math.prod(s.args[0].shape))})"})
+    return R
+
+
+_RULES = None
+
+
+def rules():
+    """``{Function class: Rule}``: the primitives with a generated form."""
+    global _RULES
+    if _RULES is None:
+        _RULES = _rules()
+    return _RULES
+
+
+RULES = rules  # (a function: the ops package imports after this one)
+
+
+def _check_step(s):
+    """None if step ``s`` has a generated form, else why not."""
+    if s.kind != "function":
+        return f"{getattr(s.op, '__name__', s.op)} (not a differentiable primitive)"
+    rule = rules().get(s.op)
+    name = s.op.__name__
+    if rule is None:
+        return f"{name} (no generated form yet)"
+    if s.out_tuple or len(s.outputs) != 1 or s.kwargs:
+        return f"{name} (several outputs or keyword arguments)"
+    why = rule.check(s) if rule.check is not None else None
+    if why:
+        return f"{name} ({why})"
+    dts = set()
+    for a in s.args:
+        if isinstance(a, Value):
+            if a.kind == "wrapped":
+                k = a.tensor._data.dtype.kind
+                if k not in "fiu":
+                    return f"{name} (a Python number of kind {k!r})"
+            else:
+                dts.add(a.dtype)
+        elif isinstance(a, (tuple, list)):
+            return f"{name} (a tuple argument)"
+    dts.add(s.outputs[0].dtype)
+    if len(dts) != 1 or next(iter(dts)) not in _FLOATS:
+        return f"{name} (dtypes {sorted(str(d) for d in dts)}: only one float dtype per step)"
+    return None
+
+
+def generate(region):
+    """Forward and backward source of ``region`` over numpy, and their namespace.
+
+    Returns:
+        (code, backward_code, ns, watched): ``ns`` holds the constants the
+        code reads; ``watched``, for each array the forward hands to the
+        backward, the Value whose version guards it (itself, or the value a
+        view of it was taken from).
+
+    Raises:
+        NoGeneratedForm: the reason, when a step has no generated form.
+    """
+    if region.dynamic:
+        raise NoGeneratedForm("sizes are dynamic (the generated code bakes sizes in)")
+    whys = [w for w in (_check_step(s) for s in region.steps) if w]
+    if whys:
+        raise NoGeneratedForm("no generated form for " + ", ".join(dict.fromkeys(whys)))
+    made = {id(o) for s in region.steps for o in s.outputs}
+    views = {id(s.outputs[0]) for s in region.steps if rules()[s.op].view}
+    for v in region.outputs:
+        if id(v) not in made:
+            raise NoGeneratedForm("an output that no step of the region makes")
+        if id(v) in views:
+            raise NoGeneratedForm("an output that is a view (it would share a version counter)")
+    R = rules()
+    ns = {"np": np, "RO": rounded_once, "m_tanh": math.tanh, "m_exp": _math_exp,
+          "OMS": one_minus_square, "PSA": pow_scalar_array, "EXPAND": ARRAY_OPS.expand,
+          "DIVS": ARRAY_OPS.div_scalar, "FIT": _fit}
+    names = {id(v): f"v{v.index}" for v in region.inputs}
+
+    def ref(a):
+        if isinstance(a, Value):
+            n = names.get(id(a))
+            if n is not None:
+                return n
+            if a.kind == "wrapped":  # a Python number, as ops' operands() passes it
+                n = names[id(a)] = f"K{a.index}"
+                ns[n] = a.tensor._data.item()
+                return n
+            raise NoGeneratedForm(f"a value read before it is made (v{a.index})")
+        return _const(ns, a)
+
+    records = region.records
+    grad_values = {id(v) for v in region.inputs if v.requires_grad}
+    fwd = ["def forward(" + ", ".join(names[id(v)] for v in region.inputs) + "):"]
+    bwd_steps = []
+    saved, saved_ids = [], set()
+    root = {}  # a view's value -> the value whose memory it shares
+    for k, s in enumerate(region.steps):
+        rule = R[s.op]
+        a = [ref(x) for x in s.args]
+        o = s.outputs[0]
+        out = names[id(o)] = f"v{o.index}"
+        if rule.view:
+            root[id(o)] = root.get(id(s.args[0]), s.args[0])
+        fwd.append(f"    {out} = {rule.fwd(a, s, ns)}".ljust(48) + f"  # {rule.node}")
+        if records and o.requires_grad:
+            grad_values.add(id(o))
+            bwd_steps.append((k, s, a, out))
+            for w in rule.saves(s):
+                v = o if w == "out" else s.args[w]
+                if isinstance(v, Value) and v.kind != "wrapped" and id(v) not in saved_ids:
+                    saved_ids.add(id(v))
+                    saved.append(v)
+    # a value neither saved nor an output is dropped after its last read (eager frees it then too)
+    keep = saved_ids | {id(v) for v in region.outputs} | {id(v) for v in region.inputs}
+    last = {}
+    for k, s in enumerate(region.steps):
+        for x in s.args:
+            if isinstance(x, Value) and x.kind != "wrapped" and id(x) not in keep:
+                last[id(x)] = k
+    drops = {}
+    for i, k in last.items():
+        drops.setdefault(k, []).append(names[i])
+    body = fwd[1:]
+    fwd = fwd[:1]
+    for k, line in enumerate(body):
+        fwd.append(line)
+        if k in drops:
+            fwd.append("    del " + ", ".join(sorted(drops[k], key=lambda n: int(n[1:]))))
+    out_list = "".join(names[id(v)] + ", " for v in region.outputs)
+    saved_list = "".join(names[id(v)] + ", " for v in saved)
+    fwd.append(f"    return ({out_list}), ({saved_list})")
+    code = "\n".join(fwd) + "\n"
+
+    # the backward plan: reverse order, fan-in summed in the engine's order, broadcasting undone
+    bwd = ["def backward(saved" + "".join(f", g{k}" for k in range(len(region.outputs))) + "):"]
+    if saved:
+        bwd.append(f"    {saved_list}= saved")
+    gname = {id(v): f"G{v.index}" for v in list(region.inputs) + [s.outputs[0] for s in region.steps]
+             if id(v) in grad_values}
+    seeded = {gname[id(v)]: f"g{k}" for k, v in enumerate(region.outputs) if id(v) in gname}
+    for g in sorted(set(gname.values()), key=lambda n: int(n[1:])):
+        bwd.append(f"    {g} = {seeded.get(g, 'None')}")
+    written = set(seeded)
+    for k, s, a, out in reversed(bwd_steps):
+        rule = R[s.op]
+        o = s.outputs[0]
+        g = gname[id(o)]
+        bwd.append(f"    if {g} is not None:  # {rule.node}")
+        grads = rule.bwd(a, out, g, s, ns)
+        for pos in sorted(grads):
+            v = s.args[pos]
+            if not (isinstance(v, Value) and id(v) in gname and s.needs[pos]):
+                continue
+            expr = grads[pos]
+            if rule.elementwise and v.shape != o.shape:  # the engine's sum back over broadcasting
+                expr = f"FIT({expr}, {_const(ns, (v.shape, v.dtype))})"
+            tgt = gname[id(v)]
+            if tgt in written:  # fan-in: added in the order the engine adds into its buffer
+                bwd.append(f"        {tgt} = {expr} if {tgt} is None else {tgt} + {expr}")
+            else:  # no step before this one writes it: still None here
+                written.add(tgt)
+                bwd.append(f"        {tgt} = {expr}")
+        bwd.append(f"        del {g}")  # (its last use: the engine drops it here too)
+    ret = "".join((gname[id(v)] if id(v) in gname else "None") + ", " for v in region.inputs)
+    bwd.append(f"    return ({ret})")
+    backward_code = "\n".join(bwd) + "\n"
+    # what to check the versions of: the saved value, or the tensor it is a view of
+    return code, backward_code, ns, [root.get(id(v), v) for v in saved]

@@ -1,0 +1,363 @@
+"""minigrad.compile(backend="numpy"): regions written out as numpy source (minigrad/jit/codegen_numpy.py).
+
+Values and gradients equal to eager bit for bit, on every call; the semantics
+of aot_eager kept (one CompiledFunctionBackward node, freed saved values,
+PyTorch's second-backward, in-place and double-backward errors, graph breaks);
+a region with a step that has no generated form runs as aot_eager, and
+explain says why.
+"""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad.jit.compile import CompiledFunction
+
+
+def _eager_and_compiled(fn, make_args, leaves_of, calls=3, backend="numpy"):
+    """Run ``fn`` eagerly and compiled on fresh copies; assert outputs and grads equal exactly."""
+    cf = minigrad.compile(fn, backend=backend)
+    for call in range(calls):
+        res = []
+        for f in (fn, cf):
+            args = make_args(call)
+            out = f(*args)
+            out.sum().backward() if out._data.ndim else out.backward()
+            res.append((out._data.copy(), [None if p.grad is None else p.grad._data.copy()
+                                            for p in leaves_of(args)]))
+        (o1, g1), (o2, g2) = res
+        assert o1.dtype == o2.dtype and o1.shape == o2.shape
+        assert np.array_equal(o1, o2, equal_nan=True), (call, o1, o2)
+        for a, b in zip(g1, g2):
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert a.dtype == b.dtype and a.shape == b.shape
+                assert np.array_equal(a, b, equal_nan=True), (call, a, b)
+    return cf
+
+
+def _leaves(args):
+    return [a for a in args if isinstance(a, minigrad.Tensor) and a.requires_grad]
+
+
+def _t(rng, shape, dtype, grad=True, scale=1.0):
+    return minigrad.tensor((rng.standard_normal(shape) * scale).astype(dtype), requires_grad=grad)
+
+
+def chain(x):
+    y = x
+    for _ in range(200):
+        y = y * 1.0001
+    return y
+
+
+def mlp(x, w1, b1, w2, b2, w3, b3, t):
+    h = (x @ w1 + b1).tanh()
+    h = (h @ w2 + b2).tanh()
+    out = h @ w3 + b3
+    return ((out - t) ** 2).mean()
+
+
+def mixed(x, y, b):
+    z = (x * y + b) / (y * y + 2.0)   # broadcasting bias, fan-in on y, a number
+    z = -(z.exp() - 0.5 * x) ** 1.5 + 3 * z
+    return z.sum() + (z * x).mean()
+
+
+def wide(x):
+    y = x
+    for _ in range(20):
+        y = (y * 0.9 + 0.1).tanh()
+    return y
+
+
+def first_region(region_of):
+    return region_of._minigrad_compiled.graphs[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_programs_equal_eager_bit_for_bit_every_call(dtype):
+    def chain_args(call):
+        return (minigrad.tensor(np.asarray(1.0 + call / 7, dtype=dtype), requires_grad=True),)
+
+    cf = _eager_and_compiled(chain, chain_args, _leaves)
+    assert first_region(cf)._np is not None
+
+    def mlp_args(call):
+        rng = np.random.default_rng(call)
+        shapes = [(2, 16), (16,), (16, 16), (16,), (16, 1), (1,)]
+        return (_t(rng, (32, 2), dtype, False), *[_t(rng, s, dtype, scale=0.5) for s in shapes],
+                _t(rng, (32, 1), dtype, False))
+
+    cf = _eager_and_compiled(mlp, mlp_args, _leaves)
+    assert first_region(cf)._np is not None
+
+    def mixed_args(call):
+        rng = np.random.default_rng(10 + call)
+        return _t(rng, (4, 3), dtype), _t(rng, (4, 3), dtype), _t(rng, (3,), dtype)
+
+    cf = _eager_and_compiled(mixed, mixed_args, _leaves)
+    assert first_region(cf)._np is not None, first_region(cf).codegen_fallback
+
+    def wide_args(call):
+        return (_t(np.random.default_rng(20 + call), (64, 64), dtype),)
+
+    cf = _eager_and_compiled(wide, wide_args, _leaves)
+    assert first_region(cf)._np is not None
+
+
+def test_the_code_is_numpy_one_line_per_operation_named_after_its_node():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    cf = minigrad.compile(lambda x: (x * 2).tanh().sum(), backend="numpy")
+    cf(x).backward()
+    r = first_region(cf)
+    fwd = [line for line in r.code.splitlines()[1:] if " = " in line]  # (not the dels)
+    assert len(fwd) == 3  # one line per operation
+    assert fwd[0].strip().startswith("v") and "np.multiply" in fwd[0] and "# MulBackward0" in fwd[0]
+    assert "# TanhBackward0" in fwd[1] and "# SumBackward0" in fwd[2]
+    assert "    del v2" in r.code  # a value neither saved nor an output is dropped after its last use
+    assert "Ctx" not in r.code and "ctx" not in r.backward_code
+    assert "# TanhBackward0" in r.backward_code and "OMS(" in r.backward_code
+    assert "numpy source" in str(minigrad.jit.explain(cf))
+
+
+def test_list_backends_as_pytorch_and_the_invalid_backend_error():
+    assert minigrad.jit.list_backends() == ["numpy"]
+    assert minigrad.jit.list_backends(exclude_tags=()) == ["aot_eager", "numpy"]
+    with pytest.raises(minigrad.jit.InvalidBackend, match="Invalid backend: 'inductor'"):
+        minigrad.compile(lambda x: x, backend="inductor")
+
+
+def test_one_node_per_region_pointing_at_its_inputs():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    w = minigrad.tensor([3.0, 4.0])
+    cf = minigrad.compile(lambda x, w: (x * w).sum(), backend="numpy")
+    out = cf(x, w)
+    assert out.grad_fn.name() == "CompiledFunctionBackward"
+    (acc, nr), (none, _) = out.grad_fn.next_functions
+    assert acc.variable is x and nr == 0 and none is None
+
+
+def test_saved_arrays_freed_second_backward_raises_retain_graph_keeps_them():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    cf = minigrad.compile(lambda x: (x * x).tanh().sum(), backend="numpy")
+    out = cf(x)
+    out.backward(retain_graph=True)
+    g1 = x.grad._data.copy()
+    out.backward()
+    assert np.array_equal(x.grad._data, 2 * g1)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        out.backward()
+
+
+def test_a_saved_input_or_output_written_in_place_raises_as_eager():
+    def f(x):
+        return (x * x).tanh()
+
+    for fn in (f, minigrad.compile(f, backend="numpy")):
+        for write in ("input", "output"):
+            for _ in range(2):
+                x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+                xx = x * 1
+                y = fn(xx)
+                with minigrad.no_grad():
+                    (xx if write == "input" else y).add_(1)
+                with pytest.raises(RuntimeError, match="modified by an inplace operation.*"
+                                                       "is at version 1; expected version 0"):
+                    y.sum().backward()
+
+
+def test_create_graph_gives_a_gradient_whose_backward_raises():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    cf = minigrad.compile(lambda x: (x * x * x).sum(), backend="numpy")
+    (g,) = minigrad.autograd.grad(cf(x), x, create_graph=True)
+    assert np.array_equal(g._data, np.array([3.0, 12.0], dtype=np.float32))
+    with pytest.raises(RuntimeError, match="does not currently support double backward"):
+        g.sum().backward()
+
+
+def test_no_grad_call_records_nothing():
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    cf = minigrad.compile(lambda x: (x * 3).exp(), backend="numpy")
+    with minigrad.no_grad():
+        y = cf(x)
+    assert y.grad_fn is None and not y.requires_grad
+    assert np.array_equal(y._data, (x * 3).exp()._data)
+
+
+def test_a_region_without_a_generated_form_runs_as_aot_eager_and_explain_says_why():
+    def f(x, w):
+        return (x * w).relu().sum()
+
+    x = minigrad.tensor([1.0, -2.0], requires_grad=True)
+    w = minigrad.tensor([3.0, 4.0], requires_grad=True)
+    cf = minigrad.compile(f, backend="numpy")
+    cf(x, w).backward()
+    g = (x.grad._data.copy(), w.grad._data.copy())
+    x.grad = w.grad = None
+    f(x, w).backward()
+    assert np.array_equal(g[0], x.grad._data) and np.array_equal(g[1], w.grad._data)
+    r = first_region(cf)
+    assert r._np is None and "Relu" in r.codegen_fallback
+    assert "runs as aot_eager: no generated form for Relu" in str(minigrad.jit.explain(cf))
+
+
+def test_graph_breaks_each_region_generated_or_not():
+    def f(x, w):
+        z = (x * w).sum()
+        return z * z if z > 5 else z + 1
+
+    cf = minigrad.compile(f, backend="numpy")
+    for scale in (1.0, 0.1, 1.0, 0.1):
+        res = []
+        for fn in (f, cf):
+            x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+            w = minigrad.tensor([2.0 * scale, 2.0 * scale], requires_grad=True)
+            out = fn(x, w)
+            out.backward()
+            res.append((out._data.copy(), x.grad._data.copy(), w.grad._data.copy()))
+        for a, b in zip(*res):
+            assert np.array_equal(a, b)
+    regions = cf._minigrad_compiled.graphs
+    assert len(regions) == 3
+    assert regions[0]._np is None and "gt" in regions[0].codegen_fallback  # the comparison
+    assert regions[1]._np is not None and regions[2]._np is not None
+
+
+def test_dynamic_sizes_fall_back_with_eager_gradients():
+    def f(x):
+        return (x * x).sum()
+
+    cf = minigrad.compile(f, backend="numpy")
+    for n in (3, 4, 5):
+        x = minigrad.tensor(np.arange(n, dtype=np.float32), requires_grad=True)
+        cf(x).backward()
+        assert np.array_equal(x.grad._data, 2 * np.arange(n, dtype=np.float32))
+    assert any(r.dynamic and "dynamic" in r.codegen_fallback for r in cf._minigrad_compiled.graphs)
+
+
+# ---------------------------------------------------------------- the jit suite, on this backend
+
+import test_jit as _suite  # noqa: E402
+
+# tests that read the aot_eager replay's own code, or name its backend in their assertions
+_AOT_ONLY = {"test_region_code_is_straight_line_python", "test_invalid_backend",
+             "test_traced_replay_records_eager_nodes_and_checks_arguments"}
+_SUITE = sorted(n for n in dir(_suite) if n.startswith("test_") and n not in _AOT_ONLY
+                and callable(getattr(_suite, n)))
+
+
+@pytest.mark.parametrize("name", _SUITE)
+def test_the_jit_suite_on_the_numpy_backend(name, monkeypatch, request):
+    init = CompiledFunction.__init__
+
+    def numpy_init(self, fn, backend, *a, **k):
+        init(self, fn, "numpy", *a, **k)
+
+    monkeypatch.setattr(CompiledFunction, "__init__", numpy_init)
+    test = getattr(_suite, name)
+    params = [m for m in getattr(test, "pytestmark", []) if m.name == "parametrize"]
+    fixtures = {p: request.getfixturevalue(p) for p in inspect.signature(test).parameters
+                if not any(p == m.args[0] for m in params)}
+    if not params:
+        test(**fixtures)
+        return
+    (mark,) = params  # (test_jit.py's parametrized tests take one argument)
+    for value in mark.args[1]:
+        test(**fixtures, **{mark.args[0]: value})
+
+
+# ---------------------------------------------------------------- random programs
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import test_jit_programs as _programs  # noqa: E402
+
+# the vocabulary with a generated form: every region of these programs is numpy source
+GEN_UNARY = [lambda a: a.tanh(), lambda a: (a * 0.5).exp(), lambda a: -a, lambda a: a ** 2,
+             lambda a: a * 1.5 - 0.25, lambda a: 2.0 / (a * a + 1.0), lambda a: a ** 0.5 * 0 + a]
+GEN_BINARY = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b,
+              lambda a, b: a / (b * b + 1.0)]
+GEN_REDUCE = [lambda a: a.sum(), lambda a: a.mean(), lambda a: (a @ a.t()).sum(),
+              lambda a: ((a - 0.5) ** 2).mean()]
+
+
+def gen_program(ops, red):
+    def f(x, w, b):
+        h = x * w + b
+        for kind, k in ops:
+            if kind == 0:
+                h = GEN_UNARY[k % len(GEN_UNARY)](h)
+            else:
+                h = GEN_BINARY[k % len(GEN_BINARY)](h, x if k % 2 else w)
+        return GEN_REDUCE[red % len(GEN_REDUCE)](h)
+    return f
+
+
+def _run_program(f, n, m, dtype, seed, generated):
+    rng = np.random.default_rng(seed)
+    cf = minigrad.compile(f, backend="numpy")
+    for _ in range(3):
+        data = [rng.standard_normal(s).astype(dtype) for s in ((n, m), (m,), (m,))]
+        results = []
+        for fn in (f, cf):
+            x, w, b = (minigrad.tensor(a, requires_grad=True) for a in data)
+            out = fn(x, w, b)
+            out.backward()
+            results.append([out._data] + [t.grad._data for t in (x, w, b)])
+        for e, c in zip(*results):
+            assert e.dtype == c.dtype and e.shape == c.shape
+            assert np.array_equal(e, c, equal_nan=True)
+    if generated:
+        assert all(r._np is not None for r in cf._minigrad_compiled.graphs), [
+            r.codegen_fallback for r in cf._minigrad_compiled.graphs]
+
+
+@settings(max_examples=80, deadline=None)
+@given(ops=st.lists(st.tuples(st.integers(0, 1), st.integers(0, 50)), min_size=1, max_size=8),
+       red=st.integers(0, 50), n=st.integers(1, 4), m=st.integers(1, 4),
+       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**16))
+def test_generated_programs_equal_eager_bit_for_bit(ops, red, n, m, dtype, seed):
+    _run_program(gen_program(ops, red), n, m, dtype, seed, generated=True)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+@settings(max_examples=60, deadline=None)
+@given(ops=st.lists(st.tuples(st.integers(0, 1), st.integers(0, 50)), min_size=1, max_size=6),
+       branch=st.tuples(st.integers(0, 50), st.booleans()),
+       n=st.integers(2, 4), m=st.integers(2, 4),
+       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**16))
+def test_jit_programs_vocabulary_on_the_numpy_backend(ops, branch, n, m, dtype, seed):
+    _run_program(_programs.program(ops, branch), n, m, dtype, seed, generated=False)
+
+
+# ---------------------------------------------------------------- PyTorch's recorded jit cases
+
+import test_jit_torch as _parity  # noqa: E402
+
+
+@pytest.mark.parametrize("name", _parity.cases.CASES)
+def test_jit_parity_cases_recorded_from_pytorch_on_the_numpy_backend(name, monkeypatch):
+    init = CompiledFunction.__init__
+
+    def numpy_init(self, fn, backend, *a, **k):
+        init(self, fn, "numpy", *a, **k)
+
+    monkeypatch.setattr(CompiledFunction, "__init__", numpy_init)
+    # explain's text is PyTorch's plus a section of minigrad's own (which graphs are numpy
+    # source): compared without that section
+    from minigrad.jit.explain import ExplainOutput
+
+    full = ExplainOutput.__str__
+
+    def without_generated(self):
+        text = full(self)
+        assert "Generated Code (backend 'numpy'):" in text
+        head, _, tail = text.partition("Generated Code (backend 'numpy'):\n")
+        return head + "".join(line + "\n" for line in tail.splitlines() if not line.startswith("  Graph "))
+
+    monkeypatch.setattr(ExplainOutput, "__str__", without_generated)
+    _parity.test_case_matches_pytorch(name, monkeypatch)
