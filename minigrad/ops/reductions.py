@@ -249,7 +249,9 @@ def _unsqueeze_to(grad, sizes, dims, keepdim):
     return grad
 
 
-def _check_nonempty(a, name, dims=None):
+def _check_nonempty(a, name, dims=None, given=None):
+    """Refuse a reduction over nothing; ``given``: the dims as the caller wrote them (-1),
+    which PyTorch's message names, the first of zero size."""
     data = a._data
     if data.size == 0 and (dims is None or any(data.shape[d] == 0 for d in dims)):
         if dims is None:
@@ -257,7 +259,8 @@ def _check_nonempty(a, name, dims=None):
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        raise IndexError(f"{name}(): Expected reduction dim {dims[0]} to have non-zero size.")
+        d = next(g for g in (given or dims) if data.shape[g] == 0)  # (a negative g counts back)
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 class MaxAll(Function):
@@ -422,7 +425,8 @@ class Amin(Amax):
 
 def _amax_forward(ctx, a, dim, keepdim, fn, name):
     dims = canonical_dims(dim if dim != () else None, a._data.ndim)
-    _check_nonempty(a, name, None if dim in (None, ()) else dims)
+    _check_nonempty(a, name, None if dim in (None, ()) else dims,
+                    None if dim is None else list(dim) if isinstance(dim, (tuple, list)) else [dim])
     ctx.dim, ctx.keepdim = (_raw_dims(dim) if dim is not None else ()), keepdim
     ctx._dims = dims
     out = _make(np.asarray(fn(a._data, axis=dims, keepdims=keepdim)))
