@@ -88,9 +88,14 @@ def program(ops, branch):
     seed=st.integers(0, 2**16),
 )
 def test_compiled_program_equals_eager_bit_for_bit(ops, branch, n, m, dtype, seed):
-    rng = np.random.default_rng(seed)
     f = program(ops, branch)
-    cf = minigrad.compile(f)
+    assert_compiled_equals_eager(f, minigrad.compile(f), n, m, dtype, seed)
+
+
+def assert_compiled_equals_eager(f, cf, n, m, dtype, seed):
+    """``cf`` (compiled ``f``) gives ``f``'s output and gradients bit for bit, three calls over
+    fresh (n, m), (m,), (m,) inputs (test_codegen_numpy.py runs its backend through it too)."""
+    rng = np.random.default_rng(seed)
     for _ in range(3):
         data = [rng.standard_normal(s).astype(dtype) for s in ((n, m), (m,), (m,))]
         results = []
