@@ -36,7 +36,7 @@ LAYERS = {
         "autograd.grad_mode", "autograd.removable_handle", "autograd.saved_errors"],
     1: ["tensor", "_tensor_str", "creation"],
     2: ["autograd.graph", "autograd.saved", "autograd.saved_edits", "autograd.saved_hooks",
-        "autograd.edges", "autograd.function", "autograd.engine", "autograd.anomaly",
+        "autograd.edges", "autograd.edges_unusual", "autograd.function", "autograd.engine", "autograd.anomaly",
         "autograd.hooks", "autograd.view_history", "autograd.validate", "autograd.captures",
         "autograd.saved_attrs", "autograd.wrap_outputs", "autograd.saved_fast", "autograd.edges_fast", "autograd.paths",
         "autograd.engine_fast", "autograd.node_hooks", "autograd.grad_kinds",

@@ -11,8 +11,8 @@ Source: ``collect_next_edges`` and ``Node``'s constructor
 
 from ..tensor import Tensor
 from .graph import _ZEROS, AccumulateGrad, _output_nrs
+from .edges_unusual import _unusual_edges  # a stale view, or an input not its node's output 0
 from .view_history import is_current as _is_current
-from .view_history import refresh_view as _refresh_view
 
 __all__ = ["collect_next_edges"]
 
@@ -50,30 +50,6 @@ def _current_view(v):
     """True if view ``v``'s edge is its grad_fn's: its memory was not written in place since
     (else ``_unusual_edges`` rebuilds it), and it was not taken under no_grad (no edge)."""
     return not v._no_grad_view and _is_current(v)
-
-
-def _unusual_edges(node, tensors):
-    """``node`` with its edges, when an input is a stale view or not its node's output 0.
-
-    A view whose memory was written in place since it was made gets its grad_fn
-    rebuilt first (``refresh_view``), after the node took its sequence number, as in
-    PyTorch; a leaf's view taken under no_grad requires grad but has no edge.
-    """
-    fns, nrs, meta = [], [], []
-    for a in tensors:
-        if a._view_of is not None:
-            _refresh_view(a)
-        fn = a._grad_fn
-        if a._requires_grad and (fn is not None or not a._no_grad_view):
-            fns.append(fn if fn is not None else AccumulateGrad.of(a))
-            nrs.append(a._output_nr if fn is not None else 0)
-            meta.append((a._data.shape, a._data.dtype))
-        else:
-            fns.append(None)
-            nrs.append(0)
-            meta.append(None)
-    node._next_fns, node._next_nrs, node._in_meta = tuple(fns), _output_nrs(nrs), tuple(meta)
-    return node
 
 
 # --- interning: a graph repeats a handful of patterns, so one tuple object each ---------

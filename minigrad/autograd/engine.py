@@ -26,7 +26,7 @@ from . import hooks as _hooks
 from .graph import UINT64_MAX, AccumulateGrad
 from .graph_task import GraphTask, graph_root
 from .engine_fast import route_gradients_fast
-from .paths import FAST_ROUTE, free  # saved.free, or its fast twin (paths.py)
+from .paths import FAST_ROUTE, free, unpack_arrays  # saved's, or their fast twins (paths.py)
 from .validate import fit_to_input, validate_outputs
 
 __all__ = ["ReadyQueue", "count_dependencies", "route_gradients", "run_backward", "run_node"]
@@ -138,6 +138,8 @@ def run_node(walk, node, grads, compute=True):
     fns = node._next_fns
     if not compute or ((not fns or fns[0] is None) and node._is_primitive  # (fns[0]: cheap)
                        and all(f is None for f in fns)):
+        if compute:  # as PyTorch's formulas, it reads its saved values first: a change is refused
+            unpack_arrays(node)
         out = (None,) * len(fns)  # a primitive whose inputs need no gradient computes nothing
     elif grads[0] is None and node is not walk.root and all(g is None for g in grads):
         out = ()  # it received no gradient at all: it does not run,

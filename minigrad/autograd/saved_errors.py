@@ -40,6 +40,8 @@ def raise_modified(t, node, saved_version, is_output, output_nr=0):
     try:
         producer = node if is_output else t.grad_fn
     except RuntimeError:  # (a split/unbind output whose memory was written)
+        if t._no_grad_view:  # PyTorch's unpack reads grad_fn first: its no_grad-view error
+            raise
         producer = t._grad_fn
     # PyTorch names the producing operation without "Backward0" (MulBackward0: Mul), and
     # without "Backward" only when another number follows (PowBackward1: Pow1)
