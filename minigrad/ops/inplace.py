@@ -44,6 +44,8 @@ from ..autograd.view_history import view_root as _view_root
 from ..creation import check_fill_value
 from ..tensor import Tensor
 from ._util import is_scalar, wrap_scalar
+from .indexing import (_Pick, _as_index_array, _numpy_index_message, check_key,
+                       ints_for_scalar_tensors)
 from .memory_overlap import check_no_partial_overlap
 
 _state = grad_mode._state
@@ -599,8 +601,6 @@ class _CopySlices(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from .indexing import _Pick
-
         keep = np.ones(grad._data.shape, dtype=bool)
         keep[ctx.key] = False
         ga = _zero_where_written(grad, keep)
@@ -640,8 +640,6 @@ def setitem(t, key, value):
             the dtype cannot hold ("value cannot be converted to type int without overflow").
         IndexError: for an index out of range.
     """
-    from .indexing import _numpy_index_message, check_key, ints_for_scalar_tensors
-
     given, key = key, ints_for_scalar_tensors(key)  # x[torch.tensor(1)] = v selects, as x[1]
     np_key = _key_array(key)
     try:
@@ -677,7 +675,10 @@ def setitem(t, key, value):
                           "tensor before performing this operation. This also applies to advanced "
                           "indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=3)
             return _write_expanded(t, np_key, value)
-        inplace(t, lambda a, v: _IndexPut.apply(a, np_key, v), value, reads_self=False)
+        # PyTorch applies the key's basic part first: if that makes a view, index_put_ writes
+        # into the view, and the base records CopySlices (its backward is IndexPut's)
+        cls = _CopySlices if _views_first(key, t._data.shape) else _IndexPut
+        inplace(t, lambda a, v: cls.apply(a, np_key, v), value, reads_self=False)
         return None
     # PyTorch copies into t[key] (copy_), which refuses a region where one memory location
     # stands for several elements (x.expand(3, 4)[:, 1] = v), as x.copy_(v) does
@@ -731,6 +732,26 @@ def _whole(key, shape):
             return False
         dim += 1
     return True
+
+
+def _views_first(key, shape):
+    """True if the basic part of an advanced ``key`` makes a view (an int, a ``None``, a slice
+    short of its whole dim), as PyTorch's ``applySlicing`` does before ``index_put_``."""
+    keys, consumed = check_key(len(shape), key)
+    dim = 0
+    for k in keys:
+        if k is None or (isinstance(k, (int, np.integer)) and not isinstance(k, bool)):
+            return True
+        if k is Ellipsis:
+            dim += len(shape) - consumed
+        elif isinstance(k, slice):
+            if k.indices(shape[dim]) != (0, shape[dim], 1):
+                return True
+            dim += 1
+        elif not isinstance(k, bool):  # an index array, or a mask taking as many dims as it has
+            arr = _as_index_array(k)
+            dim += arr.ndim if arr.dtype == np.bool_ else 1
+    return False
 
 
 def _fit_value(value, target, advanced):
