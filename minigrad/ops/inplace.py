@@ -180,6 +180,20 @@ def _snapshot(t):
     return old
 
 
+def _save_original_self(node, old):
+    """``node`` saved the old values ``old``: it keeps a recorded clone of them instead.
+
+    PyTorch's in-place kernels save ``original_self = self.clone()``, made with
+    recording on: a second derivative through the saved value passes through
+    its ``CloneBackward0`` to the old ``grad_fn``.  (Values are the same.)
+    """
+    if node is None or not old._requires_grad:
+        return
+    for i, e in enumerate(_edits.entries(node)[0]):
+        if e is old:
+            _edits.replace(node, i, old.clone(), 0)
+
+
 def _adopt(t, result):
     """Make ``t`` (whose memory now holds ``result``'s values) the output of ``result``'s node."""
     node = result._grad_fn
@@ -229,6 +243,7 @@ def inplace(t, outofplace, *args, reads_self=True, via_view=False, written=None)
             t._requires_grad or others_need or root._requires_grad):
         old = _snapshot(t)
         result = outofplace(old, *args)
+        _save_original_self(result._grad_fn, old)
         if root is t:
             _store(t, result, reads_self)
             _forward_mode.copy_tangent(result, t)
@@ -396,9 +411,14 @@ class CopySlices(Node):
     def apply(self, grads, F):
         if not F.records:  # (written on Tensors: an ARRAYS walk wraps and unwraps)
             return F.from_tensors(self.apply(F.to_tensors(grads), _grad_kinds.TENSORS))
+        # as PyTorch's CopySlices::apply: the gradient copied into a fresh tensor of the base's
+        # shape (CopyBackwards), the view's part of it cloned for ``fn``, and what ``fn`` returns
+        # for the view copied back into that part (CopySlices); under create_graph these are
+        # the nodes recorded, so a second derivative has PyTorch's graph
         g = grads[0]
         pos = self._positions
-        res = self._fn.apply((_AsStrided.apply(g, pos),), F)
+        result = _Copy.apply(_make(np.empty(g._data.shape, dtype=g._data.dtype)), g)
+        res = self._fn.apply((_AsStrided.apply(result, pos).clone(),), F)
         r0 = res[0] if res else None
         if r0 is None:
             r0 = _make(np.zeros((), dtype=g._data.dtype))
@@ -407,7 +427,7 @@ class CopySlices(Node):
                 r0 = r0.sum_to_size(pos.shape)
             if r0._data.dtype != g._data.dtype:
                 r0 = r0.to(g._data.dtype)
-        return (_CopyIntoView.apply(g, pos, r0),) + tuple(res[1:])
+        return (_CopyIntoView.apply(result, pos, r0),) + tuple(res[1:])
 
 
 class _CopyIntoView(Function):
