@@ -119,3 +119,16 @@ def test_the_page_nbconvert_makes_shows_every_stored_picture(lesson, template):
             expected = (base64.b64decode(data[mimetype]) if mimetype == "image/png"
                         else data.get(mimetype))
             assert content == expected, f"{cell.id}: a different picture ({mimetype})"
+
+
+def test_beginner_and_developer_prose_has_no_tex(lesson):
+    """A page rendered offline (no MathJax) shows ``$x^2$`` as it is typed: the beginner and
+    developer tiers write their few formulas as plain text, Unicode or code; only the researcher
+    tier writes LaTeX."""
+    tier = lesson.relative_to(ROOT / "notebooks").parts[0]
+    if tier not in ("beginner", "developer"):
+        pytest.skip("the researcher tier writes its mathematics in LaTeX")
+    nb = nbformat.read(lesson, as_version=4)
+    tex = [(cell.id, line) for cell in nb.cells if cell.cell_type == "markdown"
+           for line in cell.source.splitlines() if "$" in line]
+    assert tex == []
