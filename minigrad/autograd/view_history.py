@@ -75,7 +75,7 @@ def refresh_view(v):
     prev = _state.enabled
     _state.enabled = True
     try:
-        fresh = _view_ops.as_strided(alias, positions)
+        fresh = _view_ops.as_strided(alias, positions, v._data)
     finally:
         _state.enabled = prev
     v._grad_fn = fresh._grad_fn

@@ -119,7 +119,7 @@ def linear(input, weight, bias=None):
         return out.view(*lead, out.shape[1])
     out = matmul(input, weight.t())
     if bias is not None:
-        out = out + bias
+        out.add_(bias)  # in place, as PyTorch's linear: the result is at version 1
     return out
 
 

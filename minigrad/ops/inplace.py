@@ -324,7 +324,7 @@ def rebase_view_write(t, result, old_root=None):
     _state.enabled = True
     try:
         alias = _make(root._data, grad_fn=root._grad_fn)
-        _adopt(t, _AsStrided.apply(alias, positions))
+        _adopt(t, _AsStrided.apply(alias, positions, t._data))
     finally:
         _state.enabled = prev
     # the wrapped op saved its output (exp_'s result): that is the view now,
@@ -341,23 +341,24 @@ def _positions(root, view):
     Computed from the two arrays' memory addresses and strides, as PyTorch's
     as_strided does; works for any view (slices, transposes, expands, ...).
     """
-    item = root.itemsize
     base_ptr = root.__array_interface__["data"][0]
     view_ptr = view.__array_interface__["data"][0]
     # memory offset (in elements) of every element of root, and of view
-    root_off = np.zeros(root.shape, dtype=np.int64)
-    for d, (n, st) in enumerate(zip(root.shape, root.strides)):
-        shape = [1] * root.ndim
-        shape[d] = n
-        root_off = root_off + (np.arange(n) * (st // item)).reshape(shape)
-    view_off = np.full(view.shape, (view_ptr - base_ptr) // item, dtype=np.int64)
-    for d, (n, st) in enumerate(zip(view.shape, view.strides)):
-        shape = [1] * view.ndim
-        shape[d] = n
-        view_off = view_off + (np.arange(n) * (st // item)).reshape(shape)
+    root_off = _memory_offsets(root)
+    view_off = _memory_offsets(view) + (view_ptr - base_ptr) // root.itemsize
     lookup = np.full(int(root_off.max()) + 1 if root_off.size else 1, -1, dtype=np.int64)
     lookup[root_off.reshape(-1)] = np.arange(root.size)
     return lookup[view_off]
+
+
+def _memory_offsets(arr):
+    """The memory offset, in elements, of each element of ``arr`` from its first one."""
+    off = np.zeros(arr.shape, dtype=np.int64)
+    for d, (n, st) in enumerate(zip(arr.shape, arr.strides)):
+        shape = [1] * arr.ndim
+        shape[d] = n
+        off = off + (np.arange(n) * (st // arr.itemsize)).reshape(shape)
+    return off
 
 
 class _HeldBy:
@@ -469,15 +470,44 @@ class _AsStrided(Function):
     """
 
     node_name = "AsStridedBackward0"
+    saved_attrs = ("size", "stride", "storage_offset")
 
     @staticmethod
-    def forward(ctx, base, positions):
+    def forward(ctx, base, positions, view=None):
         ctx.positions, ctx.sizes = positions, base._data.shape
+        # PyTorch's _saved_size, _saved_stride, _saved_storage_offset: the view's own
+        # geometry in the base's memory, when the view (an array) is given
+        ctx.size, ctx.stride, ctx.storage_offset = _geometry(
+            _memory_offsets(base._data).reshape(-1)[positions], view, base._data)
         return _make(base._data.reshape(-1)[positions])
 
     @staticmethod
     def backward(ctx, grad):
-        return _ScatterIntoBase.apply(grad, ctx.positions, ctx.sizes), None
+        return _ScatterIntoBase.apply(grad, ctx.positions, ctx.sizes), None, None
+
+
+def _geometry(positions, view=None, base=None):
+    """``(size, stride, storage_offset)``, in elements, as PyTorch's ``as_strided`` takes
+    them: of the array ``view`` looking into ``base``'s memory; else of a view whose
+    elements lie at the memory offsets ``positions`` (a dim of size 1 then gets the
+    stride a contiguous tensor would give it)."""
+    size = tuple(int(n) for n in positions.shape)
+    if view is not None:
+        item = view.itemsize
+        offset = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        return size, tuple(int(st) // item for st in view.strides), offset // item
+    if not positions.size:
+        return size, tuple(0 for _ in size), 0
+    first = int(positions.reshape(-1)[0])
+    stride = [1] * len(size)
+    for d in range(len(size) - 1, -1, -1):
+        if size[d] > 1:  # the step to the next element along d
+            index = [0] * len(size)
+            index[d] = 1
+            stride[d] = int(positions[tuple(index)]) - first
+        elif d < len(size) - 1:
+            stride[d] = stride[d + 1] * size[d + 1]
+    return size, tuple(stride), first
 
 
 class _ScatterIntoBase(Function):

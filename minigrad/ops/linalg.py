@@ -418,11 +418,11 @@ def matmul(input, other):
             return UnsafeView.apply(Mm.apply(folded, other), A[:-1] + (B[-1],))
         # (A @ B) = (Bᵀ @ Aᵀ)ᵀ: fold the right operand instead (a size mismatch is
         # then mm's "mat1 and mat2 shapes cannot be multiplied", as in PyTorch)
-        folded = Transpose.apply(other, -1, -2).reshape(math.prod(B[:-2]) * B[-1], B[-2])
+        folded = Transpose.apply(other, -2, -1).reshape(math.prod(B[:-2]) * B[-1], B[-2])
         if da == 1:
             return UnsafeView.apply(Mv.apply(folded, input), B[:-2] + (B[-1],))
         out = UnsafeView.apply(Mm.apply(folded, input.t()), B[:-2] + (B[-1], A[0]))
-        return contiguous(Transpose.apply(out, -1, -2))
+        return contiguous(Transpose.apply(out, -2, -1))
     # batched: broadcast the batch dims, expand, one bmm (a 1-d operand as a
     # single row or column)
     n = A[-2] if da > 1 else 1

@@ -1,7 +1,8 @@
 """What the differential fuzzer (``differential.py``) compares after each step, and how.
 
 ``describe`` turns one step's result into plain data (dtype, shape, values,
-``requires_grad``, ``is_leaf``, the ``grad_fn`` chain, ``repr``) the same way
+``requires_grad``, ``is_leaf``, the ``grad_fn`` chain, ``repr``, ``_version``, the
+node's ``_saved_*`` attributes) the same way
 for both libraries; ``compare`` gives the kinds of difference between two
 such descriptions (the kinds are explained in ``differential.py``).
 
@@ -121,7 +122,36 @@ def _describe_tensor(t, lib):
         "grad_fn": None if node is None else node.name(),
         "chain": _chain(node),
         "repr": norm(repr(t)),
+        "version": t._version,
+        "saved": _saved_attributes(node, lib),
     }
+
+
+def _saved_attributes(node, lib):
+    """``{name: value}`` of a node's ``_saved_*`` attributes (what it saved for backward),
+    each a tensor's dtype, shape and values, a number, a sequence of them, or the first
+    sentence of the error reading it raised (freed, say)."""
+    if node is None:
+        return {}
+    out = {}
+    for name in dir(node):
+        if not name.startswith("_saved_"):
+            continue
+        try:
+            out[name] = _plain(getattr(node, name), lib)
+        except Exception as err:  # noqa: BLE001 - what reading it raises is compared too
+            out[name] = ["raised", first_sentence(str(err))]
+    return out
+
+
+def _plain(v, lib):
+    if isinstance(v, lib.Tensor):
+        return {"dtype": norm(str(v.dtype)), "shape": list(v.shape), "values": v.detach().tolist()}
+    if isinstance(v, (tuple, list)):
+        return [_plain(x, lib) for x in v]
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return norm(str(v))  # a dtype, a layout, a memory format, ...
 
 
 def _chain(node, limit=12):
@@ -170,11 +200,13 @@ def _float32_exact(v):
     return abs(v) <= _FLOAT32_MAX and float(np.float32(v)) == v
 
 
-def compare(expected, actual, second_order=False):
+def compare(expected, actual, second_order=False, gradient=False):
     """The kinds of difference between two ``describe`` results (empty: they agree).
 
     ``second_order``: the result is a gradient taken with ``create_graph=True``, whose
-    node names may differ as ``GRAPH2_PAIRS`` allows (kind ``graph2``).
+    node names may differ as ``GRAPH2_PAIRS`` allows (kind ``graph2``).  ``gradient``:
+    it is a ``.grad`` or what ``autograd.grad`` returned, whose ``_version`` counts the
+    engine's own in-place additions into its buffers (not compared).
     """
     if expected is None or actual is None:
         return set() if (expected is None) == (actual is None) else {"value"}
@@ -189,7 +221,7 @@ def compare(expected, actual, second_order=False):
             return {"value"}
         kinds = set()
         for e, a in zip(es, as_):
-            kinds |= compare(e, a, second_order)
+            kinds |= compare(e, a, second_order, gradient)
         return kinds
     kinds = set()
     dtype = expected["dtype"][6:]
@@ -206,7 +238,26 @@ def compare(expected, actual, second_order=False):
     if (_GRAD_FN.sub("", expected["repr"]) != _GRAD_FN.sub("", actual["repr"])
             and expected["values"] == actual["values"]):
         kinds.add("print")  # the same values printed otherwise (rounding noise is not this)
+    if expected["version"] != actual["version"] and not gradient:
+        kinds.add("version")
+    if not second_order and not _same_saved(expected["saved"], actual["saved"], dtype):
+        kinds.add("saved")  # (a graph of backward formulas saves what its formulas do)
     return kinds
+
+
+def _same_saved(e, a, dtype):
+    """Do two nodes' saved attributes agree (names, and values within ``dtype``'s tolerance)?"""
+    if isinstance(e, dict) and isinstance(a, dict):
+        if "values" in e and "values" in a:
+            t = e["dtype"][6:]
+            return (e["dtype"] == a["dtype"] and e["shape"] == a["shape"]
+                    and close(e["values"], a["values"], t if t in TOLERANCE else dtype))
+        return e.keys() == a.keys() and all(_same_saved(e[k], a[k], dtype) for k in e)
+    if isinstance(e, list) and isinstance(a, list):
+        return len(e) == len(a) and all(_same_saved(x, y, dtype) for x, y in zip(e, a))
+    if isinstance(e, float) and isinstance(a, float):
+        return close(e, a, "float64")
+    return e == a
 
 
 def graph_difference(expected, actual):

@@ -25,6 +25,9 @@ step the fuzzer compares what both saw:
   backward formulas: see the README), chains that part at one of the listed
   pairs of node names ``compare.GRAPH2_PAIRS`` (PyTorch's fused formula,
   minigrad's readable one); any other difference there is ``graph``;
+* ``version``: the tensor's ``_version`` (in-place writes counted); reported;
+* ``saved``: the ``grad_fn``'s ``_saved_*`` attributes (what it saved for
+  backward: names, values; or the error reading one raises); reported;
 * ``print``: ``repr`` of tensors whose values are identical (its
   ``grad_fn=<...>`` left out: that is ``graph``'s); reported;
 * ``drift``: a value difference that disappears when the step is re-run in
@@ -82,7 +85,8 @@ from tests.fuzz.compare import (compare, describe, first_sentence,  # noqa: E402
                                 graph_differences, norm)
 from tests.fuzz.lineage import Lineage  # noqa: E402
 
-KINDS = ("value", "internal", "error", "graph", "graph2", "print", "drift", "layout")
+KINDS = ("value", "internal", "error", "graph", "graph2", "version", "saved", "print", "drift",
+         "layout")
 # steps that look at a gradient computed with create_graph=True (``g``, ``g7``):
 # its graph is made of backward formulas (kind "graph2", see the README)
 SECOND_ORDER = re.compile(r"g\d*")
@@ -140,7 +144,8 @@ def differences(program, torch, minigrad):
                 found.extend(_error_difference(i, src, err_t, err_m))
                 continue
             second = bool(SECOND_ORDER.fullmatch(src) or _formula_grad(src, res_t))
-            kinds = compare(res_t, res_m, second)
+            gradient = src.endswith(".grad") or _from_autograd_grad(src, program[:i])
+            kinds = compare(res_t, res_m, second, gradient)
             if "graph" in kinds and _contiguous_copied_in_one(src, res_t, res_m):
                 kinds = (kinds - {"graph"}) | {"layout"}
                 lineage.mark(kind, src, ns_t, torch, "apart")  # one graph has a CloneBackward0 more
@@ -159,6 +164,12 @@ def differences(program, torch, minigrad):
         torch.set_grad_enabled(True)
         minigrad.set_grad_enabled(True)
     return found
+
+
+def _from_autograd_grad(name, steps):
+    """Was ``name`` (a step showing one name) assigned what ``torch.autograd.grad`` returned?"""
+    pattern = re.compile(rf"\(?{re.escape(name)},?\)? = torch\.autograd\.grad\(")
+    return bool(re.fullmatch(r"\w+", name)) and any(pattern.match(src) for _, src in steps)
 
 
 def _formula_grad(src, described):
@@ -278,6 +289,13 @@ def _explain(src, e, a, graph=False):
                 f"{d['grad_fn']} {d['chain']}\n      {d['repr']}")
 
     text = f"{src}\n    PyTorch:  {brief(e)}\n    minigrad: {brief(a)}"
+    if isinstance(e, dict) and isinstance(a, dict) and "version" in e and "version" in a:
+        if e["version"] != a["version"]:
+            text += f"\n    _version: PyTorch {e['version']}, minigrad {a['version']}"
+        for name in sorted(set(e["saved"]) | set(a["saved"])):
+            pe, pa = e["saved"].get(name, "(none)"), a["saved"].get(name, "(none)")
+            if pe != pa:
+                text += f"\n    {name}: PyTorch {str(pe)[:160]}, minigrad {str(pa)[:160]}"
     if graph:
         text += "".join(f"\n    chains part at (PyTorch, minigrad): {p}" for p in graph_differences(e, a))
     return text
