@@ -273,9 +273,9 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         A, B = operands(a, b)
-        need = ctx.needs_input_grad
-        if need[0] or need[1]:
-            ctx.save_for_backward(b, a if need[1] else None)
+        # `other` is in both formulas: saved whenever there is a node (PyTorch's generated
+        # code saves unguarded what more than one formula reads); `self` only for other's
+        ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)
         out = np.true_divide(A, B)
         if out.dtype != np.float32 and out.dtype.kind != "f" or (
             out.dtype == np.float64 and a._data.dtype.kind in "biu" and b._data.dtype.kind in "biu"

@@ -104,9 +104,7 @@ class DivRounding(Function):
         if rounding_mode is None:
             from .elementwise import Div
 
-            need = ctx.needs_input_grad
-            if need[0] or need[1]:
-                ctx.save_for_backward(b, a if need[1] else None)
+            ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)  # as Div's
             return Div.forward(_NoSave, a, b)
         # as PyTorch's generated code: `self` is kept only for `other`'s gradient
         ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)
@@ -138,6 +136,10 @@ class _NoSave:
     """A ctx for running ``Div.forward`` as a plain computation: it needs no gradient, saves nothing."""
 
     needs_input_grad = (False, False)
+
+    @staticmethod
+    def save_for_backward(*tensors):
+        pass
 
 
 DivFloor = DivRounding  # the name remainder's backward used (PyTorch: self.div(other, rounding_mode="floor"))
