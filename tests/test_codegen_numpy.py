@@ -4,7 +4,9 @@ Values and gradients equal to eager bit for bit, on every call; the semantics
 of aot_eager kept (one CompiledFunctionBackward node, freed saved values,
 PyTorch's second-backward, in-place and double-backward errors, graph breaks);
 a region with a step that has no generated form runs as aot_eager, and
-explain says why.
+a step with no generated form calls its primitive (the rest of the region is
+numpy) and explain names it; a region that cannot be written at all runs as
+aot_eager, and explain says why.
 """
 
 import inspect
@@ -140,9 +142,10 @@ def test_one_node_per_region_pointing_at_its_inputs():
     assert acc.variable is x and nr == 0 and none is None
 
 
-def test_saved_arrays_freed_second_backward_raises_retain_graph_keeps_them():
+@pytest.mark.parametrize("op", ["tanh", "sin"])  # generated; calls its primitive
+def test_saved_arrays_freed_second_backward_raises_retain_graph_keeps_them(op):
     x = minigrad.tensor([1.0, 2.0], requires_grad=True)
-    cf = minigrad.compile(lambda x: (x * x).tanh().sum(), backend="numpy")
+    cf = minigrad.compile(lambda x: getattr(x * x, op)().sum(), backend="numpy")
     out = cf(x)
     out.backward(retain_graph=True)
     g1 = x.grad._data.copy()
@@ -150,14 +153,17 @@ def test_saved_arrays_freed_second_backward_raises_retain_graph_keeps_them():
     assert np.array_equal(x.grad._data, 2 * g1)
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         out.backward()
+    assert first_region(cf)._np is not None
 
 
-def test_a_saved_input_or_output_written_in_place_raises_as_eager():
-    def f(x):
-        return (x * x).tanh()
-
+# (x * x).tanh(): generated (saves x and its output); sin saves its input and relu its
+# output, both steps that call their primitive
+@pytest.mark.parametrize("f, writes", [(lambda x: (x * x).tanh(), ("input", "output")),
+                                       (lambda x: x.sin(), ("input",)),
+                                       (lambda x: (x * 2).relu(), ("output",))])
+def test_a_saved_input_or_output_written_in_place_raises_as_eager(f, writes):
     for fn in (f, minigrad.compile(f, backend="numpy")):
-        for write in ("input", "output"):
+        for write in writes:
             for _ in range(2):
                 x = minigrad.tensor([1.0, 2.0], requires_grad=True)
                 xx = x * 1
@@ -167,6 +173,7 @@ def test_a_saved_input_or_output_written_in_place_raises_as_eager():
                 with pytest.raises(RuntimeError, match="modified by an inplace operation.*"
                                                        "is at version 1; expected version 0"):
                     y.sum().backward()
+    assert first_region(fn)._np is not None  # (numpy source, not the aot_eager replay)
 
 
 def test_create_graph_gives_a_gradient_whose_backward_raises():
@@ -187,21 +194,47 @@ def test_no_grad_call_records_nothing():
     assert np.array_equal(y._data, (x * 3).exp()._data)
 
 
-def test_a_region_without_a_generated_form_runs_as_aot_eager_and_explain_says_why():
-    def f(x, w):
-        return (x * w).relu().sum()
+def _three_ways(fn, make_args, calls=3):
+    """``fn`` eager, compiled aot_eager and compiled numpy: outputs and grads equal bit for bit."""
+    cf = _eager_and_compiled(fn, make_args, _leaves, calls=calls)
+    _eager_and_compiled(fn, make_args, _leaves, calls=calls, backend="aot_eager")
+    return cf
 
-    x = minigrad.tensor([1.0, -2.0], requires_grad=True)
-    w = minigrad.tensor([3.0, 4.0], requires_grad=True)
-    cf = minigrad.compile(f, backend="numpy")
-    cf(x, w).backward()
-    g = (x.grad._data.copy(), w.grad._data.copy())
-    x.grad = w.grad = None
-    f(x, w).backward()
-    assert np.array_equal(g[0], x.grad._data) and np.array_equal(g[1], w.grad._data)
+
+def test_a_step_without_a_generated_form_calls_its_primitive_the_rest_is_numpy():
+    def f(x, w):
+        h = (x * w).relu() + x.sin()   # relu, sin: no generated form; the rest numpy
+        return (h * h).sum()
+
+    def args(call):
+        rng = np.random.default_rng(30 + call)
+        return _t(rng, (4, 3), np.float32), _t(rng, (3,), np.float32)
+
+    cf = _three_ways(f, args)
     r = first_region(cf)
-    assert r._np is None and "Relu" in r.codegen_fallback
-    assert "runs as aot_eager: no generated form for Relu" in str(minigrad.jit.explain(cf))
+    assert r._np is not None and r.codegen_fallback is None
+    called = sorted(r.codegen_calls.values())
+    assert called == ["Relu (no generated form yet)", "Sin (no generated form yet)"]
+    assert "# ReluBackward0: calls Relu (no generated form yet)" in r.code
+    assert "# SinBackward0: calls Sin.backward" in r.backward_code
+    assert "np.multiply" in r.code and "# AddBackward0" in r.code  # the others: one numpy line
+    text = str(minigrad.jit.explain(cf))
+    assert ("Graph 1: numpy source, 6 operations (region.code, region.backward_code); calls the "
+            "primitive for Relu (no generated form yet), Sin (no generated form yet)") in text
+
+
+def test_a_region_that_cannot_be_written_runs_as_aot_eager_and_explain_says_why():
+    def f(x):
+        return (x.max(0).values * x).sum()   # max(dim): two outputs (values, indices)
+
+    def args(call):
+        return (_t(np.random.default_rng(40 + call), (3, 2), np.float64),)
+
+    cf = _three_ways(f, args)
+    r = first_region(cf)
+    assert r._np is None and "max (several outputs)" in r.codegen_fallback
+    assert "runs as aot_eager: no generated form for max (several outputs)" in str(
+        minigrad.jit.explain(cf))
 
 
 def test_graph_breaks_each_region_generated_or_not():
@@ -222,8 +255,8 @@ def test_graph_breaks_each_region_generated_or_not():
             assert np.array_equal(a, b)
     regions = cf._minigrad_compiled.graphs
     assert len(regions) == 3
-    assert regions[0]._np is None and "gt" in regions[0].codegen_fallback  # the comparison
-    assert regions[1]._np is not None and regions[2]._np is not None
+    assert all(r._np is not None for r in regions)
+    assert list(regions[0].codegen_calls.values()) == ["gt (not a differentiable primitive)"]
 
 
 def test_dynamic_sizes_fall_back_with_eager_gradients():

@@ -35,9 +35,16 @@ eager bit for bit.
 
 **What has a generated form** (``RULES``): add, sub (alpha 1), mul, div, neg,
 reciprocal, tanh, exp, t, mm, pow by a number (not 0), sum, mean, on float32 or float64 with
-one dtype per step (a Python number is welcome).  A region with any other
-step, or whose sizes are dynamic, falls back as a whole to the ``aot_eager``
-replay; ``region.codegen_fallback`` says why and ``jit.explain`` prints it.
+one dtype per step (a Python number is welcome).  Any other step (``relu``
+before it has a rule, a comparison, a factory) **calls its primitive**, as the
+``aot_eager`` replay does, inside the generated code: its ``forward`` with a
+``ctx`` on Tensors wrapping the arrays, its ``backward`` in the backward, the
+line's comment naming it (``# ReluBackward0: calls Relu (no generated form
+yet)``); ``region.codegen_calls`` lists those steps and ``jit.explain``
+prints them.  Only a region that cannot be written at all (sizes are dynamic,
+a step with several outputs, an output that is a view) runs as the
+``aot_eager`` replay; ``region.codegen_fallback`` says why and ``jit.explain``
+prints it.
 
 Source: the idea is Inductor's Python wrapper code (torch/_inductor/codegen/
 wrapper.py), which also writes a region as one Python function; Inductor then
@@ -56,7 +63,9 @@ from ..ops.activation_backward import one_minus_square
 from ..ops.elementwise import _math_exp, rounded_once
 from ..ops.formulas import ARRAY_OPS
 from ..ops.power_kernels import pow_scalar_array
+from ..autograd import grad_mode
 from ..autograd.validate import sum_to_array
+from ..tensor import Tensor
 from .recording import Value
 
 __all__ = ["NoGeneratedForm", "RULES", "generate"]
@@ -204,15 +213,15 @@ RULES = rules  # (a function: the ops package imports after this one)
 
 
 def _check_step(s):
-    """None if step ``s`` has a generated form, else why not."""
+    """None if step ``s`` has a generated form, else why not (the step then calls its primitive)."""
     if s.kind != "function":
         return f"{getattr(s.op, '__name__', s.op)} (not a differentiable primitive)"
     rule = rules().get(s.op)
     name = s.op.__name__
     if rule is None:
         return f"{name} (no generated form yet)"
-    if s.out_tuple or len(s.outputs) != 1 or s.kwargs:
-        return f"{name} (several outputs or keyword arguments)"
+    if s.kwargs:
+        return f"{name} (keyword arguments)"
     why = rule.check(s) if rule.check is not None else None
     if why:
         return f"{name} ({why})"
@@ -233,35 +242,133 @@ def _check_step(s):
     return None
 
 
-def generate(region):
-    """Forward and backward source of ``region`` over numpy, and their namespace.
+def _uncallable(s):
+    """None if step ``s`` can run as one call of its primitive inside generated code, else why not."""
+    if s.out_tuple or len(s.outputs) != 1:
+        return f"{s.name} (several outputs)"
+    for a in s.args:
+        if isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a):
+            return f"{s.name} (a tuple of tensors as an argument)"
+    return None
 
-    Returns:
-        (code, backward_code, ns, watched): ``ns`` holds the constants the
-        code reads; ``watched``, for each array the forward hands to the
-        backward, the Value whose version guards it (itself, or the value a
-        view of it was taken from).
+
+def _is_view_step(s, rule):
+    """Whether the step's output shares its input's memory (and, in eager, its version counter)."""
+    if rule is not None:
+        return rule.view
+    if s.kind == "function":
+        return bool(s.op._is_view)
+    return s.name in ("detach", "to", "type")  # (``to`` may return its input itself)
+
+
+# ---------------------------------------------------------------- a step that calls its primitive
+
+def _tensor_sharing(data, t):
+    """A Tensor over ``data`` (a view of ``t``'s memory) sharing ``t``'s version counter."""
+    return Tensor._make(data, vc=t._shared_vc())
+
+
+def _grad_array(g, meta, node_name, index):
+    """A called primitive's gradient (a Tensor or None) as the engine takes it: fitted to the input.
 
     Raises:
-        NoGeneratedForm: the reason, when a step has no generated form.
+        RuntimeError: the engine's "Function XBackward returned an invalid
+            gradient at index i - got [..] but expected shape compatible with [..]".
+    """
+    if g is None:
+        return None
+    a = g._data
+    shape = meta[0]
+    if a.shape != shape:
+        lead = a.ndim - len(shape)
+        if lead < 0 or any(s != 1 and s != d for s, d in zip(shape, a.shape[lead:])):
+            raise RuntimeError(
+                f"Function {node_name} returned an invalid gradient at index {index} - got "
+                f"{list(a.shape)} but expected shape compatible with {list(shape)}")
+    return _fit(a, meta)
+
+
+def _add(old, g):
+    """Fan-in where a gradient may be None: the engine adds only what arrived."""
+    if g is None:
+        return old
+    return g if old is None else old + g
+
+
+def _call_helpers(ctx_cls, _run_backward):
+    """The names a step that calls its primitive uses: the replay's ctx class and backward runner."""
+    st = grad_mode._state
+
+    def run_backward(spec, ctx, grads):  # grad mode off, as in the replay's backward
+        prev, st.enabled = st.enabled, False
+        try:
+            return _run_backward(spec, ctx, grads)
+        finally:
+            st.enabled = prev
+
+    def ctx_for(needs):
+        c = ctx_cls()
+        c.needs_input_grad = needs
+        return c
+
+    return {"T": Tensor._make, "TV": _tensor_sharing, "CTX": ctx_for, "RUN": run_backward,
+            "GRAD": _grad_array, "ADD": _add}
+
+
+def generate(region, ctx_cls, run_backward):
+    """Forward and backward source of ``region`` over numpy, and their namespace.
+
+    A step with a rule in ``RULES`` is one line of numpy.  Any other step (a
+    primitive with no rule yet, a comparison, a factory) calls its primitive,
+    as the ``aot_eager`` replay does: its ``forward`` with a ``ctx``, on
+    Tensors wrapping the arrays (a region input is passed as the caller's
+    tensor itself, so what the primitive saves carries the caller's version
+    counter and its own backward checks it, as eager's does); in backward its
+    ``backward`` through the replay's runner, each gradient fitted to its
+    input as the engine fits it.  The line's comment says so.
+
+    Args:
+        region (Region): the region (``replay.py``).
+        ctx_cls, run_backward: the replay's ``_ReplayCtx`` and ``_run_backward``,
+            which a step that calls its primitive uses (passed in: replay.py
+            imports this module).
+
+    Returns:
+        (code, backward_code, ns, watched, calls, takes_tensors): ``ns`` holds
+        the constants the code reads; ``watched``, for each array the forward
+        hands to the backward, the Value whose version guards it (itself, or
+        the value a view of it was taken from); ``calls``, ``{step index:
+        why}`` for the steps that call their primitive (empty when all is
+        numpy); ``takes_tensors``: the forward's last parameter ``TS`` is
+        the caller's tensors (a called step reads one).
+
+    Raises:
+        NoGeneratedForm: why the region cannot be written at all (sizes are
+            dynamic, a step with several outputs, an output that is a view).
     """
     if region.dynamic:
         raise NoGeneratedForm("sizes are dynamic (the generated code bakes sizes in)")
-    whys = [w for w in (_check_step(s) for s in region.steps) if w]
+    whys = [w for w in (_uncallable(s) for s in region.steps) if w]
     if whys:
         raise NoGeneratedForm("no generated form for " + ", ".join(dict.fromkeys(whys)))
+    R = rules()
+    calls = {k: w for k, w in ((k, _check_step(s)) for k, s in enumerate(region.steps)) if w}
+    rule_of = {k: (None if k in calls else R[s.op]) for k, s in enumerate(region.steps)}
     made = {id(o) for s in region.steps for o in s.outputs}
-    views = {id(s.outputs[0]) for s in region.steps if rules()[s.op].view}
+    views = {id(s.outputs[0]) for k, s in enumerate(region.steps) if _is_view_step(s, rule_of[k])}
     for v in region.outputs:
         if id(v) not in made:
             raise NoGeneratedForm("an output that no step of the region makes")
         if id(v) in views:
             raise NoGeneratedForm("an output that is a view (it would share a version counter)")
-    R = rules()
     ns = {"np": np, "RO": rounded_once, "m_tanh": math.tanh, "m_exp": _math_exp,
           "OMS": one_minus_square, "PSA": pow_scalar_array, "EXPAND": ARRAY_OPS.expand,
           "DIVS": ARRAY_OPS.div_scalar, "FIT": _fit}
+    if calls:
+        ns.update(_call_helpers(ctx_cls, run_backward))
     names = {id(v): f"v{v.index}" for v in region.inputs}
+    pos_in = {id(v): i for i, v in enumerate(region.inputs)}
+    root = {}  # a view's value -> the value whose memory it shares
 
     def ref(a):
         if isinstance(a, Value):
@@ -275,30 +382,77 @@ def generate(region):
             raise NoGeneratedForm(f"a value read before it is made (v{a.index})")
         return _const(ns, a)
 
+    def tensor_ref(a, pos, s):
+        """What a step that calls its primitive passes for argument ``a``: a Tensor, mostly."""
+        if not isinstance(a, Value):
+            return _const(ns, a)
+        if a.kind == "wrapped":  # the wrapped number's tensor, as recorded
+            ns[f"KT{a.index}"] = a.tensor
+            return f"KT{a.index}"
+        if pos in s.data_pos:  # the primitive was given the array itself
+            return ref(a)
+        if id(a) in pos_in:  # the caller's tensor: its version counter is the one saved
+            return f"TS[{pos_in[id(a)]}]"
+        r = root.get(id(a))
+        if r is not None and id(r) in pos_in:  # a view of the caller's tensor: its counter
+            return f"TV({ref(a)}, TS[{pos_in[id(r)]}])"
+        return f"T({ref(a)})"
+
     records = region.records
     grad_values = {id(v) for v in region.inputs if v.requires_grad}
-    fwd = ["def forward(" + ", ".join(names[id(v)] for v in region.inputs) + "):"]
+    out_ids = {id(v) for v in region.outputs}
+    takes_tensors = False
+    blocks = []  # the forward's lines, one list per step
     bwd_steps = []
-    saved, saved_ids = [], set()
-    root = {}  # a view's value -> the value whose memory it shares
+    saved, saved_ids = [], set()  # Values (arrays) and, for a called step, its ctx's name
     for k, s in enumerate(region.steps):
-        rule = R[s.op]
-        a = [ref(x) for x in s.args]
         o = s.outputs[0]
-        out = names[id(o)] = f"v{o.index}"
-        if rule.view:
+        out = f"v{o.index}"
+        grad_step = bool(records and o.requires_grad and s.kind == "function")
+        block = []
+        if k in calls:
+            args = [tensor_ref(x, i, s) for i, x in enumerate(s.args)]
+            takes_tensors = takes_tensors or any(x.startswith(("TS[", "TV(")) for x in args)
+            if s.kind == "function":
+                ns[f"F{k}"], ns[f"N{k}"] = s.op.forward, s.needs
+                node = s.op._backward_cls.__name__
+                if grad_step:
+                    block.append(f"    c{k} = CTX(N{k})")
+                ctx = f"c{k}" if grad_step else f"CTX(N{k})"
+                call = f"F{k}({ctx}" + "".join(", " + x for x in args) + ")"
+            else:  # a comparison, a factory: no node in eager either
+                ns[f"P{k}"] = s.op
+                node = s.name
+                if s.kwargs:
+                    ns[f"KW{k}"] = s.kwargs
+                call = f"P{k}(" + ", ".join(args + ([f"**KW{k}"] if s.kwargs else [])) + ")"
+            why = calls[k].split(" (", 1)[-1].rstrip(")")
+            comment = f"  # {node}: calls {s.op.__name__} ({why})"
+            if id(o) in out_ids:  # an output: its Tensor is returned (and its version counter)
+                block.append(f"    t{o.index} = {call}".ljust(48) + comment)
+                block.append(f"    {out} = t{o.index}._data")
+            else:
+                block.append(f"    {out} = {call}._data".ljust(48) + comment)
+        else:
+            a = [ref(x) for x in s.args]
+            block.append(f"    {out} = {rule_of[k].fwd(a, s, ns)}".ljust(48) + f"  # {rule_of[k].node}")
+        blocks.append(block)
+        names[id(o)] = out
+        if _is_view_step(s, rule_of[k]) and s.args and isinstance(s.args[0], Value):
             root[id(o)] = root.get(id(s.args[0]), s.args[0])
-        fwd.append(f"    {out} = {rule.fwd(a, s, ns)}".ljust(48) + f"  # {rule.node}")
-        if records and o.requires_grad:
+        if grad_step:
             grad_values.add(id(o))
-            bwd_steps.append((k, s, a, out))
-            for w in rule.saves(s):
-                v = o if w == "out" else s.args[w]
-                if isinstance(v, Value) and v.kind != "wrapped" and id(v) not in saved_ids:
-                    saved_ids.add(id(v))
-                    saved.append(v)
+            bwd_steps.append((k, s, None if k in calls else a, out))
+            if k in calls:
+                saved.append(f"c{k}")  # the step's ctx: what its forward saved
+            else:
+                for w in rule_of[k].saves(s):
+                    v = o if w == "out" else s.args[w]
+                    if isinstance(v, Value) and v.kind != "wrapped" and id(v) not in saved_ids:
+                        saved_ids.add(id(v))
+                        saved.append(v)
     # a value neither saved nor an output is dropped after its last read (eager frees it then too)
-    keep = saved_ids | {id(v) for v in region.outputs} | {id(v) for v in region.inputs}
+    keep = saved_ids | out_ids | set(pos_in)
     last = {}
     for k, s in enumerate(region.steps):
         for x in s.args:
@@ -307,14 +461,16 @@ def generate(region):
     drops = {}
     for i, k in last.items():
         drops.setdefault(k, []).append(names[i])
-    body = fwd[1:]
-    fwd = fwd[:1]
-    for k, line in enumerate(body):
-        fwd.append(line)
+    fwd = ["def forward(" + ", ".join([names[id(v)] for v in region.inputs]
+                                      + (["TS"] if takes_tensors else [])) + "):"]
+    for k, block in enumerate(blocks):
+        fwd.extend(block)
         if k in drops:
             fwd.append("    del " + ", ".join(sorted(drops[k], key=lambda n: int(n[1:]))))
-    out_list = "".join(names[id(v)] + ", " for v in region.outputs)
-    saved_list = "".join(names[id(v)] + ", " for v in saved)
+    called_out = {id(s.outputs[0]) for k, s in enumerate(region.steps) if k in calls}
+    out_list = "".join((f"t{v.index}" if id(v) in called_out else names[id(v)]) + ", "
+                       for v in region.outputs)
+    saved_list = "".join((v if isinstance(v, str) else names[id(v)]) + ", " for v in saved)
     fwd.append(f"    return ({out_list}), ({saved_list})")
     code = "\n".join(fwd) + "\n"
 
@@ -329,9 +485,26 @@ def generate(region):
         bwd.append(f"    {g} = {seeded.get(g, 'None')}")
     written = set(seeded)
     for k, s, a, out in reversed(bwd_steps):
-        rule = R[s.op]
         o = s.outputs[0]
         g = gname[id(o)]
+        if k in calls:
+            node = s.op._backward_cls.__name__
+            bwd.append(f"    if {g} is not None:  # {node}: calls {s.op.__name__}.backward")
+            ns[f"S{k}"], ns[f"NM{k}"] = (s.op, None), node
+            bwd.append(f"        r = RUN(S{k}, c{k}, (T({g}),))")
+            edge = 0
+            for pos, v in enumerate(s.args):
+                if not isinstance(v, Value):
+                    continue
+                if id(v) in gname and s.needs[pos]:
+                    tgt = gname[id(v)]
+                    expr = f"GRAD(r[{pos}], {_const(ns, (v.shape, v.dtype))}, NM{k}, {edge})"
+                    bwd.append(f"        {tgt} = ADD({tgt}, {expr})")
+                    written.add(tgt)
+                edge += 1
+            bwd.append(f"        del r, {g}")
+            continue
+        rule = rule_of[k]
         bwd.append(f"    if {g} is not None:  # {rule.node}")
         grads = rule.bwd(a, out, g, s, ns)
         for pos in sorted(grads):
@@ -352,4 +525,5 @@ def generate(region):
     bwd.append(f"    return ({ret})")
     backward_code = "\n".join(bwd) + "\n"
     # what to check the versions of: the saved value, or the tensor it is a view of
-    return code, backward_code, ns, [root.get(id(v), v) for v in saved]
+    watched = [root.get(id(v), v) for v in saved if not isinstance(v, str)]
+    return code, backward_code, ns, watched, {k: calls[k] for k in sorted(calls)}, takes_tensors

@@ -36,8 +36,9 @@ ahead of time, and the compiled forward is wrapped in one autograd
 the compiled backward.  The ``aot_eager`` backend runs both graphs without
 code generation; here they are generated Python code over minigrad's primitives.
 
-With ``backend="numpy"`` a region whose every step has a generated form is
-written one level further down, as numpy source on arrays (``codegen_numpy.py``):
+With ``backend="numpy"`` a region is written one level further down, as numpy
+source on arrays (``codegen_numpy.py``; a step with no generated form calls its
+primitive there):
 the node is the same, its saved values are that code's arrays, and the
 versions of those a caller can reach (the region's inputs and outputs, or what
 a saved view was taken of) are checked in backward, as eager checks them.
@@ -513,16 +514,20 @@ class Region:
         self._in_grad = tuple(v.requires_grad for v in self.inputs)
         self._np = None
         self.codegen_fallback = None  # why a "numpy" region runs the aot_eager replay instead
+        self.codegen_calls = {}  # its steps that call their primitive in the numpy code, and why
         if self.backend == "numpy":
             self._build_numpy()
 
     def _build_numpy(self):
         """Write the region as numpy source (``codegen_numpy.py``), or note why it falls back."""
         try:
-            code, backward_code, ns, saved = generate(self)
+            code, backward_code, ns, saved, calls, takes_tensors = generate(self, _ReplayCtx, _run_backward)
         except NoGeneratedForm as e:
             self.codegen_fallback = str(e)
             return
+        # the steps with no generated form, which call their primitive: {step index: why}
+        self.codegen_calls = calls
+        self._np_takes_tensors = takes_tensors
         self.aot_code, self.aot_backward_code = self.code, self.backward_code
         self.code, self.backward_code = code, backward_code
         exec(compile(code, f"<minigrad numpy graph {self.number} forward>", "exec"), ns)
@@ -580,18 +585,30 @@ class Region:
     def _run_numpy(self, tensors):
         quiet = np.errstate(all="ignore")  # PyTorch never warns about inf or nan in arithmetic
         quiet.__enter__()
+        if self.codegen_calls:  # a step calls its primitive: recording off, as in the replay
+            st = _state
+            prev, prev_quiet = st.enabled, st.numpy_quiet
+            st.enabled, st.numpy_quiet = False, True
         try:
-            outs, saved = self._np[0](*[t._data for t in tensors])
+            arrays = [t._data for t in tensors]
+            outs, saved = (self._np[0](*arrays, tensors) if self._np_takes_tensors
+                           else self._np[0](*arrays))
         finally:
             quiet.__exit__(None, None, None)
+            if self.codegen_calls:
+                st.enabled, st.numpy_quiet = prev, prev_quiet
         make = Tensor._make
         if not self.records:
-            return [make(o) for o in outs]
+            return [make(o._data, vc=o._shared_vc()) if isinstance(o, Tensor) else make(o)
+                    for o in outs]
         edges = tuple(_edge(t) if g else (None, 0) for t, g in zip(tensors, self._in_grad))
         node = CompiledFunctionBackward(self, saved, edges, self._meta)
         res = []
         for k, (o, g) in enumerate(zip(outs, self._out_grad)):
-            t = make(o, grad_fn=node) if g else make(o)
+            if isinstance(o, Tensor):  # made by a step that called its primitive: its version counter
+                t = make(o._data, grad_fn=node if g else None, vc=o._shared_vc())
+            else:
+                t = make(o, grad_fn=node) if g else make(o)
             if k:
                 t._output_nr = k
             res.append(t)
