@@ -142,7 +142,7 @@ def test_one_node_per_region_pointing_at_its_inputs():
     assert acc.variable is x and nr == 0 and none is None
 
 
-@pytest.mark.parametrize("op", ["tanh", "sin"])  # generated; calls its primitive
+@pytest.mark.parametrize("op", ["tanh", "sqrt"])  # generated; calls its primitive
 def test_saved_arrays_freed_second_backward_raises_retain_graph_keeps_them(op):
     x = minigrad.tensor([1.0, 2.0], requires_grad=True)
     cf = minigrad.compile(lambda x: getattr(x * x, op)().sum(), backend="numpy")
@@ -156,11 +156,11 @@ def test_saved_arrays_freed_second_backward_raises_retain_graph_keeps_them(op):
     assert first_region(cf)._np is not None
 
 
-# (x * x).tanh(): generated (saves x and its output); sin saves its input and relu its
+# (x * x).tanh(): generated (saves x and its output); abs saves its input and sqrt its
 # output, both steps that call their primitive
 @pytest.mark.parametrize("f, writes", [(lambda x: (x * x).tanh(), ("input", "output")),
-                                       (lambda x: x.sin(), ("input",)),
-                                       (lambda x: (x * 2).relu(), ("output",))])
+                                       (lambda x: x.abs(), ("input",)),
+                                       (lambda x: (x * 2).sqrt(), ("output",))])
 def test_a_saved_input_or_output_written_in_place_raises_as_eager(f, writes):
     for fn in (f, minigrad.compile(f, backend="numpy")):
         for write in writes:
@@ -203,7 +203,7 @@ def _three_ways(fn, make_args, calls=3):
 
 def test_a_step_without_a_generated_form_calls_its_primitive_the_rest_is_numpy():
     def f(x, w):
-        h = (x * w).relu() + x.sin()   # relu, sin: no generated form; the rest numpy
+        h = (x * w).abs() + (x * x + 1).sqrt()   # abs, sqrt: no generated form; the rest numpy
         return (h * h).sum()
 
     def args(call):
@@ -214,13 +214,68 @@ def test_a_step_without_a_generated_form_calls_its_primitive_the_rest_is_numpy()
     r = first_region(cf)
     assert r._np is not None and r.codegen_fallback is None
     called = sorted(r.codegen_calls.values())
-    assert called == ["Relu (no generated form yet)", "Sin (no generated form yet)"]
-    assert "# ReluBackward0: calls Relu (no generated form yet)" in r.code
-    assert "# SinBackward0: calls Sin.backward" in r.backward_code
+    assert called == ["Abs (no generated form yet)", "Sqrt (no generated form yet)"]
+    assert "# AbsBackward0: calls Abs (no generated form yet)" in r.code
+    assert "# SqrtBackward0: calls Sqrt.backward" in r.backward_code
     assert "np.multiply" in r.code and "# AddBackward0" in r.code  # the others: one numpy line
     text = str(minigrad.jit.explain(cf))
-    assert ("Graph 1: numpy source, 6 operations (region.code, region.backward_code); calls the "
-            "primitive for Relu (no generated form yet), Sin (no generated form yet)") in text
+    assert ("Graph 1: numpy source, 8 operations (region.code, region.backward_code); calls the "
+            "primitive for Abs (no generated form yet), Sqrt (no generated form yet)") in text
+
+
+# one program per generated form (values and gradients; float32 and float64): every step
+# of its region is a numpy line (no step calls its primitive)
+FORMS = {
+    "relu": lambda x, w: (x * w).relu(),
+    "sigmoid": lambda x, w: (x * w).sigmoid(),
+    "log": lambda x, w: (x * x + w * w + 0.5).log(),
+    "sin cos": lambda x, w: x.sin() * w.cos(),
+    "comparison and where": lambda x, w: minigrad.where(x > 0.1, x * w, w - x),
+    "where of two comparisons": lambda x, w: minigrad.where((x * 2 <= w), x.exp(), -w),
+    "sum dim": lambda x, w: x.sum(1) * w.sum(0, keepdim=True).sum(-1) + x.sum((0, 1)),
+    "mean dim": lambda x, w: x.mean(0) + (w * x).mean(-1, keepdim=True),
+    "softmax": lambda x, w: (x * w).softmax(1) + x.softmax(0) * w,
+    "log_softmax": lambda x, w: (x * w).log_softmax(-1) * x.log_softmax(0),
+    "view reshape": lambda x, w: (x * w).view(12).view(2, 6).reshape(3, 4) * 2,
+    "reshape of a transpose": lambda x, w: x.t().reshape(4, 3) * w.t().reshape(4, 3),
+    "transpose permute t": lambda x, w: x.transpose(0, 1).permute(1, 0) * w.t().t(),
+    "unsqueeze squeeze": lambda x, w: (x.unsqueeze(1) * 3).squeeze(1) + w.unsqueeze(0).squeeze(),
+    "expand": lambda x, w: x.sum(1, keepdim=True).expand(3, 4) * w,
+    "clone": lambda x, w: x.clone() * w.t().clone().t(),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_each_generated_form_equals_eager_and_aot_eager_bit_for_bit(name, dtype):
+    form = FORMS[name]
+
+    def f(x, w):
+        return form(x, w) * 1.5  # (a region output that is not a view)
+
+    def args(call):
+        rng = np.random.default_rng(50 + call)
+        return _t(rng, (3, 4), dtype), _t(rng, (3, 4), dtype)
+
+    cf = _three_ways(f, args)
+    for r in cf._minigrad_compiled.graphs:
+        assert r._np is not None and not r.codegen_calls, (r.codegen_fallback, r.codegen_calls)
+    node = {"relu": "ReluBackward0", "softmax": "SoftmaxBackward0", "where of two comparisons":
+            "WhereBackward0", "expand": "ExpandBackward0"}.get(name)
+    if node:
+        r = first_region(cf)
+        assert f"# {node}" in r.code and f"# {node}" in r.backward_code
+
+
+def test_a_comparison_is_one_numpy_line_with_no_node():
+    cf = minigrad.compile(lambda x: (x > 0.5) & (x * 2 < 3), backend="numpy")
+    x = minigrad.tensor([0.25, 1.0, 2.0], requires_grad=True)
+    y = cf(x)
+    assert y.grad_fn is None and y.dtype == minigrad.bool
+    assert np.array_equal(y._data, [False, True, False])
+    r = first_region(cf)
+    assert "np.asarray(np.greater(v0, " in r.code and "# gt: no node (a comparison)" in r.code
+    assert list(r.codegen_calls.values()) == ["bitwise_and (not a differentiable primitive)"]
 
 
 def test_a_region_that_cannot_be_written_runs_as_aot_eager_and_explain_says_why():
@@ -255,8 +310,8 @@ def test_graph_breaks_each_region_generated_or_not():
             assert np.array_equal(a, b)
     regions = cf._minigrad_compiled.graphs
     assert len(regions) == 3
-    assert all(r._np is not None for r in regions)
-    assert list(regions[0].codegen_calls.values()) == ["gt (not a differentiable primitive)"]
+    assert all(r._np is not None and not r.codegen_calls for r in regions)
+    assert "# gt: no node (a comparison)" in regions[0].code
 
 
 def test_dynamic_sizes_fall_back_with_eager_gradients():
@@ -311,11 +366,16 @@ import test_jit_programs as _programs  # noqa: E402
 
 # the vocabulary with a generated form: every region of these programs is numpy source
 GEN_UNARY = [lambda a: a.tanh(), lambda a: (a * 0.5).exp(), lambda a: -a, lambda a: a ** 2,
-             lambda a: a * 1.5 - 0.25, lambda a: 2.0 / (a * a + 1.0), lambda a: a ** 0.5 * 0 + a]
+             lambda a: a * 1.5 - 0.25, lambda a: 2.0 / (a * a + 1.0), lambda a: a ** 0.5 * 0 + a,
+             lambda a: a.relu(), lambda a: a.sigmoid(), lambda a: (a * a + 1.0).log(),
+             lambda a: a.sin() + a.cos(), lambda a: a.softmax(-1), lambda a: a.log_softmax(0),
+             lambda a: minigrad.where(a > 0, a, a * 0.5), lambda a: a.t().reshape(a.shape),
+             lambda a: a - a.mean(1, keepdim=True), lambda a: a.sum(0).expand(a.shape)]
 GEN_BINARY = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b,
-              lambda a, b: a / (b * b + 1.0)]
+              lambda a, b: a / (b * b + 1.0), lambda a, b: minigrad.where(a < b, a, b)]
 GEN_REDUCE = [lambda a: a.sum(), lambda a: a.mean(), lambda a: (a @ a.t()).sum(),
-              lambda a: ((a - 0.5) ** 2).mean()]
+              lambda a: ((a - 0.5) ** 2).mean(), lambda a: a.sum(1).mean(),
+              lambda a: a.mean(0, keepdim=True).sum()]
 
 
 def gen_program(ops, red):
@@ -333,9 +393,10 @@ def gen_program(ops, red):
 def _run_program(f, n, m, dtype, seed, generated):
     cf = minigrad.compile(f, backend="numpy")
     _programs.assert_compiled_equals_eager(f, cf, n, m, dtype, seed)
-    if generated:
-        assert all(r._np is not None for r in cf._minigrad_compiled.graphs), [
-            r.codegen_fallback for r in cf._minigrad_compiled.graphs]
+    if generated:  # every step of every region a numpy line
+        assert all(r._np is not None and not r.codegen_calls
+                   for r in cf._minigrad_compiled.graphs), [
+            (r.codegen_fallback, r.codegen_calls) for r in cf._minigrad_compiled.graphs]
 
 
 @settings(max_examples=80, deadline=None)

@@ -34,14 +34,18 @@ operand order.  ``tests/test_codegen_numpy.py`` asserts gradients equal to
 eager bit for bit.
 
 **What has a generated form** (``RULES``): add, sub (alpha 1), mul, div, neg,
-reciprocal, tanh, exp, t, mm, pow by a number (not 0), sum, mean, on float32 or float64 with
-one dtype per step (a Python number is welcome).  Any other step (``relu``
-before it has a rule, a comparison, a factory) **calls its primitive**, as the
-``aot_eager`` replay does, inside the generated code: its ``forward`` with a
-``ctx`` on Tensors wrapping the arrays, its ``backward`` in the backward, the
-line's comment naming it (``# ReluBackward0: calls Relu (no generated form
-yet)``); ``region.codegen_calls`` lists those steps and ``jit.explain``
-prints them.  Only a region that cannot be written at all (sizes are dynamic,
+reciprocal, tanh, exp, log, sigmoid, relu, sin, cos, where, pow by a number
+(not 0), mm; sum and mean (of all, or over dims, keepdim or not), softmax and
+log_softmax (over a dim of a non-empty tensor); the views t, transpose,
+permute, view/reshape, unsqueeze, squeeze, expand, and clone; on float32 or
+float64 with one dtype per step (a Python number is welcome).  Comparisons
+(``x > 0.5``, ``lt(x, y)``) are one line too, eager's own numpy call, with
+no node.  Any other step (``abs``, ``max``, ``x & y``, a factory) **calls its
+primitive**, as the ``aot_eager`` replay does, inside the generated code: its
+``forward`` with a ``ctx`` on Tensors wrapping the arrays, its ``backward`` in
+the backward, the line's comment naming it (``# AbsBackward0: calls Abs (no
+generated form yet)``); ``region.codegen_calls`` lists those steps and
+``jit.explain`` prints them.  Only a region that cannot be written at all (sizes are dynamic,
 a step with several outputs, an output that is a view) runs as the
 ``aot_eager`` replay; ``region.codegen_fallback`` says why and ``jit.explain``
 prints it.
@@ -61,8 +65,10 @@ from ..ops import reductions as Rd
 from ..ops import shape as Sh
 from ..ops.activation_backward import one_minus_square
 from ..ops.elementwise import _math_exp, rounded_once
-from ..ops.formulas import ARRAY_OPS
+from ..ops.formulas import ARRAY_OPS, select_array
 from ..ops.power_kernels import pow_scalar_array
+from ..ops.softmax_backward import log_softmax_backward_data, softmax_backward_data
+from ..ops._util import canonical_dim, reduction_dims
 from ..autograd import grad_mode
 from ..autograd.validate import sum_to_array
 from ..tensor import Tensor
@@ -97,11 +103,15 @@ def _fit(g, meta):
 
 
 class Rule:
-    def __init__(self, node, fwd, saves, bwd, check=None, elementwise=False, view=False):
+    def __init__(self, node, fwd, saves, bwd, check=None, elementwise=False, view=False,
+                 typed=None):
         self.node, self.fwd, self.saves, self.bwd = node, fwd, saves, bwd
         self.check = check
         self.view = view  # the output shares the input's memory (and, in eager, its version)
         self.elementwise = elementwise  # gradients come out in the output's (broadcast) shape
+        # the argument positions that must share the output's float dtype (None: every tensor;
+        # () for a comparison: its numpy call is eager's own, whatever the dtypes)
+        self.typed = typed
 
 
 def _alpha_one(s):
@@ -195,7 +205,209 @@ def _rules():
         lambda s: (),
         lambda a, o, g, s, ns: {0: f"DIVS(EXPAND({g}, {_const(ns, s.args[0].shape)}), "
                                    f"{_const(ns, math.prod(s.args[0].shape))})"})
+    R[E.Relu] = Rule(  # PyTorch's x < 0 ? 0 : x (keeps -0.0 and nan); threshold_backward
+        "ReluBackward0", lambda a, s, ns: f"SEL({a[0]} < 0, {a[0]}, zero_where=True)",
+        lambda s: ("out",), lambda a, o, g, s, ns: {0: f"SEL({o} <= 0, {g}, zero_where=True)"})
+    R[E.Sigmoid] = Rule(
+        "SigmoidBackward0",
+        lambda a, s, ns: f"{_one(ns, s)} / ({_one(ns, s)} + np.exp(-{a[0]}))",
+        lambda s: ("out",), lambda a, o, g, s, ns: {0: f"{g} * (1 - {o}) * {o}"})
+    R[E.Log] = Rule("LogBackward0", lambda a, s, ns: f"np.log({a[0]})", lambda s: (0,),
+                    lambda a, o, g, s, ns: {0: f"{g} / {a[0]}"})
+    R[E.Sin] = Rule("SinBackward0", lambda a, s, ns: f"np.sin({a[0]})", lambda s: (0,),
+                    lambda a, o, g, s, ns: {0: f"{g} * np.cos({a[0]})"})
+    R[E.Cos] = Rule("CosBackward0", lambda a, s, ns: f"np.cos({a[0]})", lambda s: (0,),
+                    lambda a, o, g, s, ns: {0: f"{g} * -np.sin({a[0]})"})
+    R[E.Where] = Rule(  # where((cond,), a, b): the condition comes boxed, never differentiated
+        "WhereBackward0",
+        lambda a, s, ns: (f"np.where({a[0][0]}, {a[1]}, {a[2]})"
+                          f".astype({_const(ns, s.outputs[0].dtype)}, copy=False)"),
+        lambda s: (s.args[0][0],) if s.needs[1] or s.needs[2] else (),
+        lambda a, o, g, s, ns: {
+            **({1: f"np.where({a[0][0]}, {g}, {_zero(ns, s)})"} if s.needs[1] else {}),
+            **({2: f"np.where({a[0][0]}, {_zero(ns, s)}, {g})"} if s.needs[2] else {})},
+        elementwise=True, typed=(1, 2))
+    R[Rd.SumDim] = Rule(
+        "SumBackward1",
+        lambda a, s, ns: (f"np.asarray({a[0]}.sum(axis={_const(ns, _dims(s))}, "
+                          f"keepdims={bool(s.args[2])}, dtype={_const(ns, s.args[0].dtype)}))"),
+        lambda s: (), lambda a, o, g, s, ns: {0: f"EXPAND({_keepdim_grad(g, s, ns)}, "
+                                                f"{_const(ns, s.args[0].shape)})"},
+        check=lambda s: "a dtype argument" if len(s.args) > 3 and s.args[3] is not None else None)
+    R[Rd.MeanDim] = Rule(
+        "MeanBackward1",
+        lambda a, s, ns: (f"np.asarray({a[0]}.sum(axis={_const(ns, _dims(s))}, "
+                          f"keepdims={bool(s.args[2])}, dtype={_const(ns, s.args[0].dtype)}) / "
+                          f"{_const(ns, s.args[0].dtype.type(_count(s)))}, "
+                          f"dtype={_const(ns, s.args[0].dtype)})"),
+        lambda s: (), lambda a, o, g, s, ns: {0: f"DIVS(EXPAND({_keepdim_grad(g, s, ns)}, "
+                                                f"{_const(ns, s.args[0].shape)}), {_count(s)})"})
+    R[Rd.Softmax] = Rule(
+        "SoftmaxBackward0", lambda a, s, ns: f"SOFTMAX({a[0]}, {_dim(s)})", lambda s: ("out",),
+        lambda a, o, g, s, ns: {0: f"SMB({g}, {o}, {_dim(s)})"}, check=_nonempty)
+    R[Rd.LogSoftmax] = Rule(
+        "LogSoftmaxBackward0", lambda a, s, ns: f"LOG_SOFTMAX({a[0]}, {_dim(s)})",
+        lambda s: ("out",), lambda a, o, g, s, ns: {0: f"LSMB({g}, {o}, {_dim(s)})"},
+        check=_nonempty)
+    # views: the numpy call eager's forward makes (so the same memory layout), and the
+    # reshape, transpose or sum that undoes it in backward
+    R[Sh.View] = Rule(
+        "ViewBackward0",
+        lambda a, s, ns: (f"VIEW({a[0]}, {_const(ns, s.outputs[0].shape)})" if _arg(s, 2)
+                          else f"{a[0]}.reshape({_const(ns, s.outputs[0].shape)})"),
+        lambda s: (), lambda a, o, g, s, ns: {0: f"np.reshape({g}, {_const(ns, s.args[0].shape)})"},
+        view=True)
+    R[Sh.ReshapeAlias] = R[Sh.View]  # (reshape of a non-contiguous tensor, still a view)
+    R[Sh.Clone] = Rule(
+        "CloneBackward0",
+        lambda a, s, ns: (f"{a[0]}.copy(order=PRESERVE({a[0]}))" if _arg(s, 1)
+                          else f"{a[0]}.copy(order='C')"),
+        lambda s: (), lambda a, o, g, s, ns: {0: g})
+    R[Sh.UnsafeView] = Rule(
+        "UnsafeViewBackward0", lambda a, s, ns: f"{a[0]}.reshape({_const(ns, s.outputs[0].shape)})",
+        lambda s: (), lambda a, o, g, s, ns: {0: f"np.reshape({g}, {_const(ns, s.args[0].shape)})"},
+        view=True)
+    R[Sh.Transpose] = Rule(
+        "TransposeBackward0",
+        lambda a, s, ns: (f"np.swapaxes({a[0]}, {_swap(s)})" if s.args[0].shape else f"{a[0]}.view()"),
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"np.swapaxes({g}, {_swap(s)})" if s.args[0].shape else g},
+        view=True)
+    R[Sh.Permute] = Rule(
+        "PermuteBackward0", lambda a, s, ns: f"np.transpose({a[0]}, {_const(ns, _perm(s))})",
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"np.transpose({g}, "
+                                   f"{_const(ns, tuple(int(i) for i in np.argsort(_perm(s))))})"},
+        view=True)
+    R[Sh.Unsqueeze] = Rule(
+        "UnsqueezeBackward0",
+        lambda a, s, ns: f"np.expand_dims({a[0]}, {canonical_dim(s.args[1], len(s.args[0].shape) + 1)})",
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"np.squeeze({g}, axis="
+                                   f"{canonical_dim(s.args[1], len(s.args[0].shape) + 1)})"},
+        view=True)
+    R[Sh.SqueezeDim] = Rule(
+        "SqueezeBackward1", lambda a, s, ns: _squeeze_fwd(a, s), lambda s: (),
+        lambda a, o, g, s, ns: {0: f"np.reshape({g}, {_const(ns, s.args[0].shape)})"}, view=True)
+    R[Sh.SqueezeAll] = Rule(
+        "SqueezeBackward0", lambda a, s, ns: f"np.squeeze({a[0]})", lambda s: (),
+        lambda a, o, g, s, ns: {0: f"np.reshape({g}, {_const(ns, s.args[0].shape)})"}, view=True)
+    R[Sh.Expand] = Rule(
+        "ExpandBackward0", lambda a, s, ns: f"EXPANDW({a[0]}, {_const(ns, s.outputs[0].shape)})",
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"SUM_TO({g}, {_const(ns, s.args[0].shape)})"}, view=True)
     return R
+
+
+# the comparisons: no node, no gradient; the numpy call eager's (ops/comparison.py) makes
+_COMPARISONS = {"eq": "np.equal", "ne": "np.not_equal", "lt": "np.less", "le": "np.less_equal",
+                "gt": "np.greater", "ge": "np.greater_equal"}
+_PLAIN_RULES = {
+    name: Rule(f"{name}: no node (a comparison)",
+               (lambda ufunc: lambda a, s, ns: f"np.asarray({ufunc}({a[0]}, {a[1]}))")(ufunc),
+               lambda s: (), lambda a, o, g, s, ns: {}, typed=())
+    for name, ufunc in _COMPARISONS.items()}
+
+
+def _plain_rule(s):
+    """The rule of a plain step (a comparison as ``x > 0.5``, ``gt(x, y)``), or None."""
+    rule = _PLAIN_RULES.get(s.name)
+    qual = getattr(s.op, "__qualname__", "")
+    if rule is None or s.kwargs or not qual.startswith(("_compare.", "_binary.")):
+        return None
+    return rule
+
+
+def _one(ns, s):
+    return _const(ns, s.outputs[0].dtype.type(1))
+
+
+def _zero(ns, s):  # the formula's F.const(np.zeros((), grad.dtype))
+    return _const(ns, np.zeros((), s.outputs[0].dtype))
+
+
+def _arg(s, i, default=False):
+    return s.args[i] if len(s.args) > i else default
+
+
+def _dims(s):
+    return reduction_dims(s.args[1], len(s.args[0].shape))
+
+
+def _count(s):
+    n = 1
+    for d in _dims(s):
+        n *= s.args[0].shape[d]
+    return n
+
+
+def _keepdim_grad(g, s, ns):
+    """The reduced gradient with its dims back as size 1 (``_unsqueeze_dims``: views only)."""
+    dim = s.args[1]
+    if _arg(s, 2) or not (dim if isinstance(dim, (tuple, list)) else (dim,)):
+        return g
+    shape = list(s.args[0].shape)
+    for d in _dims(s):
+        shape[d] = 1
+    return f"np.reshape({g}, {_const(ns, tuple(shape))})"
+
+
+def _dim(s):
+    return canonical_dim(s.args[1], len(s.args[0].shape))
+
+
+def _nonempty(s):
+    shape = s.args[0].shape
+    return None if shape and math.prod(shape) else "a 0-d or empty input"
+
+
+def _swap(s):
+    n = len(s.args[0].shape)
+    return f"{canonical_dim(s.args[1], n)}, {canonical_dim(s.args[2], n)}"
+
+
+def _perm(s):
+    n = len(s.args[0].shape)
+    return tuple(canonical_dim(d, n) for d in s.args[1])
+
+
+def _squeeze_fwd(a, s):
+    shape = s.args[0].shape
+    d = canonical_dim(s.args[1], len(shape))
+    return f"np.squeeze({a[0]}, {d})" if shape and shape[d] == 1 else f"{a[0]}.view()"
+
+
+def _softmax(data, d):
+    """Softmax's forward on a float array of at least one element and one dim (``Softmax.forward``)."""
+    e = np.exp(data - np.max(data, axis=d, keepdims=True))
+    return np.ascontiguousarray(e / e.sum(axis=d, keepdims=True))
+
+
+def _log_softmax(data, d):
+    """Log-softmax's forward on a float array of at least one element and one dim."""
+    shifted = data - np.max(data, axis=d, keepdims=True)
+    return np.ascontiguousarray(shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True)))
+
+
+def _view(data, shape):
+    """``view``'s forward (``require_view``): the reshape without a copy, or PyTorch's error."""
+    try:
+        return np.reshape(data, shape, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+
+
+def _expand(data, target):
+    """``expand``'s forward: a strided view, writable as the input is (``Expand.forward``)."""
+    lead = len(target) - data.ndim
+    return np.lib.stride_tricks.as_strided(
+        data, shape=target,
+        strides=(0,) * lead + tuple(0 if data.shape[i] == 1 and target[lead + i] != 1
+                                    else data.strides[i] for i in range(data.ndim)),
+        writeable=data.flags.writeable)
 
 
 _RULES = None
@@ -212,11 +424,18 @@ def rules():
 RULES = rules  # (a function: the ops package imports after this one)
 
 
+def rule_for(s):
+    """The rule of step ``s`` (a primitive's, or a comparison's), or None."""
+    if s.kind != "function":
+        return _plain_rule(s)
+    return rules().get(s.op)
+
+
 def _check_step(s):
     """None if step ``s`` has a generated form, else why not (the step then calls its primitive)."""
-    if s.kind != "function":
+    rule = rule_for(s)
+    if s.kind != "function" and rule is None:
         return f"{getattr(s.op, '__name__', s.op)} (not a differentiable primitive)"
-    rule = rules().get(s.op)
     name = s.op.__name__
     if rule is None:
         return f"{name} (no generated form yet)"
@@ -225,16 +444,19 @@ def _check_step(s):
     why = rule.check(s) if rule.check is not None else None
     if why:
         return f"{name} ({why})"
+    if rule.typed == ():  # (a comparison: eager's own numpy call, any dtypes)
+        return None
     dts = set()
-    for a in s.args:
+    for i, a in enumerate(s.args):
         if isinstance(a, Value):
             if a.kind == "wrapped":
                 k = a.tensor._data.dtype.kind
                 if k not in "fiu":
                     return f"{name} (a Python number of kind {k!r})"
-            else:
+            elif rule.typed is None or i in rule.typed:
                 dts.add(a.dtype)
-        elif isinstance(a, (tuple, list)):
+        elif (isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a)
+              and (rule.typed is None or i in rule.typed)):
             return f"{name} (a tuple argument)"
     dts.add(s.outputs[0].dtype)
     if len(dts) != 1 or next(iter(dts)) not in _FLOATS:
@@ -348,12 +570,11 @@ def generate(region, ctx_cls, run_backward):
     """
     if region.dynamic:
         raise NoGeneratedForm("sizes are dynamic (the generated code bakes sizes in)")
-    whys = [w for w in (_uncallable(s) for s in region.steps) if w]
+    calls = {k: w for k, w in ((k, _check_step(s)) for k, s in enumerate(region.steps)) if w}
+    whys = [w for w in (_uncallable(region.steps[k]) for k in calls) if w]
     if whys:
         raise NoGeneratedForm("no generated form for " + ", ".join(dict.fromkeys(whys)))
-    R = rules()
-    calls = {k: w for k, w in ((k, _check_step(s)) for k, s in enumerate(region.steps)) if w}
-    rule_of = {k: (None if k in calls else R[s.op]) for k, s in enumerate(region.steps)}
+    rule_of = {k: (None if k in calls else rule_for(s)) for k, s in enumerate(region.steps)}
     made = {id(o) for s in region.steps for o in s.outputs}
     views = {id(s.outputs[0]) for k, s in enumerate(region.steps) if _is_view_step(s, rule_of[k])}
     for v in region.outputs:
@@ -363,7 +584,10 @@ def generate(region, ctx_cls, run_backward):
             raise NoGeneratedForm("an output that is a view (it would share a version counter)")
     ns = {"np": np, "RO": rounded_once, "m_tanh": math.tanh, "m_exp": _math_exp,
           "OMS": one_minus_square, "PSA": pow_scalar_array, "EXPAND": ARRAY_OPS.expand,
-          "DIVS": ARRAY_OPS.div_scalar, "FIT": _fit}
+          "DIVS": ARRAY_OPS.div_scalar, "FIT": _fit, "SEL": select_array, "SOFTMAX": _softmax,
+          "LOG_SOFTMAX": _log_softmax, "SMB": softmax_backward_data,
+          "LSMB": log_softmax_backward_data, "VIEW": _view, "EXPANDW": _expand,
+          "SUM_TO": ARRAY_OPS.sum_to, "PRESERVE": Sh._preserve_order}
     if calls:
         ns.update(_call_helpers(ctx_cls, run_backward))
     names = {id(v): f"v{v.index}" for v in region.inputs}
@@ -380,6 +604,8 @@ def generate(region, ctx_cls, run_backward):
                 ns[n] = a.tensor._data.item()
                 return n
             raise NoGeneratedForm(f"a value read before it is made (v{a.index})")
+        if isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a):
+            return [ref(e) for e in a]  # (where's boxed condition: a rule reads a[0][0])
         return _const(ns, a)
 
     def tensor_ref(a, pos, s):
@@ -447,7 +673,7 @@ def generate(region, ctx_cls, run_backward):
                 saved.append(f"c{k}")  # the step's ctx: what its forward saved
             else:
                 for w in rule_of[k].saves(s):
-                    v = o if w == "out" else s.args[w]
+                    v = o if w == "out" else (w if isinstance(w, Value) else s.args[w])
                     if isinstance(v, Value) and v.kind != "wrapped" and id(v) not in saved_ids:
                         saved_ids.add(id(v))
                         saved.append(v)
@@ -456,8 +682,9 @@ def generate(region, ctx_cls, run_backward):
     last = {}
     for k, s in enumerate(region.steps):
         for x in s.args:
-            if isinstance(x, Value) and x.kind != "wrapped" and id(x) not in keep:
-                last[id(x)] = k
+            for x in (x if isinstance(x, (tuple, list)) else (x,)):
+                if isinstance(x, Value) and x.kind != "wrapped" and id(x) not in keep:
+                    last[id(x)] = k
     drops = {}
     for i, k in last.items():
         drops.setdefault(k, []).append(names[i])
