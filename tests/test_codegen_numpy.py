@@ -242,6 +242,12 @@ FORMS = {
     "unsqueeze squeeze": lambda x, w: (x.unsqueeze(1) * 3).squeeze(1) + w.unsqueeze(0).squeeze(),
     "expand": lambda x, w: x.sum(1, keepdim=True).expand(3, 4) * w,
     "clone": lambda x, w: x.clone() * w.t().clone().t(),
+    "rsub": lambda x, w: 1 - x * w + (2.5 - w),
+    "mv": lambda x, w: x @ w[0],
+    "dot": lambda x, w: x[0] @ w[1],
+    "bmm": lambda x, w: (x.view(3, 2, 2) @ w.view(3, 2, 2).transpose(1, 2)).view(3, 4),
+    "linear (addmm)": lambda x, w: minigrad.nn.functional.linear(x, w, w[:, 0]),
+    "slice select": lambda x, w: x[0:2] * w[1:3] + x[:, 1:4:2].sum() + x[1] * w[-1],
 }
 
 
@@ -261,7 +267,8 @@ def test_each_generated_form_equals_eager_and_aot_eager_bit_for_bit(name, dtype)
     for r in cf._minigrad_compiled.graphs:
         assert r._np is not None and not r.codegen_calls, (r.codegen_fallback, r.codegen_calls)
     node = {"relu": "ReluBackward0", "softmax": "SoftmaxBackward0", "where of two comparisons":
-            "WhereBackward0", "expand": "ExpandBackward0"}.get(name)
+            "WhereBackward0", "expand": "ExpandBackward0", "linear (addmm)": "AddmmBackward0",
+            "slice select": "SliceBackward0"}.get(name)
     if node:
         r = first_region(cf)
         assert f"# {node}" in r.code and f"# {node}" in r.backward_code
@@ -370,7 +377,8 @@ GEN_UNARY = [lambda a: a.tanh(), lambda a: (a * 0.5).exp(), lambda a: -a, lambda
              lambda a: a.relu(), lambda a: a.sigmoid(), lambda a: (a * a + 1.0).log(),
              lambda a: a.sin() + a.cos(), lambda a: a.softmax(-1), lambda a: a.log_softmax(0),
              lambda a: minigrad.where(a > 0, a, a * 0.5), lambda a: a.t().reshape(a.shape),
-             lambda a: a - a.mean(1, keepdim=True), lambda a: a.sum(0).expand(a.shape)]
+             lambda a: a - a.mean(1, keepdim=True), lambda a: a.sum(0).expand(a.shape),
+             lambda a: 1.0 - a, lambda a: a * a[0], lambda a: a[:1] + a]
 GEN_BINARY = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b,
               lambda a, b: a / (b * b + 1.0), lambda a, b: minigrad.where(a < b, a, b)]
 GEN_REDUCE = [lambda a: a.sum(), lambda a: a.mean(), lambda a: (a @ a.t()).sum(),

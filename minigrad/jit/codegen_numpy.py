@@ -34,8 +34,9 @@ operand order.  ``tests/test_codegen_numpy.py`` asserts gradients equal to
 eager bit for bit.
 
 **What has a generated form** (``RULES``): add, sub (alpha 1), mul, div, neg,
-reciprocal, tanh, exp, log, sigmoid, relu, sin, cos, where, pow by a number
-(not 0), mm; sum and mean (of all, or over dims, keepdim or not), softmax and
+reciprocal, rsub (``1 - x``), tanh, exp, log, sigmoid, relu, sin, cos, where,
+pow by a number (not 0); mm, mv, dot, bmm, addmm (``linear``; alpha and beta
+1); basic indexing (``x[1:3]``, ``x[:, 2]``, ``x[0]``); sum and mean (of all, or over dims, keepdim or not), softmax and
 log_softmax (over a dim of a non-empty tensor); the views t, transpose,
 permute, view/reshape, unsqueeze, squeeze, expand, and clone; on float32 or
 float64 with one dtype per step (a Python number is welcome).  Comparisons
@@ -60,6 +61,7 @@ import math
 import numpy as np
 
 from ..ops import elementwise as E
+from ..ops import indexing as Ix
 from ..ops import linalg as L
 from ..ops import reductions as Rd
 from ..ops import shape as Sh
@@ -108,7 +110,8 @@ class Rule:
         self.node, self.fwd, self.saves, self.bwd = node, fwd, saves, bwd
         self.check = check
         self.view = view  # the output shares the input's memory (and, in eager, its version)
-        self.elementwise = elementwise  # gradients come out in the output's (broadcast) shape
+        # gradients come out in the output's (broadcast) shape: True, or those positions'
+        self.elementwise = elementwise
         # the argument positions that must share the output's float dtype (None: every tensor;
         # () for a comparison: its numpy call is eager's own, whatever the dtypes)
         self.typed = typed
@@ -143,6 +146,22 @@ def _mm_bwd(a, out, g, s, ns):
         res[1] = (f"np.matmul({g}.T, {a[0]}).T" if _transposed(B)
                   else f"np.matmul({a[0]}.T, {g})")
     return res
+
+
+def _addmm_bwd(a, out, g, s, ns):
+    # addmm(input, mat1, mat2) with alpha = beta = 1: input's gradient is grad (summed back
+    # over the broadcast bias), the matrices' are mm's (in their layouts)
+    res = {1 + k: v for k, v in _mm_bwd(a[1:], out, g, _Shifted(s), ns).items()}
+    if s.needs[0]:
+        res[0] = g
+    return res
+
+
+class _Shifted:
+    """An addmm step seen as the mm of its last two arguments (for ``_mm_bwd``)."""
+
+    def __init__(self, s):
+        self.args, self.needs = s.args[1:], s.needs[1:]
 
 
 def _transposed(v):
@@ -227,6 +246,45 @@ def _rules():
             **({1: f"np.where({a[0][0]}, {g}, {_zero(ns, s)})"} if s.needs[1] else {}),
             **({2: f"np.where({a[0][0]}, {_zero(ns, s)}, {g})"} if s.needs[2] else {})},
         elementwise=True, typed=(1, 2))
+    R[E.Rsub] = Rule(  # other - self for a Python number other, in self's dtype
+        "RsubBackward1",
+        lambda a, s, ns: f"np.subtract({a[1]}, {a[0]}, dtype={_const(ns, s.outputs[0].dtype)})",
+        lambda s: (), lambda a, o, g, s, ns: {0: f"-{g}"}, check=_alpha_one)
+    R[L.Mv] = Rule(
+        "MvBackward0", lambda a, s, ns: f"np.matmul({a[0]}, {a[1]})",
+        lambda s: tuple(j for i, j in ((1, 0), (0, 1)) if s.needs[i]),
+        lambda a, o, g, s, ns: {  # grad.unsqueeze(1).mm(v.unsqueeze(0)), a.t().mv(grad)
+            **({0: f"np.matmul(np.expand_dims({g}, 1), np.expand_dims({a[1]}, 0))"}
+               if s.needs[0] else {}),
+            **({1: f"np.matmul({a[0]}.T, {g})"} if s.needs[1] else {})})
+    R[L.Dot] = Rule(
+        "DotBackward0", lambda a, s, ns: f"np.asarray(np.dot({a[0]}, {a[1]}))",
+        lambda s: tuple(j for i, j in ((1, 0), (0, 1)) if s.needs[i]),
+        lambda a, o, g, s, ns: {i: f"{g} * {a[1 - i]}" for i in (0, 1) if s.needs[i]})
+    R[L.Bmm] = Rule(
+        "BmmBackward0", lambda a, s, ns: f"np.matmul({a[0]}, {a[1]})",
+        lambda s: tuple(j for i, j in ((0, 1), (1, 0)) if s.needs[i]),
+        lambda a, o, g, s, ns: {  # grad.bmm(b.transpose(1, 2)), a.transpose(1, 2).bmm(grad)
+            **({0: f"np.matmul({g}, np.swapaxes({a[1]}, 1, 2))"} if s.needs[0] else {}),
+            **({1: f"np.matmul(np.swapaxes({a[0]}, 1, 2), {g})"} if s.needs[1] else {})})
+    R[L.Addmm] = Rule(  # mat1 @ mat2, the bias added into the product (as eager: out=prod)
+        "AddmmBackward0", lambda a, s, ns: f"ADDMM({a[0]}, {a[1]}, {a[2]})",
+        lambda s: tuple(j for i, j in ((1, 2), (2, 1)) if s.needs[i]), _addmm_bwd,
+        check=lambda s: None if _arg(s, 3, 1) == 1 and _arg(s, 4, 1) == 1 else "alpha or beta not 1",
+        elementwise=(0,))
+    # basic indexing: x[1:3], x[:, 2], x[0]; the backward writes grad into zeros (PUT)
+    R[Ix.Slice] = Rule(
+        "SliceBackward0", lambda a, s, ns: f"{a[0]}[{_const(ns, _slice_key(s))}]", lambda s: (),
+        lambda a, o, g, s, ns: {0: f"PUT({g}, {_const(ns, _slice_key(s))}, "
+                                   f"{_const(ns, s.args[0].shape)})"},
+        check=lambda s: None if s.args[4] is None or s.args[4] > 0 else "a step not positive",
+        view=True)
+    R[Ix.Select] = Rule(
+        "SelectBackward0", lambda a, s, ns: f"{a[0]}[{_const(ns, _select_key(s) + (Ellipsis,))}]",
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"PUT({g}, {_const(ns, _select_key(s))}, "
+                                   f"{_const(ns, s.args[0].shape)})"},
+        check=lambda s: None if s.args[0].shape else "a 0-d input", view=True)
     R[Rd.SumDim] = Rule(
         "SumBackward1",
         lambda a, s, ns: (f"np.asarray({a[0]}.sum(axis={_const(ns, _dims(s))}, "
@@ -316,6 +374,32 @@ def _plain_rule(s):
     if rule is None or s.kwargs or not qual.startswith(("_compare.", "_binary.")):
         return None
     return rule
+
+
+def _slice_key(s):
+    shape = s.args[0].shape
+    d = canonical_dim(s.args[1], len(shape))
+    return (slice(None),) * d + (slice(*slice(*s.args[2:5]).indices(shape[d])),)
+
+
+def _select_key(s):
+    shape = s.args[0].shape
+    d = canonical_dim(s.args[1], len(shape))
+    return (slice(None),) * d + (int(s.args[2]) % shape[d],)
+
+
+def _addmm(c, a, b):
+    """``addmm``'s forward with alpha = beta = 1: the bias added into the new product."""
+    prod = a @ b
+    np.add(prod, c, out=prod)
+    return prod
+
+
+def _put(g, key, sizes):
+    """Select's and slice's backward: zeros of ``sizes`` with ``g`` written at ``key``."""
+    out = np.zeros(sizes, dtype=g.dtype)
+    out[key] = g
+    return out
 
 
 def _one(ns, s):
@@ -587,7 +671,8 @@ def generate(region, ctx_cls, run_backward):
           "DIVS": ARRAY_OPS.div_scalar, "FIT": _fit, "SEL": select_array, "SOFTMAX": _softmax,
           "LOG_SOFTMAX": _log_softmax, "SMB": softmax_backward_data,
           "LSMB": log_softmax_backward_data, "VIEW": _view, "EXPANDW": _expand,
-          "SUM_TO": ARRAY_OPS.sum_to, "PRESERVE": Sh._preserve_order}
+          "SUM_TO": ARRAY_OPS.sum_to, "PRESERVE": Sh._preserve_order, "ADDMM": _addmm,
+          "PUT": _put}
     if calls:
         ns.update(_call_helpers(ctx_cls, run_backward))
     names = {id(v): f"v{v.index}" for v in region.inputs}
@@ -739,7 +824,8 @@ def generate(region, ctx_cls, run_backward):
             if not (isinstance(v, Value) and id(v) in gname and s.needs[pos]):
                 continue
             expr = grads[pos]
-            if rule.elementwise and v.shape != o.shape:  # the engine's sum back over broadcasting
+            ew = rule.elementwise
+            if ew and (ew is True or pos in ew) and v.shape != o.shape:  # summed back over broadcasting
                 expr = f"FIT({expr}, {_const(ns, (v.shape, v.dtype))})"
             tgt = gname[id(v)]
             if tgt in written:  # fan-in: added in the order the engine adds into its buffer
