@@ -125,6 +125,22 @@ def test_the_code_is_numpy_one_line_per_operation_named_after_its_node():
     assert "numpy source" in str(minigrad.jit.explain(cf))
 
 
+def test_on_one_value_arithmetic_is_the_operator_with_the_ufuncs_bits():
+    # numpy's scalar arithmetic: the bits of np.multiply etc., without a ufunc call per step
+    def f(x, y):
+        return -(x * y + 1.5) / (y - 0.25) - 2.0 * x
+
+    for dtype in (np.float32, np.float64):
+        def args(call):
+            rng = np.random.default_rng(60 + call)
+            return _t(rng, (), dtype, scale=3.0), _t(rng, (), dtype, scale=3.0)
+
+        r = first_region(_three_ways(f, args))
+        ops = [line.split("=", 1)[1].split("#")[0].strip() for line in r.code.splitlines()
+               if "#" in line]
+        assert ops[:3] == ["v0 * v1", "v2 + K3", "-v4"] and "np." not in r.code
+
+
 def test_list_backends_as_pytorch_and_the_invalid_backend_error():
     assert minigrad.jit.list_backends() == ["numpy"]
     assert minigrad.jit.list_backends(exclude_tags=()) == ["aot_eager", "numpy"]

@@ -33,6 +33,10 @@ for tanh and exp, ``one_minus_square`` for tanh's gradient, the same
 operand order.  ``tests/test_codegen_numpy.py`` asserts gradients equal to
 eager bit for bit.
 
+On one value (a 0-d step) add, sub, mul, div and neg are written as the
+operator (``v2 = v0 * K1``): numpy's scalar arithmetic gives the ufunc's bits
+for about a fifth of a ufunc call, which on one value is nearly all overhead.
+
 **What has a generated form** (``RULES``): add, sub (alpha 1), mul, div, neg,
 reciprocal, rsub (``1 - x``), tanh, exp, log, sigmoid, relu, sin, cos, where,
 pow by a number (not 0); mm, mv, dot, bmm, addmm (``linear``; alpha and beta
@@ -106,8 +110,11 @@ def _fit(g, meta):
 
 class Rule:
     def __init__(self, node, fwd, saves, bwd, check=None, elementwise=False, view=False,
-                 typed=None):
+                 typed=None, op=None):
         self.node, self.fwd, self.saves, self.bwd = node, fwd, saves, bwd
+        # on 0-d values the operator (``v2 * K3``): numpy's scalar arithmetic, the ufunc's
+        # bits for a fifth of its call's cost (a ufunc call on one value is mostly overhead)
+        self.op = op
         self.check = check
         self.view = view  # the output shares the input's memory (and, in eager, its version)
         # gradients come out in the output's (broadcast) shape: True, or those positions'
@@ -177,23 +184,23 @@ def _rules():
 
     R[E.Add] = Rule("AddBackward0", lambda a, s, ns: f"np.add({a[0]}, {a[1]})", lambda s: (),
                     lambda a, o, g, s, ns: {i: g for i in (0, 1) if need(s, i)},
-                    check=_alpha_one, elementwise=True)
+                    check=_alpha_one, elementwise=True, op="+")
     R[E.Sub] = Rule("SubBackward0", lambda a, s, ns: f"np.subtract({a[0]}, {a[1]})", lambda s: (),
                     lambda a, o, g, s, ns: {i: (g if i == 0 else f"-{g}")
                                             for i in (0, 1) if need(s, i)},
-                    check=_alpha_one, elementwise=True)
+                    check=_alpha_one, elementwise=True, op="-")
     R[E.Mul] = Rule("MulBackward0", lambda a, s, ns: f"np.multiply({a[0]}, {a[1]})",
                     lambda s: tuple(j for i, j in ((0, 1), (1, 0)) if s.needs[i]),
                     lambda a, o, g, s, ns: {i: f"{g} * {a[1 - i]}" for i in (0, 1) if need(s, i)},
-                    elementwise=True)
+                    elementwise=True, op="*")
     R[E.Div] = Rule("DivBackward0", lambda a, s, ns: f"np.true_divide({a[0]}, {a[1]})",
                     lambda s: ((1,) if any(s.needs[:2]) else ()) + ((0,) if s.needs[1] else ()),
                     lambda a, o, g, s, ns: {
                         **({0: f"{g} / {a[1]}"} if need(s, 0) else {}),
                         **({1: f"-{g} * (({a[0]} / {a[1]}) / {a[1]})"} if need(s, 1) else {})},
-                    elementwise=True)
+                    elementwise=True, op="/")
     R[E.Neg] = Rule("NegBackward0", lambda a, s, ns: f"np.negative({a[0]})", lambda s: (),
-                    lambda a, o, g, s, ns: {0: f"-{g}"})
+                    lambda a, o, g, s, ns: {0: f"-{g}"}, op="-")
     R[E.Reciprocal] = Rule(
         "ReciprocalBackward0",
         lambda a, s, ns: f"np.reciprocal({a[0]}, dtype={_const(ns, s.args[0].dtype)})",
@@ -746,7 +753,12 @@ def generate(region, ctx_cls, run_backward):
                 block.append(f"    {out} = {call}._data".ljust(48) + comment)
         else:
             a = [ref(x) for x in s.args]
-            block.append(f"    {out} = {rule_of[k].fwd(a, s, ns)}".ljust(48) + f"  # {rule_of[k].node}")
+            rule = rule_of[k]
+            if rule.op and not o.shape:  # one value: the operator (numpy's scalar arithmetic)
+                expr = f"{rule.op}{a[0]}" if len(s.args) == 1 else f"{a[0]} {rule.op} {a[1]}"
+            else:
+                expr = rule.fwd(a, s, ns)
+            block.append(f"    {out} = {expr}".ljust(48) + f"  # {rule.node}")
         blocks.append(block)
         names[id(o)] = out
         if _is_view_step(s, rule_of[k]) and s.args and isinstance(s.args[0], Value):

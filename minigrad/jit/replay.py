@@ -227,6 +227,13 @@ def _double_backward_guard(out, grads):
     return tuple(res)
 
 
+# PyTorch never warns about inf or nan in arithmetic: the generated forward runs inside
+# np.errstate, entered as a decorator (half a with-statement's cost: no object per call)
+@np.errstate(all="ignore")
+def _quietly(forward, arrays):
+    return forward(*arrays)
+
+
 def _edge(t):
     fn = t._grad_fn
     return (fn, t._output_nr) if fn is not None else (t._accumulator(), 0)
@@ -583,19 +590,17 @@ class Region:
         return outs
 
     def _run_numpy(self, tensors):
-        quiet = np.errstate(all="ignore")  # PyTorch never warns about inf or nan in arithmetic
-        quiet.__enter__()
-        if self.codegen_calls:  # a step calls its primitive: recording off, as in the replay
+        arrays = [t._data for t in tensors]
+        if not self.codegen_calls:
+            outs, saved = _quietly(self._np[0], arrays)
+        else:  # a step calls its primitive: recording off, as in the replay
             st = _state
             prev, prev_quiet = st.enabled, st.numpy_quiet
             st.enabled, st.numpy_quiet = False, True
-        try:
-            arrays = [t._data for t in tensors]
-            outs, saved = (self._np[0](*arrays, tensors) if self._np_takes_tensors
-                           else self._np[0](*arrays))
-        finally:
-            quiet.__exit__(None, None, None)
-            if self.codegen_calls:
+            try:
+                outs, saved = (_quietly(self._np[0], arrays + [tensors]) if self._np_takes_tensors
+                               else _quietly(self._np[0], arrays))
+            finally:
                 st.enabled, st.numpy_quiet = prev, prev_quiet
         make = Tensor._make
         if not self.records:
