@@ -103,12 +103,16 @@ def _fit(g, meta):
 #
 # A rule gives, for a step with argument expressions ``a`` (names of arrays, or of constants):
 #   fwd(a, step, ns) -> the forward expression;
-#   saves(step) -> which arguments (positions) or "out" the backward reads;
-#   bwd(a, out, g, step, ns) -> {argument position: gradient expression} for the needed inputs.
+#   saves(step) -> which arguments (positions, or a Value) or "out" the backward reads;
+#   bwd(a, out, g, step, ns) -> {argument position: gradient expression} for the needed inputs;
+#   check(step) -> None, or why this step has no generated form (it then calls its primitive).
 # Expressions are written as the primitive's forward and the formula on ARRAY_OPS compute them.
+# (An argument that is a tuple of tensors, where's boxed condition, comes as a list of names.)
 
 
 class Rule:
+    """How one primitive is written as numpy: see the comment above; ``node`` names its line."""
+
     def __init__(self, node, fwd, saves, bwd, check=None, elementwise=False, view=False,
                  typed=None, op=None):
         self.node, self.fwd, self.saves, self.bwd = node, fwd, saves, bwd
@@ -631,8 +635,8 @@ def _call_helpers(ctx_cls, _run_backward):
 def generate(region, ctx_cls, run_backward):
     """Forward and backward source of ``region`` over numpy, and their namespace.
 
-    A step with a rule in ``RULES`` is one line of numpy.  Any other step (a
-    primitive with no rule yet, a comparison, a factory) calls its primitive,
+    A step with a rule in ``RULES`` (or a comparison) is one line of numpy.  Any
+    other step (a primitive with no rule yet, ``x & y``, a factory) calls its primitive,
     as the ``aot_eager`` replay does: its ``forward`` with a ``ctx``, on
     Tensors wrapping the arrays (a region input is passed as the caller's
     tensor itself, so what the primitive saves carries the caller's version
