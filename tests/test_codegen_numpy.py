@@ -301,6 +301,30 @@ def test_a_comparison_is_one_numpy_line_with_no_node():
     assert list(r.codegen_calls.values()) == ["bitwise_and (not a differentiable primitive)"]
 
 
+@pytest.mark.parametrize("backend", ["aot_eager", "numpy"])
+def test_another_memory_layout_recompiles_and_gradients_stay_eager_ones(backend):
+    # mm's backward computes in each operand's layout, so a graph bakes the layout in:
+    # PyTorch's TENSOR_MATCH guards strides ("stride mismatch"), and so does minigrad
+    def f(x, w):
+        return ((x @ w).tanh() * 1.37).sum()
+
+    rng = np.random.default_rng(70)
+    cf = minigrad.compile(f, backend=backend)
+    for call in range(4):
+        xd = rng.standard_normal((16, 12)).astype(np.float32)
+        wd = rng.standard_normal((12, 10)).astype(np.float32)
+        grads = []
+        for fn in (f, cf):
+            x = minigrad.tensor(xd)
+            leaf = minigrad.tensor(np.ascontiguousarray(wd.T) if call % 2 else wd, requires_grad=True)
+            fn(x, leaf.t() if call % 2 else leaf).backward()  # w, or the transpose of a (10, 12)
+            grads.append(leaf.grad._data.copy())
+        assert np.array_equal(*grads)
+    assert len(cf._minigrad_compiled.graphs) == 2
+    assert ("tensor 'w' stride mismatch at index 0. expected 10, actual 1"
+            in str(minigrad.jit.explain(cf)))
+
+
 def test_a_region_that_cannot_be_written_runs_as_aot_eager_and_explain_says_why():
     def f(x):
         return (x.max(0).values * x).sum()   # max(dim): two outputs (values, indices)
