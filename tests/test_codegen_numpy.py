@@ -192,11 +192,14 @@ def test_a_saved_input_or_output_written_in_place_raises_as_eager(f, writes):
     assert first_region(fn)._np is not None  # (numpy source, not the aot_eager replay)
 
 
-def test_create_graph_gives_a_gradient_whose_backward_raises():
+@pytest.mark.parametrize("f", [lambda x: (x * x * x).sum(),
+                               lambda x: (x.abs() * x * x).sum()])  # (abs calls its primitive)
+def test_create_graph_gives_a_gradient_whose_backward_raises(f):
     x = minigrad.tensor([1.0, 2.0], requires_grad=True)
-    cf = minigrad.compile(lambda x: (x * x * x).sum(), backend="numpy")
+    cf = minigrad.compile(f, backend="numpy")
     (g,) = minigrad.autograd.grad(cf(x), x, create_graph=True)
     assert np.array_equal(g._data, np.array([3.0, 12.0], dtype=np.float32))
+    assert g.grad_fn.name() == "CompiledFunctionBackwardBackward"
     with pytest.raises(RuntimeError, match="does not currently support double backward"):
         g.sum().backward()
 
