@@ -267,6 +267,9 @@ FORMS = {
     "bmm": lambda x, w: (x.view(3, 2, 2) @ w.view(3, 2, 2).transpose(1, 2)).view(3, 4),
     "linear (addmm)": lambda x, w: minigrad.nn.functional.linear(x, w, w[:, 0]),
     "slice select": lambda x, w: x[0:2] * w[1:3] + x[:, 1:4:2].sum() + x[1] * w[-1],
+    "mse_loss": lambda x, w: (minigrad.nn.functional.mse_loss(x * w, w)
+                              + minigrad.nn.functional.mse_loss(x, w * 2, reduction="sum")
+                              + minigrad.nn.functional.mse_loss(w, x, reduction="none")),
 }
 
 

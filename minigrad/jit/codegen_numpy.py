@@ -40,7 +40,7 @@ for about a fifth of a ufunc call, which on one value is nearly all overhead.
 **What has a generated form** (``RULES``): add, sub (alpha 1), mul, div, neg,
 reciprocal, rsub (``1 - x``), tanh, exp, log, sigmoid, relu, sin, cos, where,
 pow by a number (not 0); mm, mv, dot, bmm, addmm (``linear``; alpha and beta
-1); basic indexing (``x[1:3]``, ``x[:, 2]``, ``x[0]``); sum and mean (of all, or over dims, keepdim or not), softmax and
+1); basic indexing (``x[1:3]``, ``x[:, 2]``, ``x[0]``); mse_loss; sum and mean (of all, or over dims, keepdim or not), softmax and
 log_softmax (over a dim of a non-empty tensor); the views t, transpose,
 permute, view/reshape, unsqueeze, squeeze, expand, and clone; on float32 or
 float64 with one dtype per step (a Python number is welcome).  Comparisons
@@ -76,6 +76,7 @@ from ..ops.power_kernels import pow_scalar_array
 from ..ops.softmax_backward import log_softmax_backward_data, softmax_backward_data
 from ..ops._util import canonical_dim, reduction_dims
 from ..autograd import grad_mode
+from ..nn import functional as NF
 from ..autograd.validate import sum_to_array
 from ..tensor import Tensor
 from .recording import Value
@@ -283,6 +284,12 @@ def _rules():
         lambda s: tuple(j for i, j in ((1, 2), (2, 1)) if s.needs[i]), _addmm_bwd,
         check=lambda s: None if _arg(s, 3, 1) == 1 and _arg(s, 4, 1) == 1 else "alpha or beta not 1",
         elementwise=(0,))
+    R[NF.MseLoss] = Rule(  # mse_loss(input, target, reduction code): its backward on Tensors,
+        "MseLossBackward0",  # grad * scale * (x - y), is these numpy calls in this order
+        lambda a, s, ns: f"MSE({a[0]}, {a[1]}, {s.args[2]})", lambda s: (0, 1),
+        lambda a, o, g, s, ns: {
+            **({0: f"{g} * {_mse_scale(s)} * ({a[0]} - {a[1]})"} if s.needs[0] else {}),
+            **({1: f"{g} * {_mse_scale(s)} * ({a[1]} - {a[0]})"} if s.needs[1] else {})})
     # basic indexing: x[1:3], x[:, 2], x[0]; the backward writes grad into zeros (PUT)
     R[Ix.Slice] = Rule(
         "SliceBackward0", lambda a, s, ns: f"{a[0]}[{_const(ns, _slice_key(s))}]", lambda s: (),
@@ -397,6 +404,25 @@ def _select_key(s):
     shape = s.args[0].shape
     d = canonical_dim(s.args[1], len(shape))
     return (slice(None),) * d + (int(s.args[2]) % shape[d],)
+
+
+def _mse_scale(s):
+    """mse_loss's factor: PyTorch's norm = 2. / numel for a mean (inf for an empty input), else 2."""
+    if s.args[2] != 1:
+        return 2
+    n = math.prod(s.args[0].shape)
+    return repr(2 / n) if n else "float('inf')"
+
+
+def _mse(x, y, code):
+    """``mse_loss``'s forward on arrays of one float dtype: code 1 mean, 2 sum, 0 none."""
+    diff = x - y
+    sq = diff * diff
+    if code == 1:
+        return np.asarray(sq.mean(dtype=sq.dtype))
+    if code == 2:
+        return np.asarray(sq.sum(dtype=sq.dtype))
+    return sq
 
 
 def _addmm(c, a, b):
@@ -683,7 +709,7 @@ def generate(region, ctx_cls, run_backward):
           "LOG_SOFTMAX": _log_softmax, "SMB": softmax_backward_data,
           "LSMB": log_softmax_backward_data, "VIEW": _view, "EXPANDW": _expand,
           "SUM_TO": ARRAY_OPS.sum_to, "PRESERVE": Sh._preserve_order, "ADDMM": _addmm,
-          "PUT": _put}
+          "PUT": _put, "MSE": _mse}
     if calls:
         ns.update(_call_helpers(ctx_cls, run_backward))
     names = {id(v): f"v{v.index}" for v in region.inputs}
