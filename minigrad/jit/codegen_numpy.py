@@ -40,20 +40,22 @@ for about a fifth of a ufunc call, which on one value is nearly all overhead.
 **What has a generated form** (``RULES``): add, sub (alpha 1), mul, div, neg,
 reciprocal, rsub (``1 - x``), tanh, exp, log, sigmoid, relu, sin, cos, where,
 pow by a number (not 0); mm, mv, dot, bmm, addmm (``linear``; alpha and beta
-1); basic indexing (``x[1:3]``, ``x[:, 2]``, ``x[0]``); mse_loss; sum and mean (of all, or over dims, keepdim or not), softmax and
-log_softmax (over a dim of a non-empty tensor); the views t, transpose,
-permute, view/reshape, unsqueeze, squeeze, expand, and clone; on float32 or
-float64 with one dtype per step (a Python number is welcome).  Comparisons
-(``x > 0.5``, ``lt(x, y)``) are one line too, eager's own numpy call, with
-no node.  Any other step (``abs``, ``max``, ``x & y``, a factory) **calls its
-primitive**, as the ``aot_eager`` replay does, inside the generated code: its
-``forward`` with a ``ctx`` on Tensors wrapping the arrays, its ``backward`` in
-the backward, the line's comment naming it (``# AbsBackward0: calls Abs (no
-generated form yet)``); ``region.codegen_calls`` lists those steps and
-``jit.explain`` prints them.  Only a region that cannot be written at all (sizes are dynamic,
-a step with several outputs, an output that is a view) runs as the
-``aot_eager`` replay; ``region.codegen_fallback`` says why and ``jit.explain``
-prints it.
+1); basic indexing (``x[1:3]``, ``x[:, 2]``, ``x[0]``); mse_loss; sum and mean
+(of all, or over dims, keepdim or not), softmax and log_softmax (over a dim of
+a non-empty tensor); the views t, transpose, permute, view/reshape, unsqueeze,
+squeeze, expand, and clone; on float32 or float64 with one dtype per step (a
+Python number is welcome).  Comparisons (``x > 0.5``, ``lt(x, y)``) are one
+line too, eager's own numpy call, with no node.
+
+Any other step (``abs``, ``max(dim)``, ``cat``, ``x & y``, a factory) **calls
+its primitive**, as the ``aot_eager`` replay does, inside the generated code:
+its ``forward`` with a ``ctx`` on Tensors wrapping the arrays (a tuple of
+outputs taken apart), its ``backward`` in the backward, the line's comment
+naming it (``# AbsBackward0: calls Abs (no generated form yet)``);
+``region.codegen_calls`` lists those steps and ``jit.explain`` prints them.
+Only a region that cannot be written at all (sizes are dynamic, an output that
+is a view) runs as the ``aot_eager`` replay; ``region.codegen_fallback`` says
+why and ``jit.explain`` prints it.
 
 Source: the idea is Inductor's Python wrapper code (torch/_inductor/codegen/
 wrapper.py), which also writes a region as one Python function; Inductor then
@@ -560,6 +562,8 @@ def _check_step(s):
     name = s.op.__name__
     if rule is None:
         return f"{name} (no generated form yet)"
+    if s.out_tuple or len(s.outputs) != 1:
+        return f"{name} (several outputs)"
     if s.kwargs:
         return f"{name} (keyword arguments)"
     why = rule.check(s) if rule.check is not None else None
@@ -587,11 +591,8 @@ def _check_step(s):
 
 def _uncallable(s):
     """None if step ``s`` can run as one call of its primitive inside generated code, else why not."""
-    if s.out_tuple or len(s.outputs) != 1:
-        return f"{s.name} (several outputs)"
-    for a in s.args:
-        if isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a):
-            return f"{s.name} (a tuple of tensors as an argument)"
+    if not s.outputs:
+        return f"{s.name} (no tensor output)"
     return None
 
 
@@ -631,6 +632,11 @@ def _grad_array(g, meta, node_name, index):
     return _fit(a, meta)
 
 
+def _tensor_or_none(g):
+    """A gradient for a called primitive with several outputs: a Tensor, or None (none came)."""
+    return None if g is None else Tensor._make(g)
+
+
 def _add(old, g):
     """Fan-in where a gradient may be None: the engine adds only what arrived."""
     if g is None:
@@ -655,7 +661,7 @@ def _call_helpers(ctx_cls, _run_backward):
         return c
 
     return {"T": Tensor._make, "TV": _tensor_sharing, "CTX": ctx_for, "RUN": run_backward,
-            "GRAD": _grad_array, "ADD": _add}
+            "GRAD": _grad_array, "ADD": _add, "TN": _tensor_or_none}
 
 
 def generate(region, ctx_cls, run_backward):
@@ -687,7 +693,7 @@ def generate(region, ctx_cls, run_backward):
 
     Raises:
         NoGeneratedForm: why the region cannot be written at all (sizes are
-            dynamic, a step with several outputs, an output that is a view).
+            dynamic, an output that is a view).
     """
     if region.dynamic:
         raise NoGeneratedForm("sizes are dynamic (the generated code bakes sizes in)")
@@ -697,7 +703,8 @@ def generate(region, ctx_cls, run_backward):
         raise NoGeneratedForm("no generated form for " + ", ".join(dict.fromkeys(whys)))
     rule_of = {k: (None if k in calls else rule_for(s)) for k, s in enumerate(region.steps)}
     made = {id(o) for s in region.steps for o in s.outputs}
-    views = {id(s.outputs[0]) for k, s in enumerate(region.steps) if _is_view_step(s, rule_of[k])}
+    views = {id(o) for k, s in enumerate(region.steps) if _is_view_step(s, rule_of[k])
+             for o in s.outputs}
     for v in region.outputs:
         if id(v) not in made:
             raise NoGeneratedForm("an output that no step of the region makes")
@@ -732,6 +739,9 @@ def generate(region, ctx_cls, run_backward):
 
     def tensor_ref(a, pos, s):
         """What a step that calls its primitive passes for argument ``a``: a Tensor, mostly."""
+        if isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a):
+            inner = "".join(tensor_ref(e, (pos, j), s) + ", " for j, e in enumerate(a))
+            return f"({inner})" if isinstance(a, tuple) else f"[{inner}]"
         if not isinstance(a, Value):
             return _const(ns, a)
         if a.kind == "wrapped":  # the wrapped number's tensor, as recorded
@@ -756,11 +766,12 @@ def generate(region, ctx_cls, run_backward):
     for k, s in enumerate(region.steps):
         o = s.outputs[0]
         out = f"v{o.index}"
-        grad_step = bool(records and o.requires_grad and s.kind == "function")
+        grad_step = bool(records and s.kind == "function"
+                         and any(v.requires_grad for v in s.outputs))
         block = []
         if k in calls:
             args = [tensor_ref(x, i, s) for i, x in enumerate(s.args)]
-            takes_tensors = takes_tensors or any(x.startswith(("TS[", "TV(")) for x in args)
+            takes_tensors = takes_tensors or any("TS[" in x for x in args)
             if s.kind == "function":
                 ns[f"F{k}"], ns[f"N{k}"] = s.op.forward, s.needs
                 node = s.op._backward_cls.__name__
@@ -776,7 +787,16 @@ def generate(region, ctx_cls, run_backward):
                 call = f"P{k}(" + ", ".join(args + ([f"**KW{k}"] if s.kwargs else [])) + ")"
             why = calls[k].split(" (", 1)[-1].rstrip(")")
             comment = f"  # {node}: calls {s.op.__name__} ({why})"
-            if id(o) in out_ids:  # an output: its Tensor is returned (and its version counter)
+            if s.out_tuple:  # several outputs: a tuple, its tensors taken apart
+                block.append(f"    _t = {call}".ljust(48) + comment)
+                for v in s.outputs:
+                    if id(v) in out_ids:
+                        block.append(f"    t{v.index} = _t[{v.out_nr}]")
+                        block.append(f"    v{v.index} = t{v.index}._data")
+                    else:
+                        block.append(f"    v{v.index} = _t[{v.out_nr}]._data")
+                block.append("    del _t")
+            elif id(o) in out_ids:  # an output: its Tensor is returned (and its version counter)
                 block.append(f"    t{o.index} = {call}".ljust(48) + comment)
                 block.append(f"    {out} = t{o.index}._data")
             else:
@@ -790,11 +810,12 @@ def generate(region, ctx_cls, run_backward):
                 expr = rule.fwd(a, s, ns)
             block.append(f"    {out} = {expr}".ljust(48) + f"  # {rule.node}")
         blocks.append(block)
-        names[id(o)] = out
-        if _is_view_step(s, rule_of[k]) and s.args and isinstance(s.args[0], Value):
-            root[id(o)] = root.get(id(s.args[0]), s.args[0])
+        for v in s.outputs:
+            names[id(v)] = f"v{v.index}"
+            if _is_view_step(s, rule_of[k]) and s.args and isinstance(s.args[0], Value):
+                root[id(v)] = root.get(id(s.args[0]), s.args[0])
         if grad_step:
-            grad_values.add(id(o))
+            grad_values.update(id(v) for v in s.outputs if v.requires_grad)
             bwd_steps.append((k, s, None if k in calls else a, out))
             if k in calls:
                 saved.append(f"c{k}")  # the step's ctx: what its forward saved
@@ -821,7 +842,7 @@ def generate(region, ctx_cls, run_backward):
         fwd.extend(block)
         if k in drops:
             fwd.append("    del " + ", ".join(sorted(drops[k], key=lambda n: int(n[1:]))))
-    called_out = {id(s.outputs[0]) for k, s in enumerate(region.steps) if k in calls}
+    called_out = {id(v) for k, s in enumerate(region.steps) if k in calls for v in s.outputs}
     out_list = "".join((f"t{v.index}" if id(v) in called_out else names[id(v)]) + ", "
                        for v in region.outputs)
     saved_list = "".join((v if isinstance(v, str) else names[id(v)]) + ", " for v in saved)
@@ -832,7 +853,8 @@ def generate(region, ctx_cls, run_backward):
     bwd = ["def backward(saved" + "".join(f", g{k}" for k in range(len(region.outputs))) + "):"]
     if saved:
         bwd.append(f"    {saved_list}= saved")
-    gname = {id(v): f"G{v.index}" for v in list(region.inputs) + [s.outputs[0] for s in region.steps]
+    gname = {id(v): f"G{v.index}" for v in list(region.inputs) + [o for s in region.steps
+                                                                   for o in s.outputs]
              if id(v) in grad_values}
     seeded = {gname[id(v)]: f"g{k}" for k, v in enumerate(region.outputs) if id(v) in gname}
     for g in sorted(set(gname.values()), key=lambda n: int(n[1:])):
@@ -840,12 +862,23 @@ def generate(region, ctx_cls, run_backward):
     written = set(seeded)
     for k, s, a, out in reversed(bwd_steps):
         o = s.outputs[0]
-        g = gname[id(o)]
         if k in calls:
             node = s.op._backward_cls.__name__
-            bwd.append(f"    if {g} is not None:  # {node}: calls {s.op.__name__}.backward")
-            ns[f"S{k}"], ns[f"NM{k}"] = (s.op, None), node
-            bwd.append(f"        r = RUN(S{k}, c{k}, (T({g}),))")
+            outs = [gname[id(v)] for v in s.outputs if id(v) in gname]
+            cond = " or ".join(f"{g} is not None" for g in outs)
+            bwd.append(f"    if {cond}:  # {node}: calls {s.op.__name__}.backward")
+            if s.out_tuple:  # one gradient per output slot (zeros where none came: RUN)
+                slots = ["None"] * (max(v.out_nr for v in s.outputs) + 1)
+                for v in s.outputs:
+                    if id(v) in gname:
+                        slots[v.out_nr] = f"TN({gname[id(v)]})"
+                grads = "(" + "".join(g + ", " for g in slots) + ")"
+                ns[f"S{k}"] = (s.op, tuple((v.shape, v.dtype) for v in s.outputs))
+            else:
+                grads = f"(T({outs[0]}),)"
+                ns[f"S{k}"] = (s.op, None)
+            ns[f"NM{k}"] = node
+            bwd.append(f"        r = RUN(S{k}, c{k}, {grads})")
             edge = 0
             for pos, v in enumerate(s.args):
                 if not isinstance(v, Value):
@@ -856,8 +889,9 @@ def generate(region, ctx_cls, run_backward):
                     bwd.append(f"        {tgt} = ADD({tgt}, {expr})")
                     written.add(tgt)
                 edge += 1
-            bwd.append(f"        del r, {g}")
+            bwd.append("        del r, " + ", ".join(outs))
             continue
+        g = gname[id(o)]
         rule = rule_of[k]
         bwd.append(f"    if {g} is not None:  # {rule.node}")
         grads = rule.bwd(a, out, g, s, ns)
