@@ -347,6 +347,19 @@ def test_a_called_step_with_several_outputs_or_a_list_of_tensors():
     assert "_t = F" in r.code and "TN(" in r.backward_code
 
 
+def test_a_factory_with_keyword_arguments_inside_a_region():
+    # (the aot_eager replay wrote "**KW{k}" literally for a plain op's keywords: a SyntaxError)
+    def f(x):
+        return (x * minigrad.full((3,), 0.5, dtype=x.dtype) + minigrad.ones_like(x)).sum()
+
+    def args(call):
+        return (_t(np.random.default_rng(45 + call), (3,), np.float64),)
+
+    r = first_region(_three_ways(f, args))
+    assert sorted(r.codegen_calls.values()) == ["full (not a differentiable primitive)",
+                                                "ones_like (not a differentiable primitive)"]
+
+
 def test_a_region_that_cannot_be_written_runs_as_aot_eager_and_explain_says_why():
     def f(x):
         return (x * 2).t()   # its output a view: it would share a version counter with x * 2

@@ -420,7 +420,7 @@ class Region:
             else:
                 ns[f"P{k}"] = s.op
                 ns[f"KW{k}"] = s.kwargs
-                call = f"P{k}({args}" + (", **KW{k}" if s.kwargs else "") + ")"
+                call = f"P{k}({args}" + (f", **KW{k}" if s.kwargs else "") + ")"
             if s.out_tuple:
                 fwd.append(f"    _t = {call}")
                 for o in s.outputs:
