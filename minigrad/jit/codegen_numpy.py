@@ -44,10 +44,10 @@ pow by a number (not 0); mm, mv, dot, bmm, addmm (``linear``; alpha and beta
 (of all, or over dims, keepdim or not), softmax and log_softmax (over a dim of
 a non-empty tensor); the views t, transpose, permute, view/reshape, unsqueeze,
 squeeze, expand, and clone; on float32 or float64 with one dtype per step (a
-Python number is welcome).  Comparisons (``x > 0.5``, ``lt(x, y)``) are one
-line too, eager's own numpy call, with no node.
+Python number is welcome).  Comparisons and logic (``x > 0.5``, ``lt(x, y)``,
+``m & n``) are one line too, eager's own numpy call, with no node.
 
-Any other step (``abs``, ``max(dim)``, ``cat``, ``x & y``, a factory) **calls
+Any other step (``abs``, ``max(dim)``, ``cat``, ``~m``, a factory) **calls
 its primitive**, as the ``aot_eager`` replay does, inside the generated code:
 its ``forward`` with a ``ctx`` on Tensors wrapping the arrays (a tuple of
 outputs taken apart), its ``backward`` in the backward, the line's comment
@@ -377,9 +377,13 @@ def _rules():
     return R
 
 
-# the comparisons: no node, no gradient; the numpy call eager's (ops/comparison.py) makes
+# the comparisons and logic: no node, no gradient; the numpy call eager's (ops/comparison.py)
+# makes (a dtype it refuses, a float ``&``, raised when the function was recorded)
 _COMPARISONS = {"eq": "np.equal", "ne": "np.not_equal", "lt": "np.less", "le": "np.less_equal",
-                "gt": "np.greater", "ge": "np.greater_equal"}
+                "gt": "np.greater", "ge": "np.greater_equal", "logical_and": "np.logical_and",
+                "logical_or": "np.logical_or", "logical_xor": "np.logical_xor",
+                "bitwise_and": "np.bitwise_and", "bitwise_or": "np.bitwise_or",
+                "bitwise_xor": "np.bitwise_xor"}
 _PLAIN_RULES = {
     name: Rule(f"{name}: no node (a comparison)",
                (lambda ufunc: lambda a, s, ns: f"np.asarray({ufunc}({a[0]}, {a[1]}))")(ufunc),
@@ -388,10 +392,11 @@ _PLAIN_RULES = {
 
 
 def _plain_rule(s):
-    """The rule of a plain step (a comparison as ``x > 0.5``, ``gt(x, y)``), or None."""
+    """The rule of a plain step (a comparison as ``x > 0.5``, ``gt(x, y)``, ``m & n``), or None."""
     rule = _PLAIN_RULES.get(s.name)
     qual = getattr(s.op, "__qualname__", "")
-    if rule is None or s.kwargs or not qual.startswith(("_compare.", "_binary.")):
+    if (rule is None or s.kwargs or len(s.args) != 2
+            or not qual.startswith(("_compare.", "_binary.", "_bitwise."))):
         return None
     return rule
 
@@ -668,7 +673,7 @@ def generate(region, ctx_cls, run_backward):
     """Forward and backward source of ``region`` over numpy, and their namespace.
 
     A step with a rule in ``RULES`` (or a comparison) is one line of numpy.  Any
-    other step (a primitive with no rule yet, ``x & y``, a factory) calls its primitive,
+    other step (a primitive with no rule yet, ``~m``, a factory) calls its primitive,
     as the ``aot_eager`` replay does: its ``forward`` with a ``ctx``, on
     Tensors wrapping the arrays (a region input is passed as the caller's
     tensor itself, so what the primitive saves carries the caller's version
