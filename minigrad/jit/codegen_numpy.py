@@ -78,8 +78,8 @@ from ..ops.power_kernels import pow_scalar_array
 from ..ops.softmax_backward import log_softmax_backward_data, softmax_backward_data
 from ..ops._util import canonical_dim, reduction_dims
 from ..autograd import grad_mode
-from ..nn import functional as NF
 from ..autograd.validate import sum_to_array
+from ..nn import functional as NF
 from ..tensor import Tensor
 from .recording import Value
 
