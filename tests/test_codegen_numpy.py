@@ -385,17 +385,52 @@ def test_a_factory_with_keyword_arguments_inside_a_region():
                                                 "ones_like (not a differentiable primitive)"]
 
 
+def test_an_output_that_is_a_view_shares_its_memorys_version_counter_as_aot_eager():
+    # a view of a value only the region sees (tanh's saved result), of an input, of an output
+    def f(x, w):
+        y = (x * w).tanh()
+        z = x * 2
+        return y.t(), x.t(), z, z[0]
+
+    def args(call):
+        rng = np.random.default_rng(48 + call)
+        return _t(rng, (2, 3), np.float32, grad=False), _t(rng, (2, 3), np.float32)
+
+    for backend in ("aot_eager", "numpy"):
+        cf = minigrad.compile(f, backend=backend)
+        for _ in range(2):
+            x, w = args(0)
+            yt, xt, x2, row = cf(x, w)
+            assert xt._base is x and xt._vc is x._vc  # (no node: the caller's tensor's view)
+            with minigrad.no_grad():
+                yt.add_(1)  # tanh saved y: its backward must refuse
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                yt.sum().backward()
+            row.add_(1)
+            assert x2._version == 1  # a view of another output: one version counter
+    assert first_region(cf)._np is not None and not first_region(cf).codegen_calls
+
+    def both(call):
+        rng = np.random.default_rng(49 + call)
+        return _t(rng, (2, 3), np.float64), _t(rng, (2, 3), np.float64)
+
+    r = first_region(_three_ways(lambda x, w: (x * w).tanh().t()[1:], both))
+    assert r._np is not None and "# SliceBackward0" in r.code  # (values and gradients as eager's)
+
+
 def test_a_region_that_cannot_be_written_runs_as_aot_eager_and_explain_says_why():
     def f(x):
-        return (x * 2).t()   # its output a view: it would share a version counter with x * 2
+        return (x * 2).diagonal()   # a view made by a primitive the code calls (diagonal)
 
     def args(call):
         return (_t(np.random.default_rng(40 + call), (3, 2), np.float64),)
 
     cf = _three_ways(f, args)
     r = first_region(cf)
-    assert r._np is None and "an output that is a view" in r.codegen_fallback
-    assert "runs as aot_eager: an output that is a view" in str(minigrad.jit.explain(cf))
+    assert r._np is None and "an output that is a view made by a step that calls" in (
+        r.codegen_fallback)
+    assert "runs as aot_eager: an output that is a view made by a step" in str(
+        minigrad.jit.explain(cf))
 
 
 def test_graph_breaks_each_region_generated_or_not():

@@ -54,7 +54,7 @@ outputs taken apart), its ``backward`` in the backward, the line's comment
 naming it (``# AbsBackward0: calls Abs (no generated form yet)``);
 ``region.codegen_calls`` lists those steps and ``jit.explain`` prints them.
 Only a region that cannot be written at all (sizes are dynamic, an output that
-is a view) runs as the ``aot_eager`` replay; ``region.codegen_fallback`` says
+is a view made by a called primitive) runs as the ``aot_eager`` replay; ``region.codegen_fallback`` says
 why and ``jit.explain`` prints it.
 
 Source: the idea is Inductor's Python wrapper code (torch/_inductor/codegen/
@@ -688,17 +688,18 @@ def generate(region, ctx_cls, run_backward):
             imports this module).
 
     Returns:
-        (code, backward_code, ns, watched, calls, takes_tensors): ``ns`` holds
+        (code, backward_code, ns, watched, calls, takes_tensors, memory): ``ns`` holds
         the constants the code reads; ``watched``, for each array the forward
         hands to the backward, the Value whose version guards it (itself, or
         the value a view of it was taken from); ``calls``, ``{step index:
         why}`` for the steps that call their primitive (empty when all is
         numpy); ``takes_tensors``: the forward's last parameter ``TS`` is
-        the caller's tensors (a called step reads one).
+        the caller's tensors (a called step reads one); ``memory``, per output,
+        None, or for a view the Value whose memory (and version counter) it shares.
 
     Raises:
         NoGeneratedForm: why the region cannot be written at all (sizes are
-            dynamic, an output that is a view).
+            dynamic, an output that is a view made by a called primitive).
     """
     if region.dynamic:
         raise NoGeneratedForm("sizes are dynamic (the generated code bakes sizes in)")
@@ -713,8 +714,6 @@ def generate(region, ctx_cls, run_backward):
     for v in region.outputs:
         if id(v) not in made:
             raise NoGeneratedForm("an output that no step of the region makes")
-        if id(v) in views:
-            raise NoGeneratedForm("an output that is a view (it would share a version counter)")
     ns = {"np": np, "RO": rounded_once, "m_tanh": math.tanh, "m_exp": _math_exp,
           "OMS": one_minus_square, "PSA": pow_scalar_array, "EXPAND": ARRAY_OPS.expand,
           "DIVS": ARRAY_OPS.div_scalar, "FIT": _fit, "SEL": select_array, "SOFTMAX": _softmax,
@@ -919,5 +918,18 @@ def generate(region, ctx_cls, run_backward):
     bwd.append(f"    return ({ret})")
     backward_code = "\n".join(bwd) + "\n"
     # what to check the versions of: the saved value, or the tensor it is a view of
+    # an output that is a view shares its memory's version counter, as eager's: the memory
+    # of a region input (the caller's counter), of another output, or of a value only the
+    # region sees (one counter made per call); and a saved array is checked against the
+    # counter of its memory (itself, or what a view of it was taken from)
+    called_views = {id(o) for k in calls for o in region.steps[k].outputs if id(o) in views}
+    memory = []
+    for v in region.outputs:
+        r = root.get(id(v)) if id(v) in views else None
+        if id(v) in called_views or (r is not None and id(r) in called_out):
+            raise NoGeneratedForm("an output that is a view made by a step that calls its "
+                                  "primitive (its version counter is that primitive's)")
+        memory.append(r)
     watched = [root.get(id(v), v) for v in saved if not isinstance(v, str)]
-    return code, backward_code, ns, watched, {k: calls[k] for k in sorted(calls)}, takes_tensors
+    return (code, backward_code, ns, watched, {k: calls[k] for k in sorted(calls)}, takes_tensors,
+            memory)

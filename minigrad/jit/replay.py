@@ -528,7 +528,8 @@ class Region:
     def _build_numpy(self):
         """Write the region as numpy source (``codegen_numpy.py``), or note why it falls back."""
         try:
-            code, backward_code, ns, saved, calls, takes_tensors = generate(self, _ReplayCtx, _run_backward)
+            code, backward_code, ns, saved, calls, takes_tensors, memory = generate(
+                self, _ReplayCtx, _run_backward)
         except NoGeneratedForm as e:
             self.codegen_fallback = str(e)
             return
@@ -541,14 +542,25 @@ class Region:
         exec(compile(backward_code, f"<minigrad numpy graph {self.number} backward>", "exec"), ns)
         self._np = (ns["forward"], ns["backward"])
         self._np_backward = ns["backward"]
+        # each output's version counter: its own, or, for a view, its memory's: a region
+        # input's ("in", i), another output's ("out", k), or one made per call ("new", j)
+        pos_in = {id(v): i for i, v in enumerate(self.inputs)}
+        pos_out = {id(v): k for k, v in enumerate(self.outputs) if memory[k] is None}
+        fresh = {}
+        shared = []
+        for r in memory:
+            shared.append(None if r is None else ("in", pos_in[id(r)]) if id(r) in pos_in else
+                          ("out", pos_out[id(r)]) if id(r) in pos_out else
+                          ("new", fresh.setdefault(id(r), len(fresh))))
+        self._np_shared = tuple(shared) if any(shared) else None
+        self._np_fresh = len(fresh)
         # the saved arrays a caller can reach (an input's, an output's): versions checked in
         # backward, as eager checks every saved tensor's; the others only the region sees
-        pos_in = {id(v): i for i, v in enumerate(self.inputs)}
-        pos_out = {id(v): k for k, v in enumerate(self.outputs)}
         watch = []
         for v in saved:
             w = ("in", pos_in[id(v)]) if id(v) in pos_in else (
-                ("out", pos_out[id(v)]) if id(v) in pos_out else None)
+                ("out", pos_out[id(v)]) if id(v) in pos_out else
+                ("new", fresh[id(v)]) if id(v) in fresh else None)
             if w is not None and w not in watch:
                 watch.append(w)
         self._np_watch = tuple(watch)
@@ -603,6 +615,9 @@ class Region:
             finally:
                 st.enabled, st.numpy_quiet = prev, prev_quiet
         make = Tensor._make
+        shared = self._np_shared
+        if shared is not None:
+            return self._outputs_sharing(outs, saved, tensors, shared)
         if not self.records:
             return [make(o._data, vc=o._shared_vc()) if isinstance(o, Tensor) else make(o)
                     for o in outs]
@@ -623,6 +638,48 @@ class Region:
             vc = t._shared_vc()
             checks.append((vc, vc[0], t._data))
         node._np_checks = tuple(checks)
+        return res
+
+    def _outputs_sharing(self, outs, saved, tensors, shared):
+        """``_run_numpy``'s outputs when some is a view: it shares its memory's version counter.
+
+        As the aot_eager replay's outputs: a view of a region input shares the
+        caller's counter (and, when it records no node, has that input as its
+        ``_base``); a view of another output, that output's; a view of a value
+        only the region sees, one counter made for this call.
+        """
+        make = Tensor._make
+        fresh = [[0] for _ in range(self._np_fresh)]
+        records = self.records
+        node = None
+        if records:
+            edges = tuple(_edge(t) if g else (None, 0) for t, g in zip(tensors, self._in_grad))
+            node = CompiledFunctionBackward(self, saved, edges, self._meta)
+        res = [None] * len(outs)
+        for k in sorted(range(len(outs)), key=lambda k: shared[k] is not None):  # roots first
+            o, g, w = outs[k], records and self._out_grad[k], shared[k]
+            vc, base = None, None
+            if isinstance(o, Tensor):  # made by a step that called its primitive
+                o, vc = o._data, o._shared_vc()
+            elif w is not None:
+                kind, i = w
+                if kind == "in":
+                    vc = tensors[i]._shared_vc()
+                    base = None if g else tensors[i]
+                else:
+                    vc = res[i]._shared_vc() if kind == "out" else fresh[i]
+            t = make(o, grad_fn=node if g else None, vc=vc, base=base)
+            if k:
+                t._output_nr = k
+            res[k] = t
+        if records:
+            checks = []
+            for kind, i in self._np_watch:
+                vc = (tensors[i] if kind == "in" else res[i])._shared_vc() if kind != "new" \
+                    else fresh[i]
+                checks.append((vc, vc[0], next(t._data for t in res if t._vc is vc)
+                               if kind == "new" else (tensors[i] if kind == "in" else res[i])._data))
+            node._np_checks = tuple(checks)
         return res
 
     @property
