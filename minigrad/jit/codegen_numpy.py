@@ -33,11 +33,29 @@ for tanh and exp, ``one_minus_square`` for tanh's gradient, the same
 operand order.  ``tests/test_codegen_numpy.py`` asserts gradients equal to
 eager bit for bit.
 
+On one value (a 0-d step) add, sub, mul, div and neg are written as the
+operator (``v2 = v0 * K1``): numpy's scalar arithmetic gives the ufunc's bits
+for about a fifth of a ufunc call, which on one value is nearly all overhead.
+
 **What has a generated form** (``RULES``): add, sub (alpha 1), mul, div, neg,
-reciprocal, tanh, exp, t, mm, pow by a number (not 0), sum, mean, on float32 or float64 with
-one dtype per step (a Python number is welcome).  A region with any other
-step, or whose sizes are dynamic, falls back as a whole to the ``aot_eager``
-replay; ``region.codegen_fallback`` says why and ``jit.explain`` prints it.
+reciprocal, rsub (``1 - x``), tanh, exp, log, sigmoid, relu, sin, cos, where,
+pow by a number (not 0); mm, mv, dot, bmm, addmm (``linear``; alpha and beta
+1); basic indexing (``x[1:3]``, ``x[:, 2]``, ``x[0]``); mse_loss; sum and mean
+(of all, or over dims, keepdim or not), softmax and log_softmax (over a dim of
+a non-empty tensor); the views t, transpose, permute, view/reshape, unsqueeze,
+squeeze, expand, and clone; on float32 or float64 with one dtype per step (a
+Python number is welcome).  Comparisons and logic (``x > 0.5``, ``lt(x, y)``,
+``m & n``) are one line too, eager's own numpy call, with no node.
+
+Any other step (``abs``, ``max(dim)``, ``cat``, ``~m``, a factory) **calls
+its primitive**, as the ``aot_eager`` replay does, inside the generated code:
+its ``forward`` with a ``ctx`` on Tensors wrapping the arrays (a tuple of
+outputs taken apart), its ``backward`` in the backward, the line's comment
+naming it (``# AbsBackward0: calls Abs (no generated form yet)``);
+``region.codegen_calls`` lists those steps and ``jit.explain`` prints them.
+Only a region that cannot be written at all (sizes are dynamic, an output that
+is a view made by a called primitive) runs as the ``aot_eager`` replay; ``region.codegen_fallback`` says
+why and ``jit.explain`` prints it.
 
 Source: the idea is Inductor's Python wrapper code (torch/_inductor/codegen/
 wrapper.py), which also writes a region as one Python function; Inductor then
@@ -49,14 +67,20 @@ import math
 import numpy as np
 
 from ..ops import elementwise as E
+from ..ops import indexing as Ix
 from ..ops import linalg as L
 from ..ops import reductions as Rd
 from ..ops import shape as Sh
 from ..ops.activation_backward import one_minus_square
 from ..ops.elementwise import _math_exp, rounded_once
-from ..ops.formulas import ARRAY_OPS
+from ..ops.formulas import ARRAY_OPS, select_array
 from ..ops.power_kernels import pow_scalar_array
+from ..ops.softmax_backward import log_softmax_backward_data, softmax_backward_data
+from ..ops._util import canonical_dim, reduction_dims
+from ..autograd import grad_mode
 from ..autograd.validate import sum_to_array
+from ..nn import functional as NF
+from ..tensor import Tensor
 from .recording import Value
 
 __all__ = ["NoGeneratedForm", "RULES", "generate"]
@@ -82,17 +106,29 @@ def _fit(g, meta):
 #
 # A rule gives, for a step with argument expressions ``a`` (names of arrays, or of constants):
 #   fwd(a, step, ns) -> the forward expression;
-#   saves(step) -> which arguments (positions) or "out" the backward reads;
-#   bwd(a, out, g, step, ns) -> {argument position: gradient expression} for the needed inputs.
+#   saves(step) -> which arguments (positions, or a Value) or "out" the backward reads;
+#   bwd(a, out, g, step, ns) -> {argument position: gradient expression} for the needed inputs;
+#   check(step) -> None, or why this step has no generated form (it then calls its primitive).
 # Expressions are written as the primitive's forward and the formula on ARRAY_OPS compute them.
+# (An argument that is a tuple of tensors, where's boxed condition, comes as a list of names.)
 
 
 class Rule:
-    def __init__(self, node, fwd, saves, bwd, check=None, elementwise=False, view=False):
+    """How one primitive is written as numpy: see the comment above; ``node`` names its line."""
+
+    def __init__(self, node, fwd, saves, bwd, check=None, elementwise=False, view=False,
+                 typed=None, op=None):
         self.node, self.fwd, self.saves, self.bwd = node, fwd, saves, bwd
+        # on 0-d values the operator (``v2 * K3``): numpy's scalar arithmetic, the ufunc's
+        # bits for a fifth of its call's cost (a ufunc call on one value is mostly overhead)
+        self.op = op
         self.check = check
         self.view = view  # the output shares the input's memory (and, in eager, its version)
-        self.elementwise = elementwise  # gradients come out in the output's (broadcast) shape
+        # gradients come out in the output's (broadcast) shape: True, or those positions'
+        self.elementwise = elementwise
+        # the argument positions that must share the output's float dtype (None: every tensor;
+        # () for a comparison: its numpy call is eager's own, whatever the dtypes)
+        self.typed = typed
 
 
 def _alpha_one(s):
@@ -126,6 +162,22 @@ def _mm_bwd(a, out, g, s, ns):
     return res
 
 
+def _addmm_bwd(a, out, g, s, ns):
+    # addmm(input, mat1, mat2) with alpha = beta = 1: input's gradient is grad (summed back
+    # over the broadcast bias), the matrices' are mm's (in their layouts)
+    res = {1 + k: v for k, v in _mm_bwd(a[1:], out, g, _Shifted(s), ns).items()}
+    if s.needs[0]:
+        res[0] = g
+    return res
+
+
+class _Shifted:
+    """An addmm step seen as the mm of its last two arguments (for ``_mm_bwd``)."""
+
+    def __init__(self, s):
+        self.args, self.needs = s.args[1:], s.needs[1:]
+
+
 def _transposed(v):
     st = v.strides
     return len(st) == 2 and st[0] == 1 and st[1] == v.shape[0]
@@ -139,23 +191,23 @@ def _rules():
 
     R[E.Add] = Rule("AddBackward0", lambda a, s, ns: f"np.add({a[0]}, {a[1]})", lambda s: (),
                     lambda a, o, g, s, ns: {i: g for i in (0, 1) if need(s, i)},
-                    check=_alpha_one, elementwise=True)
+                    check=_alpha_one, elementwise=True, op="+")
     R[E.Sub] = Rule("SubBackward0", lambda a, s, ns: f"np.subtract({a[0]}, {a[1]})", lambda s: (),
                     lambda a, o, g, s, ns: {i: (g if i == 0 else f"-{g}")
                                             for i in (0, 1) if need(s, i)},
-                    check=_alpha_one, elementwise=True)
+                    check=_alpha_one, elementwise=True, op="-")
     R[E.Mul] = Rule("MulBackward0", lambda a, s, ns: f"np.multiply({a[0]}, {a[1]})",
                     lambda s: tuple(j for i, j in ((0, 1), (1, 0)) if s.needs[i]),
                     lambda a, o, g, s, ns: {i: f"{g} * {a[1 - i]}" for i in (0, 1) if need(s, i)},
-                    elementwise=True)
+                    elementwise=True, op="*")
     R[E.Div] = Rule("DivBackward0", lambda a, s, ns: f"np.true_divide({a[0]}, {a[1]})",
                     lambda s: ((1,) if any(s.needs[:2]) else ()) + ((0,) if s.needs[1] else ()),
                     lambda a, o, g, s, ns: {
                         **({0: f"{g} / {a[1]}"} if need(s, 0) else {}),
                         **({1: f"-{g} * (({a[0]} / {a[1]}) / {a[1]})"} if need(s, 1) else {})},
-                    elementwise=True)
+                    elementwise=True, op="/")
     R[E.Neg] = Rule("NegBackward0", lambda a, s, ns: f"np.negative({a[0]})", lambda s: (),
-                    lambda a, o, g, s, ns: {0: f"-{g}"})
+                    lambda a, o, g, s, ns: {0: f"-{g}"}, op="-")
     R[E.Reciprocal] = Rule(
         "ReciprocalBackward0",
         lambda a, s, ns: f"np.reciprocal({a[0]}, dtype={_const(ns, s.args[0].dtype)})",
@@ -186,7 +238,304 @@ def _rules():
         lambda s: (),
         lambda a, o, g, s, ns: {0: f"DIVS(EXPAND({g}, {_const(ns, s.args[0].shape)}), "
                                    f"{_const(ns, math.prod(s.args[0].shape))})"})
+    R[E.Relu] = Rule(  # PyTorch's x < 0 ? 0 : x (keeps -0.0 and nan); threshold_backward
+        "ReluBackward0", lambda a, s, ns: f"SEL({a[0]} < 0, {a[0]}, zero_where=True)",
+        lambda s: ("out",), lambda a, o, g, s, ns: {0: f"SEL({o} <= 0, {g}, zero_where=True)"})
+    R[E.Sigmoid] = Rule(
+        "SigmoidBackward0",
+        lambda a, s, ns: f"{_one(ns, s)} / ({_one(ns, s)} + np.exp(-{a[0]}))",
+        lambda s: ("out",), lambda a, o, g, s, ns: {0: f"{g} * (1 - {o}) * {o}"})
+    R[E.Log] = Rule("LogBackward0", lambda a, s, ns: f"np.log({a[0]})", lambda s: (0,),
+                    lambda a, o, g, s, ns: {0: f"{g} / {a[0]}"})
+    R[E.Sin] = Rule("SinBackward0", lambda a, s, ns: f"np.sin({a[0]})", lambda s: (0,),
+                    lambda a, o, g, s, ns: {0: f"{g} * np.cos({a[0]})"})
+    R[E.Cos] = Rule("CosBackward0", lambda a, s, ns: f"np.cos({a[0]})", lambda s: (0,),
+                    lambda a, o, g, s, ns: {0: f"{g} * -np.sin({a[0]})"})
+    R[E.Where] = Rule(  # where((cond,), a, b): the condition comes boxed, never differentiated
+        "WhereBackward0",
+        lambda a, s, ns: (f"np.where({a[0][0]}, {a[1]}, {a[2]})"
+                          f".astype({_const(ns, s.outputs[0].dtype)}, copy=False)"),
+        lambda s: (s.args[0][0],) if s.needs[1] or s.needs[2] else (),
+        lambda a, o, g, s, ns: {
+            **({1: f"np.where({a[0][0]}, {g}, {_zero(ns, s)})"} if s.needs[1] else {}),
+            **({2: f"np.where({a[0][0]}, {_zero(ns, s)}, {g})"} if s.needs[2] else {})},
+        elementwise=True, typed=(1, 2))
+    R[E.Rsub] = Rule(  # other - self for a Python number other, in self's dtype
+        "RsubBackward1",
+        lambda a, s, ns: f"np.subtract({a[1]}, {a[0]}, dtype={_const(ns, s.outputs[0].dtype)})",
+        lambda s: (), lambda a, o, g, s, ns: {0: f"-{g}"}, check=_alpha_one)
+    R[L.Mv] = Rule(
+        "MvBackward0", lambda a, s, ns: f"np.matmul({a[0]}, {a[1]})",
+        lambda s: tuple(j for i, j in ((1, 0), (0, 1)) if s.needs[i]),
+        lambda a, o, g, s, ns: {  # grad.unsqueeze(1).mm(v.unsqueeze(0)), a.t().mv(grad)
+            **({0: f"np.matmul(np.expand_dims({g}, 1), np.expand_dims({a[1]}, 0))"}
+               if s.needs[0] else {}),
+            **({1: f"np.matmul({a[0]}.T, {g})"} if s.needs[1] else {})})
+    R[L.Dot] = Rule(
+        "DotBackward0", lambda a, s, ns: f"np.asarray(np.dot({a[0]}, {a[1]}))",
+        lambda s: tuple(j for i, j in ((1, 0), (0, 1)) if s.needs[i]),
+        lambda a, o, g, s, ns: {i: f"{g} * {a[1 - i]}" for i in (0, 1) if s.needs[i]})
+    R[L.Bmm] = Rule(
+        "BmmBackward0", lambda a, s, ns: f"np.matmul({a[0]}, {a[1]})",
+        lambda s: tuple(j for i, j in ((0, 1), (1, 0)) if s.needs[i]),
+        lambda a, o, g, s, ns: {  # grad.bmm(b.transpose(1, 2)), a.transpose(1, 2).bmm(grad)
+            **({0: f"np.matmul({g}, np.swapaxes({a[1]}, 1, 2))"} if s.needs[0] else {}),
+            **({1: f"np.matmul(np.swapaxes({a[0]}, 1, 2), {g})"} if s.needs[1] else {})})
+    R[L.Addmm] = Rule(  # mat1 @ mat2, the bias added into the product (as eager: out=prod)
+        "AddmmBackward0", lambda a, s, ns: f"ADDMM({a[0]}, {a[1]}, {a[2]})",
+        lambda s: tuple(j for i, j in ((1, 2), (2, 1)) if s.needs[i]), _addmm_bwd,
+        check=lambda s: None if _arg(s, 3, 1) == 1 and _arg(s, 4, 1) == 1 else "alpha or beta not 1",
+        elementwise=(0,))
+    R[NF.MseLoss] = Rule(  # mse_loss(input, target, reduction code): its backward on Tensors,
+        "MseLossBackward0",  # grad * scale * (x - y), is these numpy calls in this order
+        lambda a, s, ns: f"MSE({a[0]}, {a[1]}, {s.args[2]})", lambda s: (0, 1),
+        lambda a, o, g, s, ns: {
+            **({0: f"{g} * {_mse_scale(s)} * ({a[0]} - {a[1]})"} if s.needs[0] else {}),
+            **({1: f"{g} * {_mse_scale(s)} * ({a[1]} - {a[0]})"} if s.needs[1] else {})})
+    # basic indexing: x[1:3], x[:, 2], x[0]; the backward writes grad into zeros (PUT)
+    R[Ix.Slice] = Rule(
+        "SliceBackward0", lambda a, s, ns: f"{a[0]}[{_const(ns, _slice_key(s))}]", lambda s: (),
+        lambda a, o, g, s, ns: {0: f"PUT({g}, {_const(ns, _slice_key(s))}, "
+                                   f"{_const(ns, s.args[0].shape)})"},
+        check=lambda s: None if s.args[4] is None or s.args[4] > 0 else "a step not positive",
+        view=True)
+    R[Ix.Select] = Rule(
+        "SelectBackward0", lambda a, s, ns: f"{a[0]}[{_const(ns, _select_key(s) + (Ellipsis,))}]",
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"PUT({g}, {_const(ns, _select_key(s))}, "
+                                   f"{_const(ns, s.args[0].shape)})"},
+        check=lambda s: None if s.args[0].shape else "a 0-d input", view=True)
+    R[Rd.SumDim] = Rule(
+        "SumBackward1",
+        lambda a, s, ns: (f"np.asarray({a[0]}.sum(axis={_const(ns, _dims(s))}, "
+                          f"keepdims={bool(s.args[2])}, dtype={_const(ns, s.args[0].dtype)}))"),
+        lambda s: (), lambda a, o, g, s, ns: {0: f"EXPAND({_keepdim_grad(g, s, ns)}, "
+                                                f"{_const(ns, s.args[0].shape)})"},
+        check=lambda s: "a dtype argument" if len(s.args) > 3 and s.args[3] is not None else None)
+    R[Rd.MeanDim] = Rule(
+        "MeanBackward1",
+        lambda a, s, ns: (f"np.asarray({a[0]}.sum(axis={_const(ns, _dims(s))}, "
+                          f"keepdims={bool(s.args[2])}, dtype={_const(ns, s.args[0].dtype)}) / "
+                          f"{_const(ns, s.args[0].dtype.type(_count(s)))}, "
+                          f"dtype={_const(ns, s.args[0].dtype)})"),
+        lambda s: (), lambda a, o, g, s, ns: {0: f"DIVS(EXPAND({_keepdim_grad(g, s, ns)}, "
+                                                f"{_const(ns, s.args[0].shape)}), {_count(s)})"})
+    R[Rd.Softmax] = Rule(
+        "SoftmaxBackward0", lambda a, s, ns: f"SOFTMAX({a[0]}, {_dim(s)})", lambda s: ("out",),
+        lambda a, o, g, s, ns: {0: f"SMB({g}, {o}, {_dim(s)})"}, check=_nonempty)
+    R[Rd.LogSoftmax] = Rule(
+        "LogSoftmaxBackward0", lambda a, s, ns: f"LOG_SOFTMAX({a[0]}, {_dim(s)})",
+        lambda s: ("out",), lambda a, o, g, s, ns: {0: f"LSMB({g}, {o}, {_dim(s)})"},
+        check=_nonempty)
+    # views: the numpy call eager's forward makes (so the same memory layout), and the
+    # reshape, transpose or sum that undoes it in backward
+    R[Sh.View] = Rule(
+        "ViewBackward0",
+        lambda a, s, ns: (f"VIEW({a[0]}, {_const(ns, s.outputs[0].shape)})" if _arg(s, 2)
+                          else f"{a[0]}.reshape({_const(ns, s.outputs[0].shape)})"),
+        lambda s: (), lambda a, o, g, s, ns: {0: f"np.reshape({g}, {_const(ns, s.args[0].shape)})"},
+        view=True)
+    R[Sh.ReshapeAlias] = R[Sh.View]  # (reshape of a non-contiguous tensor, still a view)
+    R[Sh.Clone] = Rule(
+        "CloneBackward0",
+        lambda a, s, ns: (f"{a[0]}.copy(order=PRESERVE({a[0]}))" if _arg(s, 1)
+                          else f"{a[0]}.copy(order='C')"),
+        lambda s: (), lambda a, o, g, s, ns: {0: g})
+    R[Sh.UnsafeView] = Rule(
+        "UnsafeViewBackward0", lambda a, s, ns: f"{a[0]}.reshape({_const(ns, s.outputs[0].shape)})",
+        lambda s: (), lambda a, o, g, s, ns: {0: f"np.reshape({g}, {_const(ns, s.args[0].shape)})"},
+        view=True)
+    R[Sh.Transpose] = Rule(
+        "TransposeBackward0",
+        lambda a, s, ns: (f"np.swapaxes({a[0]}, {_swap(s)})" if s.args[0].shape else f"{a[0]}.view()"),
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"np.swapaxes({g}, {_swap(s)})" if s.args[0].shape else g},
+        view=True)
+    R[Sh.Permute] = Rule(
+        "PermuteBackward0", lambda a, s, ns: f"np.transpose({a[0]}, {_const(ns, _perm(s))})",
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"np.transpose({g}, "
+                                   f"{_const(ns, tuple(int(i) for i in np.argsort(_perm(s))))})"},
+        view=True)
+    R[Sh.Unsqueeze] = Rule(
+        "UnsqueezeBackward0",
+        lambda a, s, ns: f"np.expand_dims({a[0]}, {canonical_dim(s.args[1], len(s.args[0].shape) + 1)})",
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"np.squeeze({g}, axis="
+                                   f"{canonical_dim(s.args[1], len(s.args[0].shape) + 1)})"},
+        view=True)
+    R[Sh.SqueezeDim] = Rule(
+        "SqueezeBackward1", lambda a, s, ns: _squeeze_fwd(a, s), lambda s: (),
+        lambda a, o, g, s, ns: {0: f"np.reshape({g}, {_const(ns, s.args[0].shape)})"}, view=True)
+    R[Sh.SqueezeAll] = Rule(
+        "SqueezeBackward0", lambda a, s, ns: f"np.squeeze({a[0]})", lambda s: (),
+        lambda a, o, g, s, ns: {0: f"np.reshape({g}, {_const(ns, s.args[0].shape)})"}, view=True)
+    R[Sh.Expand] = Rule(
+        "ExpandBackward0", lambda a, s, ns: f"EXPANDW({a[0]}, {_const(ns, s.outputs[0].shape)})",
+        lambda s: (),
+        lambda a, o, g, s, ns: {0: f"SUM_TO({g}, {_const(ns, s.args[0].shape)})"}, view=True)
     return R
+
+
+# the comparisons and logic: no node, no gradient; the numpy call eager's (ops/comparison.py)
+# makes (a dtype it refuses, a float ``&``, raised when the function was recorded)
+_COMPARISONS = {"eq": "np.equal", "ne": "np.not_equal", "lt": "np.less", "le": "np.less_equal",
+                "gt": "np.greater", "ge": "np.greater_equal", "logical_and": "np.logical_and",
+                "logical_or": "np.logical_or", "logical_xor": "np.logical_xor",
+                "bitwise_and": "np.bitwise_and", "bitwise_or": "np.bitwise_or",
+                "bitwise_xor": "np.bitwise_xor"}
+_PLAIN_RULES = {
+    name: Rule(f"{name}: no node (a comparison)",
+               (lambda ufunc: lambda a, s, ns: f"np.asarray({ufunc}({a[0]}, {a[1]}))")(ufunc),
+               lambda s: (), lambda a, o, g, s, ns: {}, typed=())
+    for name, ufunc in _COMPARISONS.items()}
+
+
+def _plain_rule(s):
+    """The rule of a plain step (a comparison as ``x > 0.5``, ``gt(x, y)``, ``m & n``), or None."""
+    rule = _PLAIN_RULES.get(s.name)
+    qual = getattr(s.op, "__qualname__", "")
+    if (rule is None or s.kwargs or len(s.args) != 2
+            or not qual.startswith(("_compare.", "_binary.", "_bitwise."))):
+        return None
+    return rule
+
+
+def _slice_key(s):
+    shape = s.args[0].shape
+    d = canonical_dim(s.args[1], len(shape))
+    return (slice(None),) * d + (slice(*slice(*s.args[2:5]).indices(shape[d])),)
+
+
+def _select_key(s):
+    shape = s.args[0].shape
+    d = canonical_dim(s.args[1], len(shape))
+    return (slice(None),) * d + (int(s.args[2]) % shape[d],)
+
+
+def _mse_scale(s):
+    """mse_loss's factor: PyTorch's norm = 2. / numel for a mean (inf for an empty input), else 2."""
+    if s.args[2] != 1:
+        return 2
+    n = math.prod(s.args[0].shape)
+    return repr(2 / n) if n else "float('inf')"
+
+
+def _mse(x, y, code):
+    """``mse_loss``'s forward on arrays of one float dtype: code 1 mean, 2 sum, 0 none."""
+    diff = x - y
+    sq = diff * diff
+    if code == 1:
+        return np.asarray(sq.mean(dtype=sq.dtype))
+    if code == 2:
+        return np.asarray(sq.sum(dtype=sq.dtype))
+    return sq
+
+
+def _addmm(c, a, b):
+    """``addmm``'s forward with alpha = beta = 1: the bias added into the new product."""
+    prod = a @ b
+    np.add(prod, c, out=prod)
+    return prod
+
+
+def _put(g, key, sizes):
+    """Select's and slice's backward: zeros of ``sizes`` with ``g`` written at ``key``."""
+    out = np.zeros(sizes, dtype=g.dtype)
+    out[key] = g
+    return out
+
+
+def _one(ns, s):
+    return _const(ns, s.outputs[0].dtype.type(1))
+
+
+def _zero(ns, s):  # the formula's F.const(np.zeros((), grad.dtype))
+    return _const(ns, np.zeros((), s.outputs[0].dtype))
+
+
+def _arg(s, i, default=False):
+    return s.args[i] if len(s.args) > i else default
+
+
+def _dims(s):
+    return reduction_dims(s.args[1], len(s.args[0].shape))
+
+
+def _count(s):
+    n = 1
+    for d in _dims(s):
+        n *= s.args[0].shape[d]
+    return n
+
+
+def _keepdim_grad(g, s, ns):
+    """The reduced gradient with its dims back as size 1 (``_unsqueeze_dims``: views only)."""
+    dim = s.args[1]
+    if _arg(s, 2) or not (dim if isinstance(dim, (tuple, list)) else (dim,)):
+        return g
+    shape = list(s.args[0].shape)
+    for d in _dims(s):
+        shape[d] = 1
+    return f"np.reshape({g}, {_const(ns, tuple(shape))})"
+
+
+def _dim(s):
+    return canonical_dim(s.args[1], len(s.args[0].shape))
+
+
+def _nonempty(s):
+    shape = s.args[0].shape
+    return None if shape and math.prod(shape) else "a 0-d or empty input"
+
+
+def _swap(s):
+    n = len(s.args[0].shape)
+    return f"{canonical_dim(s.args[1], n)}, {canonical_dim(s.args[2], n)}"
+
+
+def _perm(s):
+    n = len(s.args[0].shape)
+    return tuple(canonical_dim(d, n) for d in s.args[1])
+
+
+def _squeeze_fwd(a, s):
+    shape = s.args[0].shape
+    d = canonical_dim(s.args[1], len(shape))
+    return f"np.squeeze({a[0]}, {d})" if shape and shape[d] == 1 else f"{a[0]}.view()"
+
+
+def _softmax(data, d):
+    """Softmax's forward on a float array of at least one element and one dim (``Softmax.forward``)."""
+    e = np.exp(data - np.max(data, axis=d, keepdims=True))
+    return np.ascontiguousarray(e / e.sum(axis=d, keepdims=True))
+
+
+def _log_softmax(data, d):
+    """Log-softmax's forward on a float array of at least one element and one dim."""
+    shifted = data - np.max(data, axis=d, keepdims=True)
+    return np.ascontiguousarray(shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True)))
+
+
+def _view(data, shape):
+    """``view``'s forward (``require_view``): the reshape without a copy, or PyTorch's error."""
+    try:
+        return np.reshape(data, shape, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+
+
+def _expand(data, target):
+    """``expand``'s forward: a strided view, writable as the input is (``Expand.forward``)."""
+    lead = len(target) - data.ndim
+    return np.lib.stride_tricks.as_strided(
+        data, shape=target,
+        strides=(0,) * lead + tuple(0 if data.shape[i] == 1 and target[lead + i] != 1
+                                    else data.strides[i] for i in range(data.ndim)),
+        writeable=data.flags.writeable)
 
 
 _RULES = None
@@ -203,29 +552,41 @@ def rules():
 RULES = rules  # (a function: the ops package imports after this one)
 
 
-def _check_step(s):
-    """None if step ``s`` has a generated form, else why not."""
+def rule_for(s):
+    """The rule of step ``s`` (a primitive's, or a comparison's), or None."""
     if s.kind != "function":
+        return _plain_rule(s)
+    return rules().get(s.op)
+
+
+def _check_step(s):
+    """None if step ``s`` has a generated form, else why not (the step then calls its primitive)."""
+    rule = rule_for(s)
+    if s.kind != "function" and rule is None:
         return f"{getattr(s.op, '__name__', s.op)} (not a differentiable primitive)"
-    rule = rules().get(s.op)
     name = s.op.__name__
     if rule is None:
         return f"{name} (no generated form yet)"
-    if s.out_tuple or len(s.outputs) != 1 or s.kwargs:
-        return f"{name} (several outputs or keyword arguments)"
+    if s.out_tuple or len(s.outputs) != 1:
+        return f"{name} (several outputs)"
+    if s.kwargs:
+        return f"{name} (keyword arguments)"
     why = rule.check(s) if rule.check is not None else None
     if why:
         return f"{name} ({why})"
+    if rule.typed == ():  # (a comparison: eager's own numpy call, any dtypes)
+        return None
     dts = set()
-    for a in s.args:
+    for i, a in enumerate(s.args):
         if isinstance(a, Value):
             if a.kind == "wrapped":
                 k = a.tensor._data.dtype.kind
                 if k not in "fiu":
                     return f"{name} (a Python number of kind {k!r})"
-            else:
+            elif rule.typed is None or i in rule.typed:
                 dts.add(a.dtype)
-        elif isinstance(a, (tuple, list)):
+        elif (isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a)
+              and (rule.typed is None or i in rule.typed)):
             return f"{name} (a tuple argument)"
     dts.add(s.outputs[0].dtype)
     if len(dts) != 1 or next(iter(dts)) not in _FLOATS:
@@ -233,35 +594,138 @@ def _check_step(s):
     return None
 
 
-def generate(region):
-    """Forward and backward source of ``region`` over numpy, and their namespace.
+def _uncallable(s):
+    """None if step ``s`` can run as one call of its primitive inside generated code, else why not."""
+    if not s.outputs:
+        return f"{s.name} (no tensor output)"
+    return None
 
-    Returns:
-        (code, backward_code, ns, watched): ``ns`` holds the constants the
-        code reads; ``watched``, for each array the forward hands to the
-        backward, the Value whose version guards it (itself, or the value a
-        view of it was taken from).
+
+def _is_view_step(s, rule):
+    """Whether the step's output shares its input's memory (and, in eager, its version counter)."""
+    if rule is not None:
+        return rule.view
+    if s.kind == "function":
+        return bool(s.op._is_view)
+    return s.name in ("detach", "to", "type")  # (``to`` may return its input itself)
+
+
+# ---------------------------------------------------------------- a step that calls its primitive
+
+def _tensor_sharing(data, t):
+    """A Tensor over ``data`` (a view of ``t``'s memory) sharing ``t``'s version counter."""
+    return Tensor._make(data, vc=t._shared_vc())
+
+
+def _grad_array(g, meta, node_name, index):
+    """A called primitive's gradient (a Tensor or None) as the engine takes it: fitted to the input.
 
     Raises:
-        NoGeneratedForm: the reason, when a step has no generated form.
+        RuntimeError: the engine's "Function XBackward returned an invalid
+            gradient at index i - got [..] but expected shape compatible with [..]".
+    """
+    if g is None:
+        return None
+    a = g._data
+    shape = meta[0]
+    if a.shape != shape:
+        lead = a.ndim - len(shape)
+        if lead < 0 or any(s != 1 and s != d for s, d in zip(shape, a.shape[lead:])):
+            raise RuntimeError(
+                f"Function {node_name} returned an invalid gradient at index {index} - got "
+                f"{list(a.shape)} but expected shape compatible with {list(shape)}")
+    return _fit(a, meta)
+
+
+def _tensor_or_none(g):
+    """A gradient for a called primitive with several outputs: a Tensor, or None (none came)."""
+    return None if g is None else Tensor._make(g)
+
+
+def _add(old, g):
+    """Fan-in where a gradient may be None: the engine adds only what arrived."""
+    if g is None:
+        return old
+    return g if old is None else old + g
+
+
+def _call_helpers(ctx_cls, _run_backward):
+    """The names a step that calls its primitive uses: the replay's ctx class and backward runner."""
+    st = grad_mode._state
+
+    def run_backward(spec, ctx, grads):  # grad mode off, as in the replay's backward
+        prev, st.enabled = st.enabled, False
+        try:
+            return _run_backward(spec, ctx, grads)
+        finally:
+            st.enabled = prev
+
+    def ctx_for(needs):
+        c = ctx_cls()
+        c.needs_input_grad = needs
+        return c
+
+    return {"T": Tensor._make, "TV": _tensor_sharing, "CTX": ctx_for, "RUN": run_backward,
+            "GRAD": _grad_array, "ADD": _add, "TN": _tensor_or_none}
+
+
+def generate(region, ctx_cls, run_backward):
+    """Forward and backward source of ``region`` over numpy, and their namespace.
+
+    A step with a rule in ``RULES`` (or a comparison) is one line of numpy.  Any
+    other step (a primitive with no rule yet, ``~m``, a factory) calls its primitive,
+    as the ``aot_eager`` replay does: its ``forward`` with a ``ctx``, on
+    Tensors wrapping the arrays (a region input is passed as the caller's
+    tensor itself, so what the primitive saves carries the caller's version
+    counter and its own backward checks it, as eager's does); in backward its
+    ``backward`` through the replay's runner, each gradient fitted to its
+    input as the engine fits it.  The line's comment says so.
+
+    Args:
+        region (Region): the region (``replay.py``).
+        ctx_cls, run_backward: the replay's ``_ReplayCtx`` and ``_run_backward``,
+            which a step that calls its primitive uses (passed in: replay.py
+            imports this module).
+
+    Returns:
+        (code, backward_code, ns, watched, calls, takes_tensors, memory): ``ns`` holds
+        the constants the code reads; ``watched``, for each array the forward
+        hands to the backward, the Value whose version guards it (itself, or
+        the value a view of it was taken from); ``calls``, ``{step index:
+        why}`` for the steps that call their primitive (empty when all is
+        numpy); ``takes_tensors``: the forward's last parameter ``TS`` is
+        the caller's tensors (a called step reads one); ``memory``, per output,
+        None, or for a view the Value whose memory (and version counter) it shares.
+
+    Raises:
+        NoGeneratedForm: why the region cannot be written at all (sizes are
+            dynamic, an output that is a view made by a called primitive).
     """
     if region.dynamic:
         raise NoGeneratedForm("sizes are dynamic (the generated code bakes sizes in)")
-    whys = [w for w in (_check_step(s) for s in region.steps) if w]
+    calls = {k: w for k, w in ((k, _check_step(s)) for k, s in enumerate(region.steps)) if w}
+    whys = [w for w in (_uncallable(region.steps[k]) for k in calls) if w]
     if whys:
         raise NoGeneratedForm("no generated form for " + ", ".join(dict.fromkeys(whys)))
+    rule_of = {k: (None if k in calls else rule_for(s)) for k, s in enumerate(region.steps)}
     made = {id(o) for s in region.steps for o in s.outputs}
-    views = {id(s.outputs[0]) for s in region.steps if rules()[s.op].view}
+    views = {id(o) for k, s in enumerate(region.steps) if _is_view_step(s, rule_of[k])
+             for o in s.outputs}
     for v in region.outputs:
         if id(v) not in made:
             raise NoGeneratedForm("an output that no step of the region makes")
-        if id(v) in views:
-            raise NoGeneratedForm("an output that is a view (it would share a version counter)")
-    R = rules()
     ns = {"np": np, "RO": rounded_once, "m_tanh": math.tanh, "m_exp": _math_exp,
           "OMS": one_minus_square, "PSA": pow_scalar_array, "EXPAND": ARRAY_OPS.expand,
-          "DIVS": ARRAY_OPS.div_scalar, "FIT": _fit}
+          "DIVS": ARRAY_OPS.div_scalar, "FIT": _fit, "SEL": select_array, "SOFTMAX": _softmax,
+          "LOG_SOFTMAX": _log_softmax, "SMB": softmax_backward_data,
+          "LSMB": log_softmax_backward_data, "VIEW": _view, "EXPANDW": _expand,
+          "SUM_TO": ARRAY_OPS.sum_to, "PRESERVE": Sh._preserve_order, "ADDMM": _addmm,
+          "PUT": _put, "MSE": _mse}
+    if calls:
+        ns.update(_call_helpers(ctx_cls, run_backward))
     names = {id(v): f"v{v.index}" for v in region.inputs}
+    pos_in = {id(v): i for i, v in enumerate(region.inputs)}
+    root = {}  # a view's value -> the value whose memory it shares
 
     def ref(a):
         if isinstance(a, Value):
@@ -273,48 +737,119 @@ def generate(region):
                 ns[n] = a.tensor._data.item()
                 return n
             raise NoGeneratedForm(f"a value read before it is made (v{a.index})")
+        if isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a):
+            return [ref(e) for e in a]  # (where's boxed condition: a rule reads a[0][0])
         return _const(ns, a)
+
+    def tensor_ref(a, pos, s):
+        """What a step that calls its primitive passes for argument ``a``: a Tensor, mostly."""
+        if isinstance(a, (tuple, list)) and any(isinstance(e, Value) for e in a):
+            inner = "".join(tensor_ref(e, (pos, j), s) + ", " for j, e in enumerate(a))
+            return f"({inner})" if isinstance(a, tuple) else f"[{inner}]"
+        if not isinstance(a, Value):
+            return _const(ns, a)
+        if a.kind == "wrapped":  # the wrapped number's tensor, as recorded
+            ns[f"KT{a.index}"] = a.tensor
+            return f"KT{a.index}"
+        if pos in s.data_pos:  # the primitive was given the array itself
+            return ref(a)
+        if id(a) in pos_in:  # the caller's tensor: its version counter is the one saved
+            return f"TS[{pos_in[id(a)]}]"
+        r = root.get(id(a))
+        if r is not None and id(r) in pos_in:  # a view of the caller's tensor: its counter
+            return f"TV({ref(a)}, TS[{pos_in[id(r)]}])"
+        return f"T({ref(a)})"
 
     records = region.records
     grad_values = {id(v) for v in region.inputs if v.requires_grad}
-    fwd = ["def forward(" + ", ".join(names[id(v)] for v in region.inputs) + "):"]
+    out_ids = {id(v) for v in region.outputs}
+    takes_tensors = False
+    blocks = []  # the forward's lines, one list per step
     bwd_steps = []
-    saved, saved_ids = [], set()
-    root = {}  # a view's value -> the value whose memory it shares
+    saved, saved_ids = [], set()  # Values (arrays) and, for a called step, its ctx's name
     for k, s in enumerate(region.steps):
-        rule = R[s.op]
-        a = [ref(x) for x in s.args]
         o = s.outputs[0]
-        out = names[id(o)] = f"v{o.index}"
-        if rule.view:
-            root[id(o)] = root.get(id(s.args[0]), s.args[0])
-        fwd.append(f"    {out} = {rule.fwd(a, s, ns)}".ljust(48) + f"  # {rule.node}")
-        if records and o.requires_grad:
-            grad_values.add(id(o))
-            bwd_steps.append((k, s, a, out))
-            for w in rule.saves(s):
-                v = o if w == "out" else s.args[w]
-                if isinstance(v, Value) and v.kind != "wrapped" and id(v) not in saved_ids:
-                    saved_ids.add(id(v))
-                    saved.append(v)
+        out = f"v{o.index}"
+        grad_step = bool(records and s.kind == "function"
+                         and any(v.requires_grad for v in s.outputs))
+        block = []
+        if k in calls:
+            args = [tensor_ref(x, i, s) for i, x in enumerate(s.args)]
+            takes_tensors = takes_tensors or any("TS[" in x for x in args)
+            if s.kind == "function":
+                ns[f"F{k}"], ns[f"N{k}"] = s.op.forward, s.needs
+                node = s.op._backward_cls.__name__
+                if grad_step:
+                    block.append(f"    c{k} = CTX(N{k})")
+                ctx = f"c{k}" if grad_step else f"CTX(N{k})"
+                call = f"F{k}({ctx}" + "".join(", " + x for x in args) + ")"
+            else:  # a comparison, a factory: no node in eager either
+                ns[f"P{k}"] = s.op
+                node = s.name
+                if s.kwargs:
+                    ns[f"KW{k}"] = s.kwargs
+                call = f"P{k}(" + ", ".join(args + ([f"**KW{k}"] if s.kwargs else [])) + ")"
+            why = calls[k].split(" (", 1)[-1].rstrip(")")
+            comment = f"  # {node}: calls {s.op.__name__} ({why})"
+            if s.out_tuple:  # several outputs: a tuple, its tensors taken apart
+                block.append(f"    _t = {call}".ljust(48) + comment)
+                for v in s.outputs:
+                    if id(v) in out_ids:
+                        block.append(f"    t{v.index} = _t[{v.out_nr}]")
+                        block.append(f"    v{v.index} = t{v.index}._data")
+                    else:
+                        block.append(f"    v{v.index} = _t[{v.out_nr}]._data")
+                block.append("    del _t")
+            elif id(o) in out_ids:  # an output: its Tensor is returned (and its version counter)
+                block.append(f"    t{o.index} = {call}".ljust(48) + comment)
+                block.append(f"    {out} = t{o.index}._data")
+            else:
+                block.append(f"    {out} = {call}._data".ljust(48) + comment)
+        else:
+            a = [ref(x) for x in s.args]
+            rule = rule_of[k]
+            if rule.op and not o.shape:  # one value: the operator (numpy's scalar arithmetic)
+                expr = f"{rule.op}{a[0]}" if len(s.args) == 1 else f"{a[0]} {rule.op} {a[1]}"
+            else:
+                expr = rule.fwd(a, s, ns)
+            block.append(f"    {out} = {expr}".ljust(48) + f"  # {rule.node}")
+        blocks.append(block)
+        for v in s.outputs:
+            names[id(v)] = f"v{v.index}"
+            if _is_view_step(s, rule_of[k]) and s.args and isinstance(s.args[0], Value):
+                root[id(v)] = root.get(id(s.args[0]), s.args[0])
+        if grad_step:
+            grad_values.update(id(v) for v in s.outputs if v.requires_grad)
+            bwd_steps.append((k, s, None if k in calls else a, out))
+            if k in calls:
+                saved.append(f"c{k}")  # the step's ctx: what its forward saved
+            else:
+                for w in rule_of[k].saves(s):
+                    v = o if w == "out" else (w if isinstance(w, Value) else s.args[w])
+                    if isinstance(v, Value) and v.kind != "wrapped" and id(v) not in saved_ids:
+                        saved_ids.add(id(v))
+                        saved.append(v)
     # a value neither saved nor an output is dropped after its last read (eager frees it then too)
-    keep = saved_ids | {id(v) for v in region.outputs} | {id(v) for v in region.inputs}
+    keep = saved_ids | out_ids | set(pos_in)
     last = {}
     for k, s in enumerate(region.steps):
         for x in s.args:
-            if isinstance(x, Value) and x.kind != "wrapped" and id(x) not in keep:
-                last[id(x)] = k
+            for x in (x if isinstance(x, (tuple, list)) else (x,)):
+                if isinstance(x, Value) and x.kind != "wrapped" and id(x) not in keep:
+                    last[id(x)] = k
     drops = {}
     for i, k in last.items():
         drops.setdefault(k, []).append(names[i])
-    body = fwd[1:]
-    fwd = fwd[:1]
-    for k, line in enumerate(body):
-        fwd.append(line)
+    fwd = ["def forward(" + ", ".join([names[id(v)] for v in region.inputs]
+                                      + (["TS"] if takes_tensors else [])) + "):"]
+    for k, block in enumerate(blocks):
+        fwd.extend(block)
         if k in drops:
             fwd.append("    del " + ", ".join(sorted(drops[k], key=lambda n: int(n[1:]))))
-    out_list = "".join(names[id(v)] + ", " for v in region.outputs)
-    saved_list = "".join(names[id(v)] + ", " for v in saved)
+    called_out = {id(v) for k, s in enumerate(region.steps) if k in calls for v in s.outputs}
+    out_list = "".join((f"t{v.index}" if id(v) in called_out else names[id(v)]) + ", "
+                       for v in region.outputs)
+    saved_list = "".join((v if isinstance(v, str) else names[id(v)]) + ", " for v in saved)
     fwd.append(f"    return ({out_list}), ({saved_list})")
     code = "\n".join(fwd) + "\n"
 
@@ -322,16 +857,46 @@ def generate(region):
     bwd = ["def backward(saved" + "".join(f", g{k}" for k in range(len(region.outputs))) + "):"]
     if saved:
         bwd.append(f"    {saved_list}= saved")
-    gname = {id(v): f"G{v.index}" for v in list(region.inputs) + [s.outputs[0] for s in region.steps]
+    gname = {id(v): f"G{v.index}" for v in list(region.inputs) + [o for s in region.steps
+                                                                   for o in s.outputs]
              if id(v) in grad_values}
     seeded = {gname[id(v)]: f"g{k}" for k, v in enumerate(region.outputs) if id(v) in gname}
     for g in sorted(set(gname.values()), key=lambda n: int(n[1:])):
         bwd.append(f"    {g} = {seeded.get(g, 'None')}")
     written = set(seeded)
     for k, s, a, out in reversed(bwd_steps):
-        rule = R[s.op]
         o = s.outputs[0]
+        if k in calls:
+            node = s.op._backward_cls.__name__
+            outs = [gname[id(v)] for v in s.outputs if id(v) in gname]
+            cond = " or ".join(f"{g} is not None" for g in outs)
+            bwd.append(f"    if {cond}:  # {node}: calls {s.op.__name__}.backward")
+            if s.out_tuple:  # one gradient per output slot (zeros where none came: RUN)
+                slots = ["None"] * (max(v.out_nr for v in s.outputs) + 1)
+                for v in s.outputs:
+                    if id(v) in gname:
+                        slots[v.out_nr] = f"TN({gname[id(v)]})"
+                grads = "(" + "".join(g + ", " for g in slots) + ")"
+                ns[f"S{k}"] = (s.op, tuple((v.shape, v.dtype) for v in s.outputs))
+            else:
+                grads = f"(T({outs[0]}),)"
+                ns[f"S{k}"] = (s.op, None)
+            ns[f"NM{k}"] = node
+            bwd.append(f"        r = RUN(S{k}, c{k}, {grads})")
+            edge = 0
+            for pos, v in enumerate(s.args):
+                if not isinstance(v, Value):
+                    continue
+                if id(v) in gname and s.needs[pos]:
+                    tgt = gname[id(v)]
+                    expr = f"GRAD(r[{pos}], {_const(ns, (v.shape, v.dtype))}, NM{k}, {edge})"
+                    bwd.append(f"        {tgt} = ADD({tgt}, {expr})")
+                    written.add(tgt)
+                edge += 1
+            bwd.append("        del r, " + ", ".join(outs))
+            continue
         g = gname[id(o)]
+        rule = rule_of[k]
         bwd.append(f"    if {g} is not None:  # {rule.node}")
         grads = rule.bwd(a, out, g, s, ns)
         for pos in sorted(grads):
@@ -339,7 +904,8 @@ def generate(region):
             if not (isinstance(v, Value) and id(v) in gname and s.needs[pos]):
                 continue
             expr = grads[pos]
-            if rule.elementwise and v.shape != o.shape:  # the engine's sum back over broadcasting
+            ew = rule.elementwise
+            if ew and (ew is True or pos in ew) and v.shape != o.shape:  # summed back over broadcasting
                 expr = f"FIT({expr}, {_const(ns, (v.shape, v.dtype))})"
             tgt = gname[id(v)]
             if tgt in written:  # fan-in: added in the order the engine adds into its buffer
@@ -352,4 +918,18 @@ def generate(region):
     bwd.append(f"    return ({ret})")
     backward_code = "\n".join(bwd) + "\n"
     # what to check the versions of: the saved value, or the tensor it is a view of
-    return code, backward_code, ns, [root.get(id(v), v) for v in saved]
+    # an output that is a view shares its memory's version counter, as eager's: the memory
+    # of a region input (the caller's counter), of another output, or of a value only the
+    # region sees (one counter made per call); and a saved array is checked against the
+    # counter of its memory (itself, or what a view of it was taken from)
+    called_views = {id(o) for k in calls for o in region.steps[k].outputs if id(o) in views}
+    memory = []
+    for v in region.outputs:
+        r = root.get(id(v)) if id(v) in views else None
+        if id(v) in called_views or (r is not None and id(r) in called_out):
+            raise NoGeneratedForm("an output that is a view made by a step that calls its "
+                                  "primitive (its version counter is that primitive's)")
+        memory.append(r)
+    watched = [root.get(id(v), v) for v in saved if not isinstance(v, str)]
+    return (code, backward_code, ns, watched, {k: calls[k] for k in sorted(calls)}, takes_tensors,
+            memory)

@@ -378,7 +378,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="aot_eager", m
             ``"inductor"``, generates C++ and is not available): regions are
             replayed as generated code with one ``CompiledFunctionBackward``
             node each; ``"numpy"`` (minigrad's own): each region is written
-            out as numpy source, one line per operation, forward and backward,
+            out as numpy source, one line per operation, forward and backward
+            (a step with no generated form calls its primitive there),
             falling back to ``aot_eager`` for a region it cannot write
             (``list_backends``).
         fullgraph (bool): raise ``Unsupported`` at the first graph break instead of

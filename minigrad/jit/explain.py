@@ -132,8 +132,10 @@ class ExplainOutput:
             for i, g in gen:
                 if g._np is not None:
                     n = len(g.steps)
+                    calls = list(dict.fromkeys(g.codegen_calls.values()))
                     out.append(f"  Graph {i}: numpy source, {n} operation{'s' if n != 1 else ''} "
-                               "(region.code, region.backward_code)")
+                               "(region.code, region.backward_code)"
+                               + (f"; calls the primitive for {', '.join(calls)}" if calls else ""))
                 else:
                     out.append(f"  Graph {i}: runs as aot_eager: {g.codegen_fallback}")
         if self.fallbacks:

@@ -4,9 +4,10 @@ A compiled graph is only valid for calls that look like the one it was
 recorded from.  What it assumed is written down as *guards*, and each call
 checks them before replaying the graph:
 
-* for each tensor argument (``L['x']``): its dtype, its rank and sizes, and
-  whether it requires grad (``TENSOR_MATCH``); a tensor passed twice must be
-  passed twice again;
+* for each tensor argument (``L['x']``): its dtype, its rank and sizes,
+  whether it requires grad, and its strides (``TENSOR_MATCH``: a graph may
+  bake in a decision on the memory layout, as mm's backward does); a tensor
+  passed twice must be passed twice again;
 * for each other argument, and each global or closure variable the function
   reads that holds a Python number, string or None: its value
   (``L['n'] == 3``, ``G['scale'] == 0.5``);
@@ -67,17 +68,22 @@ class Guard:
     ``str(guard)`` is a readable line, for ``explain``.
     """
 
-    __slots__ = ("dtype", "dynamic", "expected", "kind", "requires_grad", "shape", "source")
+    __slots__ = ("dtype", "dynamic", "expected", "kind", "requires_grad", "shape", "source",
+                 "strides")
 
     def __init__(self, kind, source, expected=None, t=None, dynamic=()):
         self.kind = kind
         self.source = source
         self.expected = expected
         self.dynamic = frozenset(dynamic)  # dims of any size >= 2 (automatic dynamic shapes)
+        self.strides = None
         if t is not None:
             self.shape = tuple(t._data.shape)
             self.dtype = t._data.dtype
             self.requires_grad = bool(t._requires_grad)
+            # the memory layout, in bytes (numpy's strides): a graph may bake in a decision
+            # on it (mm's backward computes in each operand's layout), so PyTorch guards it too
+            self.strides = t._data.strides
 
     def check(self, obj):
         """None if the guard holds for ``obj``, else why not (PyTorch's words)."""
@@ -94,8 +100,8 @@ class Guard:
             shape = data.shape
             if len(shape) != len(self.shape):
                 return f"tensor '{name}' rank mismatch. expected {len(self.shape)}, actual {len(shape)}"
+            dynamic = self.dynamic
             if shape != self.shape:
-                dynamic = self.dynamic
                 for i, (e, a) in enumerate(zip(self.shape, shape)):
                     if i in dynamic:
                         if a < 2:  # sizes 0 and 1 are never dynamic (PyTorch's 0/1 specialisation)
@@ -105,6 +111,15 @@ class Guard:
             if bool(obj._requires_grad) != self.requires_grad:
                 return (f"tensor '{name}' requires_grad mismatch. expected "
                         f"requires_grad={int(self.requires_grad)}")
+            # (sizes that may change change the strides: a dynamic version does not guard them,
+            # and an empty tensor has no layout)
+            if (self.strides is not None and data.strides != self.strides and not dynamic
+                    and data.size):
+                item = data.itemsize
+                for i, (e, a) in enumerate(zip(self.strides, data.strides)):
+                    if e != a:
+                        return (f"tensor '{name}' stride mismatch at index {i}. expected "
+                                f"{e // item}, actual {a // item}")
             return None
         if kind == "CONSTANT_MATCH":
             if type(obj) is not type(self.expected) or obj != self.expected:
@@ -194,7 +209,8 @@ class GuardSet:
             obj = flat[k][1]
             if g.kind == "TENSOR_MATCH" and not g.dynamic and type(obj) is Tensor:
                 d = obj._data  # the common case, checked inline: every call pays for it
-                if d.dtype == g.dtype and d.shape == g.shape and obj._requires_grad == g.requires_grad:
+                if (d.dtype == g.dtype and d.shape == g.shape and obj._requires_grad == g.requires_grad
+                        and d.strides == g.strides):
                     continue
             fail = g.check(obj)
             if fail:

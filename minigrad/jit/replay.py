@@ -36,8 +36,9 @@ ahead of time, and the compiled forward is wrapped in one autograd
 the compiled backward.  The ``aot_eager`` backend runs both graphs without
 code generation; here they are generated Python code over minigrad's primitives.
 
-With ``backend="numpy"`` a region whose every step has a generated form is
-written one level further down, as numpy source on arrays (``codegen_numpy.py``):
+With ``backend="numpy"`` a region is written one level further down, as numpy
+source on arrays (``codegen_numpy.py``; a step with no generated form calls its
+primitive there):
 the node is the same, its saved values are that code's arrays, and the
 versions of those a caller can reach (the region's inputs and outputs, or what
 a saved view was taken of) are checked in backward, as eager checks them.
@@ -226,6 +227,13 @@ def _double_backward_guard(out, grads):
     return tuple(res)
 
 
+# PyTorch never warns about inf or nan in arithmetic: the generated forward runs inside
+# np.errstate, entered as a decorator (half a with-statement's cost: no object per call)
+@np.errstate(all="ignore")
+def _quietly(forward, arrays):
+    return forward(*arrays)
+
+
 def _edge(t):
     fn = t._grad_fn
     return (fn, t._output_nr) if fn is not None else (t._accumulator(), 0)
@@ -412,7 +420,7 @@ class Region:
             else:
                 ns[f"P{k}"] = s.op
                 ns[f"KW{k}"] = s.kwargs
-                call = f"P{k}({args}" + (", **KW{k}" if s.kwargs else "") + ")"
+                call = f"P{k}({args}" + (f", **KW{k}" if s.kwargs else "") + ")"
             if s.out_tuple:
                 fwd.append(f"    _t = {call}")
                 for o in s.outputs:
@@ -513,30 +521,46 @@ class Region:
         self._in_grad = tuple(v.requires_grad for v in self.inputs)
         self._np = None
         self.codegen_fallback = None  # why a "numpy" region runs the aot_eager replay instead
+        self.codegen_calls = {}  # its steps that call their primitive in the numpy code, and why
         if self.backend == "numpy":
             self._build_numpy()
 
     def _build_numpy(self):
         """Write the region as numpy source (``codegen_numpy.py``), or note why it falls back."""
         try:
-            code, backward_code, ns, saved = generate(self)
+            code, backward_code, ns, saved, calls, takes_tensors, memory = generate(
+                self, _ReplayCtx, _run_backward)
         except NoGeneratedForm as e:
             self.codegen_fallback = str(e)
             return
+        # the steps with no generated form, which call their primitive: {step index: why}
+        self.codegen_calls = calls
+        self._np_takes_tensors = takes_tensors
         self.aot_code, self.aot_backward_code = self.code, self.backward_code
         self.code, self.backward_code = code, backward_code
         exec(compile(code, f"<minigrad numpy graph {self.number} forward>", "exec"), ns)
         exec(compile(backward_code, f"<minigrad numpy graph {self.number} backward>", "exec"), ns)
         self._np = (ns["forward"], ns["backward"])
         self._np_backward = ns["backward"]
+        # each output's version counter: its own, or, for a view, its memory's: a region
+        # input's ("in", i), another output's ("out", k), or one made per call ("new", j)
+        pos_in = {id(v): i for i, v in enumerate(self.inputs)}
+        pos_out = {id(v): k for k, v in enumerate(self.outputs) if memory[k] is None}
+        fresh = {}
+        shared = []
+        for r in memory:
+            shared.append(None if r is None else ("in", pos_in[id(r)]) if id(r) in pos_in else
+                          ("out", pos_out[id(r)]) if id(r) in pos_out else
+                          ("new", fresh.setdefault(id(r), len(fresh))))
+        self._np_shared = tuple(shared) if any(shared) else None
+        self._np_fresh = len(fresh)
         # the saved arrays a caller can reach (an input's, an output's): versions checked in
         # backward, as eager checks every saved tensor's; the others only the region sees
-        pos_in = {id(v): i for i, v in enumerate(self.inputs)}
-        pos_out = {id(v): k for k, v in enumerate(self.outputs)}
         watch = []
         for v in saved:
             w = ("in", pos_in[id(v)]) if id(v) in pos_in else (
-                ("out", pos_out[id(v)]) if id(v) in pos_out else None)
+                ("out", pos_out[id(v)]) if id(v) in pos_out else
+                ("new", fresh[id(v)]) if id(v) in fresh else None)
             if w is not None and w not in watch:
                 watch.append(w)
         self._np_watch = tuple(watch)
@@ -578,20 +602,33 @@ class Region:
         return outs
 
     def _run_numpy(self, tensors):
-        quiet = np.errstate(all="ignore")  # PyTorch never warns about inf or nan in arithmetic
-        quiet.__enter__()
-        try:
-            outs, saved = self._np[0](*[t._data for t in tensors])
-        finally:
-            quiet.__exit__(None, None, None)
+        arrays = [t._data for t in tensors]
+        if not self.codegen_calls:
+            outs, saved = _quietly(self._np[0], arrays)
+        else:  # a step calls its primitive: recording off, as in the replay
+            st = _state
+            prev, prev_quiet = st.enabled, st.numpy_quiet
+            st.enabled, st.numpy_quiet = False, True
+            try:
+                outs, saved = (_quietly(self._np[0], arrays + [tensors]) if self._np_takes_tensors
+                               else _quietly(self._np[0], arrays))
+            finally:
+                st.enabled, st.numpy_quiet = prev, prev_quiet
         make = Tensor._make
+        shared = self._np_shared
+        if shared is not None:
+            return self._outputs_sharing(outs, saved, tensors, shared)
         if not self.records:
-            return [make(o) for o in outs]
+            return [make(o._data, vc=o._shared_vc()) if isinstance(o, Tensor) else make(o)
+                    for o in outs]
         edges = tuple(_edge(t) if g else (None, 0) for t, g in zip(tensors, self._in_grad))
         node = CompiledFunctionBackward(self, saved, edges, self._meta)
         res = []
         for k, (o, g) in enumerate(zip(outs, self._out_grad)):
-            t = make(o, grad_fn=node) if g else make(o)
+            if isinstance(o, Tensor):  # made by a step that called its primitive: its version counter
+                t = make(o._data, grad_fn=node if g else None, vc=o._shared_vc())
+            else:
+                t = make(o, grad_fn=node) if g else make(o)
             if k:
                 t._output_nr = k
             res.append(t)
@@ -601,6 +638,48 @@ class Region:
             vc = t._shared_vc()
             checks.append((vc, vc[0], t._data))
         node._np_checks = tuple(checks)
+        return res
+
+    def _outputs_sharing(self, outs, saved, tensors, shared):
+        """``_run_numpy``'s outputs when some is a view: it shares its memory's version counter.
+
+        As the aot_eager replay's outputs: a view of a region input shares the
+        caller's counter (and, when it records no node, has that input as its
+        ``_base``); a view of another output, that output's; a view of a value
+        only the region sees, one counter made for this call.
+        """
+        make = Tensor._make
+        fresh = [[0] for _ in range(self._np_fresh)]
+        records = self.records
+        node = None
+        if records:
+            edges = tuple(_edge(t) if g else (None, 0) for t, g in zip(tensors, self._in_grad))
+            node = CompiledFunctionBackward(self, saved, edges, self._meta)
+        res = [None] * len(outs)
+        for k in sorted(range(len(outs)), key=lambda k: shared[k] is not None):  # roots first
+            o, g, w = outs[k], records and self._out_grad[k], shared[k]
+            vc, base = None, None
+            if isinstance(o, Tensor):  # made by a step that called its primitive
+                o, vc = o._data, o._shared_vc()
+            elif w is not None:
+                kind, i = w
+                if kind == "in":
+                    vc = tensors[i]._shared_vc()
+                    base = None if g else tensors[i]
+                else:
+                    vc = res[i]._shared_vc() if kind == "out" else fresh[i]
+            t = make(o, grad_fn=node if g else None, vc=vc, base=base)
+            if k:
+                t._output_nr = k
+            res[k] = t
+        if records:
+            checks = []
+            for kind, i in self._np_watch:
+                vc = (tensors[i] if kind == "in" else res[i])._shared_vc() if kind != "new" \
+                    else fresh[i]
+                checks.append((vc, vc[0], next(t._data for t in res if t._vc is vc)
+                               if kind == "new" else (tensors[i] if kind == "in" else res[i])._data))
+            node._np_checks = tuple(checks)
         return res
 
     @property
