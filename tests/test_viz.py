@@ -7,6 +7,7 @@ render are skipped without it, except the ones that simulate its absence.
 
 import base64
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -171,7 +172,8 @@ def test_fan_in_and_constant_operand():
     assert src.count("leaf1 -> ") == 2
     # the (None, 0) of 2 is one box: the constant with its value, kept as `other`
     boxes = [ln for ln in src.splitlines() if ln.startswith("  const") and "->" not in ln]
-    assert len(boxes) == 1 and "<B>2</B>" in boxes[0] and "kept as other: alive" in boxes[0]
+    assert len(boxes) == 1 and "<B>2</B>" in boxes[0] and "kept as other:" in boxes[0]
+    assert ">alive<" in boxes[0] and "constant_saved" not in boxes[0]
     assert "other = 2" not in src  # no second box for the same constant
 
 
@@ -325,21 +327,23 @@ def test_custom_function_saved_tensors():
 # ------------------------------------------------------- identity, determinism
 
 def test_nodes_keyed_by_identity_two_saved_boxes_for_one_tensor():
-    """x * x saves self and other, both x (one array): two saved boxes, not one."""
+    """x * x saves self and other, both x (one array): two lines on the step's page, not one."""
     x = mg.tensor(3.0, requires_grad=True)
     z = x * x
     p = viz.draw(z, names={"x": x})
     assert "saved: self = x (alive), other = x (alive)" in p.text
     src = p.source
-    assert "saved1_1 [" in src and "saved1_2 [" in src
-    assert "self = x" in src and "other = x" in src
-    assert src.count(" -> step1 [style=\"dashed\", dir=\"none\"") == 2
+    # one page beside the step (both alive), on its row, joined to it by one dashed line
+    page = next(ln for ln in src.splitlines() if ln.startswith("  saved1 ["))
+    assert "<B>self = x</B><BR/><B>other = x</B>" in page
+    assert "{rank=same; step1; saved1}" in src
+    assert len(re.findall(r"  (saved1 -> step1|step1 -> saved1) \[style=\"dashed\"", src)) == 1
     # two saved tensors of different nodes over the same memory also stay apart
     v = x.reshape(1)
     w = x.reshape(1)
     u = v * w
-    src = viz.draw(u).source
-    assert "saved3_1 [" in src and "saved3_2 [" in src
+    page = next(ln for ln in viz.draw(u).source.splitlines() if ln.startswith("  saved3 ["))
+    assert "<B>self = output of step 1</B><BR/><B>other = output of step 2</B>" in page
 
 
 def _build_seed_picture():
@@ -370,13 +374,19 @@ def test_source_has_expected_labels():
     assert src.startswith("digraph autograd {")
     for label in ("<B>MulBackward0</B>", "<B>AddBackward0</B>", "<B>x</B>", "<B>z</B>",
                   "<B>self = x</B>", "<B>other = x</B>", "shape (), alive", "step 1", "step 2",
-                  "leaf: AccumulateGrad", "(None, 0)", "legend"):
+                  "leaf:", "AccumulateGrad", "(None, 0)"):
         assert label in src, label
     assert "step1 -> step2" in src and "leaf1 -> step1" in src and "step2 -> out1" in src
     z.backward()
-    src = viz.draw(z, names={"x": x, "z": z}).source
-    assert "<B>self</B>" in src and "freed" in src and "alive" not in src.split("legend")[0]
-    assert "legend" not in viz.draw(z, legend=False).source
+    p = viz.draw(z, names={"x": x, "z": z})
+    # freed: the names struck out, the word "freed" (not the "not saved" of a constant)
+    assert "<S><B>self</B></S><BR/><S><B>other</B></S><BR/>freed" in p.source
+    assert "alive" not in p.source
+    # the legend is a graph of its own, under the picture; it explains what is drawn
+    assert "legend" not in p.source
+    kinds, _marks, edge_kinds = p.legend
+    assert {"leaf", "function", "output", "saved_freed", "constant"} <= kinds
+    assert viz.draw(z, legend=False).legend is None
 
 
 # ------------------------------------------------------------ Jupyter display
@@ -388,7 +398,7 @@ def test_mimebundle_has_svg_png_and_text():
     data, metadata = p._repr_mimebundle_()
     assert set(data) == {"text/plain", "image/svg+xml", "image/png"}
     assert data["text/plain"] == SEED_TEXT
-    assert data["image/svg+xml"].lstrip().startswith("<?xml")
+    assert data["image/svg+xml"].lstrip().startswith("<svg")  # the picture and its legend
     assert "<svg" in data["image/svg+xml"] and "MulBackward0" in data["image/svg+xml"]
     png = base64.b64decode(data["image/png"])
     assert png.startswith(PNG_MAGIC)
