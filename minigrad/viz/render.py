@@ -47,7 +47,9 @@ what they show travels.
 """
 
 import html
+import shutil
 import struct
+import subprocess
 import textwrap
 
 from .text import STATE_WORDS, text_of
@@ -140,6 +142,14 @@ KINDS = {
     "constant_saved": {"shape": "ellipse", "style": "dotted,filled", "fillcolor": _FILL["saved"],
                        "color": "#9A6A00", "fontsize": "10", "margin": "0.04,0.02",
                        "height": "0.3", "penwidth": "1.5"},
+    # a constant the step kept, freed since: dashed (as a freed page), "kept as" struck out
+    "constant_freed": {"shape": "ellipse", "style": "dashed", "color": "#888888",
+                       "fontcolor": "#333333", "fontsize": "10", "margin": "0.04,0.02",
+                       "height": "0.3", "penwidth": "1.5"},
+    "constant_just_freed": {"shape": "ellipse", "style": "dashed,bold",
+                            "color": OKABE_ITO["vermillion"], "fontcolor": "#333333",
+                            "fontsize": "10", "margin": "0.04,0.02", "height": "0.3",
+                            "penwidth": "2"},
     "more": {"shape": "box", "style": "filled,dashed", "fillcolor": "#FBF8D5",  # yellow tint
              "color": "#666666", "fontcolor": "#333333"},
 }
@@ -193,6 +203,8 @@ _LEGEND = (  # (kind, text), in this order, each only when drawn
     ("saved_just_freed", "saved, freed just now (struck out: the value is gone)"),
     ("saved_freed", "saved, freed by the walk (struck out: the value is gone)"),
     ("constant_saved", "constant input, kept for backward by the step it goes into"),
+    ("constant_just_freed", "constant input that was kept, freed just now (struck out)"),
+    ("constant_freed", "constant input that was kept, freed by the walk (struck out)"),
     ("constant", "constant input: no gradient goes back to it ((None, 0) in next_functions)"),
     ("more", "steps not drawn"),
 )
@@ -209,7 +221,7 @@ _ARROW_LEGEND = (
     (("constant",), "constant", "a constant going into the step that used it"),
     (("grad",), "grad", "gradient, points back: from a step to its input, with its value"),
 )
-_FREED = ("freed", "just_freed")
+_GONE = ("freed", "just_freed")  # the saved states a picture draws struck out
 
 
 class Box:
@@ -242,7 +254,8 @@ def _esc(text):
 
 
 def html_label(rows):
-    """A Graphviz HTML-like label: rows of (text, "title" | "struck" | "small" | "value" | "plain").
+    """A Graphviz HTML-like label: rows of (text, style), style one of "title", "struck",
+    "small", "struck_small", "value", "plain".
 
     A "value" (a tensor's printout, possibly several lines) is set in a fixed-width
     font, left-aligned, in a table cell; a label mixing tables and text must
@@ -254,6 +267,8 @@ def html_label(rows):
             return f"<B>{t}</B>"
         if style == "struck":  # a saved value's name, once the value is gone
             return f"<S><B>{t}</B></S>"
+        if style == "struck_small":
+            return f'<FONT POINT-SIZE="{SMALL}"><S>{t}</S></FONT>'
         if style == "small":
             return f'<FONT POINT-SIZE="{SMALL}" COLOR="{MUTED}">{t}</FONT>'
         return t
@@ -339,9 +354,13 @@ def _constant_box(cid, inp):
     kind = "constant"
     if inp["saved"] is not None:  # (two short lines: an oval is much wider than its text)
         name, state = inp["saved"]
-        rows += [(f"kept as {name}:", "small"), (STATE_WORDS[state], "small")]
-        if state == "alive":
-            kind = "constant_saved"
+        if state in _GONE:  # as a freed page: "kept as" struck out, then the word
+            rows += [(f"kept as {name}", "struck_small"), (STATE_WORDS[state], "plain")]
+            kind = f"constant_{state}"
+        else:
+            rows += [(f"kept as {name}:", "small"), (STATE_WORDS[state], "small")]
+            if state == "alive":
+                kind = "constant_saved"
     else:
         rows += [("not saved", "small"), ("for backward", "small")]
     return Box(cid, kind, rows)
@@ -367,14 +386,14 @@ def _saved_pages(k, values):
         one_shape = len(set(shapes)) == 1 and shapes[0]
         rows = []
         for name, _st, ref, shape in group:
-            if state in _FREED:
+            if state in _GONE:
                 rows.append((name, "struck"))
             else:
                 rows.append((f"{name} = {ref}" if ref else name, "title"))
             if shape and not one_shape:
                 rows.append((f"shape {shape}", "small"))
         what = STATE_WORDS[state]
-        if state in _FREED:
+        if state in _GONE:
             rows.append((what, "plain"))
         else:
             rows.append((f"shape {one_shape}, {what}" if one_shape else what, "small"))
@@ -500,6 +519,8 @@ def _sample(name, kind, mark=None):
     label = '""'
     if kind.startswith("saved"):
         label = "<<S>self</S>>" if kind in ("saved_freed", "saved_just_freed") else '"self"'
+    elif kind in ("constant_freed", "constant_just_freed"):
+        label = "<<S>kept</S>>"
     return f"{name} [label={label}, {_attr_list(a)}];"
 
 
@@ -710,9 +731,6 @@ def _plain(source):
     Raises:
         GraphvizMissingError: no ``dot`` on PATH, or it failed.
     """
-    import shutil
-    import subprocess
-
     dot = shutil.which("dot")
     if dot is None:
         raise GraphvizMissingError(_NO_DOT + _INSTALL)
@@ -762,6 +780,18 @@ def render(source, fmt):
 def png_size(png):
     """(width, height) in pixels, from the PNG's IHDR chunk."""
     return struct.unpack(">II", png[16:24])
+
+
+# The class that sets pictures one under another (``strip.StripPicture``): strip.py imports
+# this module, so it registers it here when it loads (``register_stacked``).
+_STACKED = None
+
+
+def register_stacked(cls):
+    """Set the class ``GraphPicture`` draws itself and its legend with (strip.py calls it)."""
+    global _STACKED
+    _STACKED = cls
+    return cls
 
 
 class GraphPicture:
@@ -833,11 +863,9 @@ class GraphPicture:
 
     def _with_legend(self):
         """The picture and its legend under it, one image (a strip of one picture), or None."""
-        if not self.legend or not legend_entries(*self.legend):
+        if not self.legend or not legend_entries(*self.legend) or _STACKED is None:
             return None
-        from .strip import StripPicture
-
-        return StripPicture([self.bare()], [], "", "", self.legend, scale=1)
+        return _STACKED([self.bare()], [], "", "", self.legend, scale=1)
 
     def svg(self):
         """The picture as SVG text (deterministic for one graph on one machine).
@@ -847,7 +875,12 @@ class GraphPicture:
         """
         if self._svg is None:
             both = self._with_legend()
-            self._svg = both.svg() if both else render(self.source, "svg").decode("utf-8")
+            if both is None:
+                self._svg = render(self.source, "svg").decode("utf-8")
+            else:  # (keeping Graphviz's "Generated by" comment: a Graphviz picture still)
+                own = both.pictures[0].svg()
+                head = own[own.find("<!--"):own.find("-->") + 3] if "<!--" in own else ""
+                self._svg = (head + "\n" if head else "") + both.svg()
         return self._svg
 
     def png(self):

@@ -23,6 +23,7 @@ from .render import (
     GraphvizMissingError,
     legend_source,
     png_size,
+    register_stacked,
     render,
 )
 
@@ -48,6 +49,7 @@ CAPTION_WIDTH = 40  # characters a line in a panel's caption (a narrow panel, tw
 PANEL_SCALE = 1.01
 
 
+@register_stacked  # a lone picture with its legend under it is a strip of one picture
 class StripPicture:
     """Several pictures in one, with a shared legend; shows itself in Jupyter as one image.
 
