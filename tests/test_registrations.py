@@ -38,6 +38,7 @@ SLOTS = [
     ("minigrad.autograd.forward_rules", "_BUILDERS", "register_rule_builder", ()),
     ("minigrad.random", "_tensor_class", "register_tensor", ("_make",)),
     ("minigrad.creation", "_alias", "register_alias", ()),
+    ("minigrad.viz.render", "_STACKED", "register_stacked", ("svg", "png", "layout")),
 ]
 
 

@@ -229,11 +229,10 @@ class _BackwardData:
         for k, raw in enumerate(done, 1):
             node = raw.node
             now = k == i
-            status = (f"running now: backward {k} of {n}" if now else f"done: backward {k} of {n}")
             got = self._received_text(raw)
             rows = [(f"received {got}", "plain" if now else "small")]
-            if status_rows:
-                rows.append((status, "small"))
+            if status_rows:  # two short lines: a box no wider than its name
+                rows += [(f"backward {k} of {n}:", "small"), ("running now" if now else "done", "small")]
             if reading.is_accumulate(node):
                 if raw.ran:
                     view.leaf_grads[id(node.variable)] = fmt_value(raw.grad_after)

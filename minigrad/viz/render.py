@@ -10,20 +10,32 @@ The picture language (the same in every picture a lesson shows):
 * the **output**: a green box with a double border;
 * a **saved value** (what a step keeps for its backward: ``self`` and
   ``other`` are the step's inputs, ``result`` its output): a page with a
-  folded corner joined to its step by a dashed line; orange and solid while
-  alive, white with a dashed border and the word "freed" once freed;
+  folded corner on the step's own row, beside it, joined to it by a dashed
+  line (a step's values share one page, a line each); orange and solid while
+  alive, white with a dashed border once freed, the names struck out and the
+  word "freed" (the value is gone: not to be mistaken for a constant that was
+  never saved);
 * a **constant** (an input that needs no gradient: ``(None, 0)`` in
   ``next_functions``): an oval with a dotted border, its value (``2``) when the
   step kept it, with ``(None, 0)`` under it;
-* **arrows**: thin grey arrows are the recording, from an input to the step
-  that used it (``next_functions`` point the other way, from a step back to
-  its inputs); in pictures of the backward walk, thick vermillion arrows are
-  the gradients, from a step back to its input, labelled with the value they
-  carry.  A named tensor (``names={"y": y}``) labels the arrow it leaves by.
+* **arrows**: thin grey arrows are the recording and point forward, from an
+  input to the step that used it (``next_functions`` point the other way, from
+  a step back to its inputs); in pictures of the backward walk, thick
+  vermillion arrows are the gradients and point back, from a step to its
+  input, labelled with the value they carry.  A named tensor
+  (``names={"y": y}``) labels the arrow it leaves by.
 
 Shape, border and label carry every distinction, so the picture reads in grey
 scale too; colours come from the Okabe-Ito palette (safe for colour-blind
-readers).  A small legend under each picture lists the kinds drawn.
+readers).  A small legend under each picture lists the kinds drawn, each
+drawn as the picture draws it: a small box with the same attributes, an
+arrow as a real edge of the same style pointing the same way (it is a graph
+of its own, ``legend_source``, set under the picture).
+
+Layout: Graphviz orders the boxes to cross as few arrows as it can (the
+leaves keep their order of first use; a step joining copies of a graph, a
+training loop's running total, keeps its inputs in recording order), and a
+picture wider than 1,000 CSS pixels is scaled down to fit a page.
 
 Rendering needs the ``graphviz`` Python package and Graphviz's ``dot``;
 both are looked for only when a picture is asked for.  ``import minigrad``
@@ -35,7 +47,9 @@ what they show travels.
 """
 
 import html
+import shutil
 import struct
+import subprocess
 import textwrap
 
 from .text import STATE_WORDS, text_of
@@ -113,7 +127,7 @@ KINDS = {
     "saved": {"shape": "note", "style": "filled", "fillcolor": _FILL["saved"], "color": "#9A6A00",
               "fontsize": "10"},
     "saved_freed": {"shape": "note", "style": "dashed", "color": "#888888",
-                    "fontcolor": "#666666", "fontsize": "10"},
+                    "fontcolor": "#333333", "fontsize": "10"},
     "saved_modified": {"shape": "note", "style": "filled,bold", "fillcolor": _FILL["modified"],
                        "color": OKABE_ITO["vermillion"], "fontsize": "10"},
     "saved_packed": {"shape": "note", "style": "filled,dashed", "fillcolor": _FILL["saved"],
@@ -128,6 +142,14 @@ KINDS = {
     "constant_saved": {"shape": "ellipse", "style": "dotted,filled", "fillcolor": _FILL["saved"],
                        "color": "#9A6A00", "fontsize": "10", "margin": "0.04,0.02",
                        "height": "0.3", "penwidth": "1.5"},
+    # a constant the step kept, freed since: dashed (as a freed page), "kept as" struck out
+    "constant_freed": {"shape": "ellipse", "style": "dashed", "color": "#888888",
+                       "fontcolor": "#333333", "fontsize": "10", "margin": "0.04,0.02",
+                       "height": "0.3", "penwidth": "1.5"},
+    "constant_just_freed": {"shape": "ellipse", "style": "dashed,bold",
+                            "color": OKABE_ITO["vermillion"], "fontcolor": "#333333",
+                            "fontsize": "10", "margin": "0.04,0.02", "height": "0.3",
+                            "penwidth": "2"},
     "more": {"shape": "box", "style": "filled,dashed", "fillcolor": "#FBF8D5",  # yellow tint
              "color": "#666666", "fontcolor": "#333333"},
 }
@@ -155,11 +177,13 @@ GRAPH_ATTRS = {
     "rankdir": "TB",
     "bgcolor": "white",  # readable on JupyterLab's dark theme too
     "pad": "0.15",
-    "nodesep": "0.3",
+    "nodesep": "0.25",
     "ranksep": "0.35",
     "fontname": FONT,
     "fontsize": "10",
-    "ordering": "in",  # an operation's inputs left to right in next_functions order
+    # at most 10.4 inches (1,000 CSS pixels) wide: a wider picture is scaled down to fit a
+    # notebook's page (nbconvert's and nbviewer's pages cut a wider one off)
+    "size": "10.4,100",
 }
 _NODE_DEFAULTS = {"fontname": FONT, "fontsize": "11", "height": "0.3",
                   "margin": "0.1,0.04", "penwidth": "1"}
@@ -167,18 +191,21 @@ _EDGE_DEFAULTS = {"fontname": FONT, "fontsize": "9", "arrowsize": "0.7", "color"
 PNG_DPI = 144  # twice Graphviz's 72 points per inch: crisp on high-density screens
 
 _LEGEND = (  # (kind, text), in this order, each only when drawn
-    ("leaf", "leaf: a tensor you made, gets .grad"),
+    ("leaf", "leaf: a tensor you made; its AccumulateGrad node collects its .grad"),
     ("function", "operation (grad_fn), numbered in recording order"),
     ("output", "output"),
     ("tensor", "tensor, records nothing"),
     ("named", "a named tensor a step produced"),
-    ("saved", "saved for backward, alive (self/other: the step's inputs, result: its output)"),
+    ("saved", "saved for backward by the step beside it, alive "
+              "(self, other: its inputs; result: its output)"),
     ("saved_packed", "saved, packed by a saved_tensors_hooks hook"),
     ("saved_modified", "saved, modified in place since (backward would fail)"),
-    ("saved_just_freed", "saved, freed just now"),
-    ("saved_freed", "saved, freed"),
-    ("constant_saved", "constant input (None, 0), kept for backward"),
-    ("constant", "constant input: (None, 0) in next_functions"),
+    ("saved_just_freed", "saved, freed just now (struck out: the value is gone)"),
+    ("saved_freed", "saved, freed by the walk (struck out: the value is gone)"),
+    ("constant_saved", "constant input, kept for backward by the step it goes into"),
+    ("constant_just_freed", "constant input that was kept, freed just now (struck out)"),
+    ("constant_freed", "constant input that was kept, freed by the walk (struck out)"),
+    ("constant", "constant input: no gradient goes back to it ((None, 0) in next_functions)"),
     ("more", "steps not drawn"),
 )
 # marks of a recorded walk that the legend explains, in this order
@@ -187,18 +214,27 @@ _MARK_LEGEND = (
     ("new", "just recorded"),
     ("walked", "already run"),
 )
+# the arrows, each drawn in the legend as in the picture: (edge kinds it stands for, style, text)
+_ARROW_LEGEND = (
+    (("data", "output"), "data",
+     "recording, points forward: from an input to the step that used it"),
+    (("constant",), "constant", "a constant going into the step that used it"),
+    (("grad",), "grad", "gradient, points back: from a step to its input, with its value"),
+)
+_GONE = ("freed", "just_freed")  # the saved states a picture draws struck out
 
 
 class Box:
     """One box of the picture: a dot id, a kind (see ``KINDS``), label rows, marks."""
 
-    __slots__ = ("id", "kind", "marks", "rows")
+    __slots__ = ("id", "kind", "marks", "rows", "ordered")
 
-    def __init__(self, id, kind, rows, marks=()):
+    def __init__(self, id, kind, rows, marks=(), ordered=False):
         self.id = id
         self.kind = kind
-        self.rows = rows  # list of (text, "title" | "small" | "value" | "plain")
+        self.rows = rows  # list of (text, "title" | "struck" | "small" | "value" | "plain")
         self.marks = set(marks)
+        self.ordered = ordered  # its inputs left to right in next_functions order
 
 
 # ------------------------------------------------------------ Graphviz source
@@ -218,7 +254,8 @@ def _esc(text):
 
 
 def html_label(rows):
-    """A Graphviz HTML-like label: rows of (text, "title" | "small" | "value" | "plain").
+    """A Graphviz HTML-like label: rows of (text, style), style one of "title", "struck",
+    "small", "struck_small", "value", "plain".
 
     A "value" (a tensor's printout, possibly several lines) is set in a fixed-width
     font, left-aligned, in a table cell; a label mixing tables and text must
@@ -228,6 +265,10 @@ def html_label(rows):
         t = _esc(text)
         if style == "title":
             return f"<B>{t}</B>"
+        if style == "struck":  # a saved value's name, once the value is gone
+            return f"<S><B>{t}</B></S>"
+        if style == "struck_small":
+            return f'<FONT POINT-SIZE="{SMALL}"><S>{t}</S></FONT>'
         if style == "small":
             return f'<FONT POINT-SIZE="{SMALL}" COLOR="{MUTED}">{t}</FONT>'
         return t
@@ -266,7 +307,34 @@ def _box_attrs(box):
     a = dict(KINDS[box.kind])
     for mark in sorted(box.marks):
         a.update(MARKS.get(mark, {}))
+    if box.ordered:
+        a["ordering"] = "in"
     return a
+
+
+def _joins_copies(g):
+    """The steps that join separate recordings of several steps each: ``{step number}``.
+
+    ``total = total + loss`` in a training loop joins the copies of the model's graph; its
+    inputs keep their order (``ordering=in``), so the copies read left to right in recording
+    order.  Elsewhere Graphviz orders the boxes freely, which leaves fewer arrows crossed
+    (``x * y + x * 2``: step 2 left of step 1 under ``x`` and ``y``).
+    """
+    below = {}  # step -> the steps it was computed from, itself included
+    for s in g.steps:
+        mine = {s["k"]}
+        for inp in s["inputs"]:
+            if inp["kind"] == "step" and inp["ref"][2] is None:
+                mine |= below.get(inp["ref"][0], set())
+        below[s["k"]] = mine
+    joins = set()
+    for s in g.steps:
+        parts = [below.get(inp["ref"][0], set()) for inp in s["inputs"]
+                 if inp["kind"] == "step" and inp["ref"][2] is None]
+        if (len(parts) > 1 and all(len(p) > 1 for p in parts)
+                and sum(map(len, parts)) == len(set().union(*parts))):
+            joins.add(s["k"])
+    return joins
 
 
 def _more_box(g, gap, lo, hi):
@@ -284,27 +352,72 @@ def _constant_box(cid, inp):
     """One box per constant input: its value when kept, ``(None, 0)``, and whether it was kept."""
     rows = [(inp["value"] or "constant", "title"), ("(None, 0)", "small")]
     kind = "constant"
-    if inp["saved"] is not None:
+    if inp["saved"] is not None:  # (two short lines: an oval is much wider than its text)
         name, state = inp["saved"]
-        rows.append((f"kept as {name}: {STATE_WORDS[state]}", "small"))
-        if state == "alive":
-            kind = "constant_saved"
+        if state in _GONE:  # as a freed page: "kept as" struck out, then the word
+            rows += [(f"kept as {name}", "struck_small"), (STATE_WORDS[state], "plain")]
+            kind = f"constant_{state}"
+        else:
+            rows += [(f"kept as {name}:", "small"), (STATE_WORDS[state], "small")]
+            if state == "alive":
+                kind = "constant_saved"
     else:
-        rows.append(("not saved for backward", "small"))
+        rows += [("not saved", "small"), ("for backward", "small")]
     return Box(cid, kind, rows)
 
 
-def boxes_and_edges(g):
-    """The picture as ``Box`` es and edges ``(from, to, kind, label)``, in a stable order."""
+def _saved_pages(k, values):
+    """The pages of step ``k``'s saved values ``[(name, state, ref, shape)]``: ``(id, kind, rows)``.
+
+    Values in one state share one page (a line each, in order: self, other, ...); a step
+    whose values differ in state (one modified in place) has a page for each.  A freed
+    value's name is struck out: the value is gone, not merely unsaved.
+    """
+    if not values:
+        return []
+    if len({state for _n, state, _r, _s in values}) > 1:
+        groups = [(f"saved{k}_{j}", [v]) for j, v in enumerate(values, 1)]
+    else:
+        groups = [(f"saved{k}", values)]
+    pages = []
+    for vid, group in groups:
+        state = group[0][1]
+        shapes = [shape for _n, _st, _r, shape in group]
+        one_shape = len(set(shapes)) == 1 and shapes[0]
+        rows = []
+        for name, _st, ref, shape in group:
+            if state in _GONE:
+                rows.append((name, "struck"))
+            else:
+                rows.append((f"{name} = {ref}" if ref else name, "title"))
+            if shape and not one_shape:
+                rows.append((f"shape {shape}", "small"))
+        what = STATE_WORDS[state]
+        if state in _GONE:
+            rows.append((what, "plain"))
+        else:
+            rows.append((f"shape {one_shape}, {what}" if one_shape else what, "small"))
+        pages.append((vid, "saved" if state == "alive" else f"saved_{state}", rows))
+    return pages
+
+
+def boxes_and_edges(g, side="left"):
+    """The picture as ``Box`` es and edges ``(from, to, kind, label)``, in a stable order.
+
+    ``side``: where a step's first page of saved values goes, "left" or "right" of it.
+    """
     boxes, edges = [], []
     for leaf in g.leaves:
         rows = [(leaf["name"], "title"), (f"shape {leaf['shape']}", "small")]
         if g.show_values:
             rows.append((leaf["values"], "value"))
         if leaf["requires_grad"]:
-            # in a graph a leaf is its AccumulateGrad node; alone it has no node yet
-            rows.append(("leaf: AccumulateGrad" if leaf["accumulate_grad"] else
-                         "leaf, requires grad", "small"))
+            # in a graph a leaf is its AccumulateGrad node (two short lines: a narrower box);
+            # alone it has no node yet
+            if leaf["accumulate_grad"]:
+                rows += [("leaf:", "small"), ("AccumulateGrad", "small")]
+            else:
+                rows.append(("leaf, requires grad", "small"))
             kind = "leaf"
         else:
             rows.append(("requires no grad", "small"))
@@ -314,6 +427,7 @@ def boxes_and_edges(g):
         rows += leaf["rows"]
         boxes.append(Box(f"leaf{leaf['k'] + 1}", kind, rows, leaf["marks"]))
     gaps = list(g.gaps)
+    joins = _joins_copies(g)
     consumed = set()  # (step, output_nr) whose tensor an edge of the picture carries
     for s in g.steps:
         for inp in s["inputs"]:
@@ -327,7 +441,7 @@ def boxes_and_edges(g):
         rows = [(s["name"], "title"), (f"step {k}", "small")]
         rows += [(f"{a}={v}", "small") for a, v in s["attrs"]]
         rows += s["rows"]
-        boxes.append(Box(sid, "function", rows, s["marks"]))
+        boxes.append(Box(sid, "function", rows, s["marks"], ordered=k in joins))
         from_more = set()
         grads = s["grads"]
         for j, inp in enumerate(s["inputs"]):
@@ -350,16 +464,19 @@ def boxes_and_edges(g):
                 elif gap not in from_more:
                     from_more.add(gap)
                     edges.append((f"more{gap}", sid, "more", None))
-        for j, (name, state, ref, shape, merged) in enumerate(s["saved"]):
-            if merged:  # the constant's own box says it was kept
-                continue
-            vid = f"saved{k}_{j + 1}"
-            what = STATE_WORDS[state]
-            rows = [(f"{name} = {ref}" if ref else name, "title"),
-                    (", ".join(x for x in (shape and f"shape {shape}", what) if x), "small")]
-            boxes.append(Box(vid, "saved" if state == "alive" else f"saved_{state}", rows))
-            edges.append((vid, sid, "saved_freed" if state in ("freed", "just_freed") else "saved",
-                          None))
+        # the saved values (a constant's own box says it was kept) on pages beside the step,
+        # on its row: the first on its ``side``, any others on its right, each joined to the
+        # one before (a flat edge runs from left to right)
+        pages = _saved_pages(k, [v[:4] for v in s["saved"] if not v[4]])
+        prev = sid
+        for j, (vid, kind, rows) in enumerate(pages):
+            boxes.append(Box(vid, kind, rows))
+            line = "saved_freed" if kind in ("saved_freed", "saved_just_freed") else "saved"
+            if j == 0 and side == "left":
+                edges.append((vid, sid, line, None))
+            else:
+                edges.append((prev, vid, line, None))
+                prev = vid
         # a named tensor no drawn edge carries (the newest step of a recording) gets its own tag
         for nm in s["named"]:
             if (k, 0) not in consumed:
@@ -390,85 +507,104 @@ def boxes_and_edges(g):
 
 # --------------------------------------------------------------------- legend
 
-def _swatch(kind):
-    """A small sample of a kind of box, as an HTML-like table: fill, border, dashes, corners."""
-    a = KINDS[kind]
-    styles = a["style"].split(",")
-    fill = f' BGCOLOR="{a["fillcolor"]}"' if "filled" in styles else ""
-    shape = a["shape"]
-    table_style = [x for x in styles if x in ("rounded", "dashed", "dotted")]
-    if shape == "ellipse" and "rounded" not in table_style:
-        table_style.append("rounded")
-    table_style = f' STYLE="{",".join(table_style)}"' if table_style else ""
-    border = "2" if "bold" in styles or shape == "ellipse" else "1"
-    if a.get("peripheries") == "2":  # a box inside a box
-        return (f'<TABLE BORDER="1" COLOR="{a["color"]}" CELLPADDING="1" CELLSPACING="0">'
-                f'<TR><TD BORDER="1" COLOR="{a["color"]}"{fill} WIDTH="18" HEIGHT="7" '
-                'FIXEDSIZE="TRUE"></TD></TR></TABLE>')
-    cell = '<TR><TD BORDER="0"></TD></TR>'
-    width = "30" if shape == "ellipse" else "22"
-    return (f'<TABLE BORDER="{border}" COLOR="{a["color"]}"{fill}{table_style} CELLPADDING="0" '
-            f'CELLSPACING="0" WIDTH="{width}" HEIGHT="12" FIXEDSIZE="TRUE">{cell}</TABLE>')
+_SAMPLE = {"width": "0.42", "height": "0.17", "fixedsize": "true", "fontsize": "8", "margin": "0"}
 
 
-def _mark_swatch(mark):
-    """A sample of a marked operation box: its fill and border."""
-    a = dict(KINDS["function"])
-    a.update(MARKS[mark])
-    border = "3" if float(a.get("penwidth", 1)) >= 2.5 else "2"
-    return (f'<TABLE BORDER="{border}" COLOR="{a["color"]}" BGCOLOR="{a["fillcolor"]}" '
-            'STYLE="rounded" CELLPADDING="0" CELLSPACING="0" WIDTH="22" HEIGHT="11" '
-            'FIXEDSIZE="TRUE"><TR><TD BORDER="0"></TD></TR></TABLE>')
+def _sample(name, kind, mark=None):
+    """A legend's sample of a kind of box: a small node with the picture's own attributes."""
+    a = dict(KINDS[kind])
+    if mark is not None:
+        a.update(MARKS[mark])
+    a.update(_SAMPLE)
+    label = '""'
+    if kind.startswith("saved"):
+        label = "<<S>self</S>>" if kind in ("saved_freed", "saved_just_freed") else '"self"'
+    elif kind in ("constant_freed", "constant_just_freed"):
+        label = "<<S>kept</S>>"
+    return f"{name} [label={label}, {_attr_list(a)}];"
 
 
-def _arrow(color, backwards, bold):
-    body = "&#8212;&#8212;&#8212;"
-    text = ("&#8592;" + body) if backwards else (body + "&#8594;")
-    if bold:
-        text = f"<B>{text}</B>"
-    return f'<FONT COLOR="{color}" POINT-SIZE="{12 if bold else 10}">{text}</FONT>'
+def legend_entries(kinds, marks=(), edge_kinds=()):
+    """The legend's rows, each only for what the picture draws: ``(what, key, text)``.
 
-
-def _row(sample, text):
-    return f'<TR><TD>{sample}</TD><TD ALIGN="LEFT">{_esc(text)}</TD></TR>'
-
-
-def legend_rows(kinds, marks=(), edge_kinds=()):
-    """The legend's rows (HTML-like table rows): a sample of each kind drawn, and its meaning."""
-    rows = [_row(_swatch(kind), text) for kind, text in _LEGEND if kind in kinds]
-    for mark, text in _MARK_LEGEND:
-        if mark in marks:
-            rows.append(_row(_mark_swatch(mark), text))
-    if edge_kinds & {"data", "output", "constant"}:
-        rows.append(_row(_arrow(RECORDING, False, False),
-                         "recorded: an input to the step that used it "
-                         "(next_functions point back, from a step to its inputs)"))
-    if "grad" in edge_kinds:
-        rows.append(_row(_arrow(GRADIENT, True, True),
-                         "gradient sent back from a step to its input, labelled with its value"))
+    ``what`` is "box" (``key`` a kind of ``KINDS``), "mark" (a mark of ``MARKS`` on an
+    operation) or "arrow" (``key`` an edge style of ``EDGES``).
+    """
+    rows = [("box", kind, text) for kind, text in _LEGEND if kind in kinds]
+    rows += [("mark", mark, text) for mark, text in _MARK_LEGEND if mark in marks]
+    rows += [("arrow", style, text) for drawn, style, text in _ARROW_LEGEND
+             if set(drawn) & set(edge_kinds)]
     return rows
 
 
-def legend_label(rows):
-    """The legend as an HTML-like label: a small framed table of ``rows``."""
-    return (f'<<FONT POINT-SIZE="{SMALL}"><TABLE BORDER="1" COLOR="#BBBBBB" STYLE="rounded" '
-            'CELLBORDER="0" CELLSPACING="2" CELLPADDING="1">'
-            f'<TR><TD COLSPAN="2" ALIGN="LEFT"><FONT COLOR="{MUTED}">legend</FONT></TD></TR>'
-            + "".join(rows) + "</TABLE></FONT>>")
+def _text_label(text, width=None):
+    """A legend's text: left-aligned in a cell ``width`` points wide (at least its own width)."""
+    cell = f' WIDTH="{width}"' if width else ""
+    return (f'<<TABLE BORDER="0" CELLPADDING="0" CELLSPACING="0"><TR><TD ALIGN="LEFT"{cell}>'
+            f'<FONT POINT-SIZE="{SMALL}">{_esc(text)}</FONT></TD></TR></TABLE>>')
 
 
-def legend_source(rows):
-    """A DOT graph that is only a legend (the strip of a recording shares one)."""
-    return (f'digraph legend {{ graph [label={legend_label(rows)}, labeljust="l", pad="0.1", '
-            f'fontname="{FONT}"]; }}\n')
+def _text_width(texts):
+    """The width in points of the widest of ``texts`` as Graphviz sets them (its fonts)."""
+    nodes = "".join(f"t{i} [label={_text_label(t)}];" for i, t in enumerate(texts))
+    plain = render(f'graph {{ node [shape="plaintext", margin="0", fontname="{FONT}"]; {nodes} }}',
+                   "plain").decode("utf-8")
+    return max(float(line.split()[4]) for line in plain.splitlines()
+               if line.startswith("node ")) * 72
+
+
+def legend_source(kinds, marks=(), edge_kinds=()):
+    """The legend, a DOT graph of its own drawn under the picture (or under a strip's pictures).
+
+    Each row is a sample drawn as the picture draws it (a small node with the same
+    attributes; an arrow is a real edge with the same style, pointing the same way), and
+    its meaning.  The texts are left-aligned: each in a cell as wide as the widest, which
+    Graphviz measures first (so this runs ``dot``).  ``None`` when the picture draws
+    nothing to explain.
+
+    Raises:
+        GraphvizMissingError: no ``graphviz`` package, or no ``dot`` on PATH.
+    """
+    rows = legend_entries(kinds, marks, edge_kinds)
+    if not rows:
+        return None
+    width = round(_text_width([text for *_, text in rows])) + 1
+    lines = ["digraph legend {",
+             f'  graph [rankdir="TB", bgcolor="white", pad="0.05", nodesep="0.25", '
+             f'ranksep="0.04", fontname="{FONT}"];',
+             f"  node [{_attr_list(_NODE_DEFAULTS)}];",
+             f"  edge [{_attr_list(_EDGE_DEFAULTS)}];",
+             "  subgraph cluster_legend {",
+             f'    graph [label=<<FONT POINT-SIZE="{SMALL}" COLOR="{MUTED}">legend</FONT>>, '
+             'labeljust="l", style="rounded", color="#BBBBBB", margin="8"];']
+    for i, (what, key, text) in enumerate(rows, 1):
+        s, t = f"s{i}", f"t{i}"
+        if what == "arrow":
+            # two invisible ends, the edge from centre to centre: as long as a sample is wide
+            edge = {k: v for k, v in EDGES[key].items() if k != "weight"}
+            edge.update(tailclip="false", headclip="false")
+            end = 'shape="plaintext", label="", width="0.1", height="0.1", style="invis"'
+            lines += [f"    {s} [{end}];", f"    a{i} [{end}];",
+                      f"    {{rank=same; {s} -> a{i} [{_attr_list(edge)}]; "
+                      f"a{i} -> {t} [style=invis]}}"]
+        else:
+            lines += ["    " + _sample(s, key if what == "box" else "function",
+                                       key if what == "mark" else None),
+                      f"    {{rank=same; {s} -> {t} [style=invis]}}"]
+        lines.append(f'    {t} [shape="plaintext", margin="0", height="0.15", '
+                     f"label={_text_label(text, width)}];")
+        if i > 1:
+            lines.append(f"    t{i - 1} -> {t} [style=invis, weight=10];")
+    lines += ["  }", "}"]
+    return "\n".join(lines) + "\n"
 
 
 def picture_legend(g, boxes, edges, legend):
     """What the legend of a picture of ``g`` explains: ``(kinds, marks, edge kinds)`` drawn.
 
-    A graph label takes no part in the layout's ranks, so the legend (drawn
-    as the graph's label, under the picture) never pushes boxes apart.  A
-    graph without steps is one box that says what it is: no legend.
+    The legend is a graph of its own (``legend_source``), set under the picture, so it
+    never pushes the picture's boxes apart.  A graph without steps is one box that says
+    what it is: no legend.
     """
     if not legend or not g.n_steps:
         return None
@@ -488,29 +624,30 @@ def _caption_label(caption, width=90):
             + ('<BR ALIGN="LEFT"/>' if len(lines) > 1 else "") + "</FONT>>")
 
 
-def source_of(g, legend, dpi=None, caption_width=90):
-    """``(DOT source, what its legend explains)``: deterministic, no addresses or ids."""
-    boxes, edges = boxes_and_edges(g)
+def source_of(g, legend, dpi=None, caption_width=90, side="left"):
+    """``(DOT source, what its legend explains)``: deterministic, no addresses or ids.
+
+    ``side``: where each step's saved values go (``best_side`` chooses).
+    """
+    boxes, edges = boxes_and_edges(g, side)
     graph_attrs = dict(GRAPH_ATTRS)
     if dpi is not None:
         graph_attrs["dpi"] = str(dpi)
     keys = picture_legend(g, boxes, edges, legend)
-    rows = legend_rows(*keys) if keys else None
     lines = ["digraph autograd {",
              f"  graph [{_attr_list(graph_attrs)}];",
              f"  node [{_attr_list(_NODE_DEFAULTS)}];",
              f"  edge [{_attr_list(_EDGE_DEFAULTS)}];"]
-    if rows:
-        lines.append(f'  graph [label={legend_label(rows)}, labelloc="b", labeljust="l"];')
     indent = "  "
     if g.caption is not None:
-        # the caption of a recorded step: the label of a borderless cluster holding every box,
-        # so it sits on top while the legend stays the graph's label underneath
-        lines.append("  subgraph cluster_step {")
-        lines.append(f'    graph [label={_caption_label(g.caption, caption_width)}, labelloc="t", '
-                     'labeljust="l", peripheries="0"];')
-        indent = "    "
-    for b in boxes:
+        # the caption of a recorded step: the graph's label, on top (the legend is a graph of
+        # its own, set underneath; a cluster around the boxes would let Graphviz reorder them)
+        lines.append(f'  graph [label={_caption_label(g.caption, caption_width)}, labelloc="t", '
+                     'labeljust="l"];')
+    # the constants first: Graphviz starts from the order it meets the boxes in, and a
+    # constant placed left of the leaves leaves the recording's arrows uncrossed more often
+    # (x * y + x * 2: the 2 left of x, step 2 left of step 1)
+    for b in sorted(boxes, key=lambda b: not b.id.startswith("const")):
         lines.append(f"{indent}{b.id} [label={html_label(b.rows)}, {_attr_list(_box_attrs(b))}];")
     leaf_ids = [b.id for b in boxes if b.id.startswith("leaf")]
     if len(leaf_ids) > 1:
@@ -519,12 +656,10 @@ def source_of(g, legend, dpi=None, caption_width=90):
     saved_of = {}
     for b in boxes:
         if b.id.startswith("saved"):
-            saved_of.setdefault(b.id.split("_")[0], []).append(b.id)
-    for ids in saved_of.values():
-        if len(ids) > 1:  # a step's saved values side by side, in order: self, other, ...
-            lines.append(f"{indent}{{rank=same; " + " -> ".join(ids) + " [style=invis]}")
-    if g.caption is not None:
-        lines.append("  }")
+            saved_of.setdefault(b.id.split("_")[0][len("saved"):], []).append(b.id)
+    for k, ids in saved_of.items():
+        # a step's saved values beside it, on its row, so their lines cross no other box
+        lines.append(f"{indent}{{rank=same; " + "; ".join([f"step{k}"] + ids) + "}")
     for src, dst, kind, label in edges:
         a = dict(EDGES[kind])
         if label:
@@ -532,6 +667,96 @@ def source_of(g, legend, dpi=None, caption_width=90):
         lines.append(f"  {src} -> {dst}" + (f" [{_attr_list(a)}]" if a else "") + ";")
     lines.append("}")
     return "\n".join(lines) + "\n", keys
+
+
+def _layout_score(source):
+    """How well Graphviz lays ``source`` out, lower is better: ``(pages not next to their
+    step, arrows crossing)``.  Both follow from the order of the boxes, not their sizes: the
+    same graph with other labels (before and after a walk) scores the same."""
+    nodes, edges = {}, []
+    for line in _plain(source).splitlines():
+        p = line.split()
+        if p and p[0] == "node":
+            nodes[p[1]] = (float(p[2]), float(p[3]), float(p[4]))
+        elif p and p[0] == "edge" and p[-2] != "invis":
+            n = int(p[3])
+            edges.append((p[1], p[2], [(float(p[4 + 2 * i]), float(p[5 + 2 * i]))
+                                       for i in range(n)]))
+    apart = 0
+    for name, (x, y, _w) in nodes.items():
+        if name.startswith("saved"):
+            sx = nodes[f"step{name.split('_')[0][len('saved'):]}"][0]
+            apart += any(abs(oy - y) < 1e-3 and min(x, sx) < ox < max(x, sx)
+                         for other, (ox, oy, _ow) in nodes.items() if other != name)
+    return apart, _crossings(edges)
+
+
+def _crossings(edges):
+    """How many pairs of ``edges`` ``(tail, head, Bezier points)`` cross (sharing no end)."""
+    def pieces(pts):
+        out = []
+        for i in range(0, len(pts) - 3, 3):
+            a, b, c, d = pts[i:i + 4]
+            prev = a
+            for step in range(1, 7):
+                t = step / 6
+                q = tuple((1 - t) ** 3 * a[j] + 3 * (1 - t) ** 2 * t * b[j]
+                          + 3 * (1 - t) * t * t * c[j] + t ** 3 * d[j] for j in (0, 1))
+                out.append((prev, q))
+                prev = q
+        return out
+
+    def turn(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+
+    def cross(s, t):
+        (a, b), (c, d) = s, t
+        return turn(a, b, c) * turn(a, b, d) < 0 and turn(c, d, a) * turn(c, d, b) < 0
+
+    drawn = [(e[0], e[1], pieces(e[2])) for e in edges]
+    n = 0
+    for i, (t1, h1, p1) in enumerate(drawn):
+        for t2, h2, p2 in drawn[i + 1:]:
+            if {t1, h1} & {t2, h2}:
+                continue
+            n += any(cross(s, t) for s in p1 for t in p2)
+    return n
+
+
+def _plain(source):
+    """``dot -Tplain`` of ``source`` (the layout: positions of boxes and arrows), run directly.
+
+    Not through the graphviz package, so that reading a picture's DOT source imports nothing.
+
+    Raises:
+        GraphvizMissingError: no ``dot`` on PATH, or it failed.
+    """
+    dot = shutil.which("dot")
+    if dot is None:
+        raise GraphvizMissingError(_NO_DOT + _INSTALL)
+    done = subprocess.run([dot, "-Tplain"], input=source.encode("utf-8"), capture_output=True,
+                          timeout=60, check=False)
+    if done.returncode != 0:
+        raise GraphvizMissingError(f"dot failed: {done.stderr.decode('utf-8', 'replace')}")
+    return done.stdout.decode("utf-8")
+
+
+def best_side(g, caption_width=90):
+    """Where the saved values of ``g``'s steps read best: "left" or "right" of their step.
+
+    Graphviz lays the picture out both ways (``dot -Tplain``); the better layout keeps every
+    page next to its step, then crosses fewer arrows.  "left" (the narrower, most often)
+    when they tie, when there is nothing to choose, or without Graphviz.
+    """
+    if not any(s["saved"] for s in g.steps):
+        return "left"
+    try:
+        scores = {side: _layout_score(source_of(g, False, caption_width=caption_width,
+                                                side=side)[0])
+                  for side in ("left", "right")}
+    except GraphvizMissingError:
+        return "left"
+    return "right" if scores["right"] < scores["left"] else "left"
 
 
 # ------------------------------------------------------------------ rendering
@@ -555,6 +780,18 @@ def render(source, fmt):
 def png_size(png):
     """(width, height) in pixels, from the PNG's IHDR chunk."""
     return struct.unpack(">II", png[16:24])
+
+
+# The class that sets pictures one under another (``strip.StripPicture``): strip.py imports
+# this module, so it registers it here when it loads (``register_stacked``).
+_STACKED = None
+
+
+def register_stacked(cls):
+    """Set the class ``GraphPicture`` draws itself and its legend with (strip.py calls it)."""
+    global _STACKED
+    _STACKED = cls
+    return cls
 
 
 class GraphPicture:
@@ -583,20 +820,52 @@ class GraphPicture:
     reduced to what a lesson needs.
     """
 
-    def __init__(self, text, source, png_source, legend=None):
+    def __init__(self, text, source=None, png_source=None, legend=None, *, sources=None):
         self.text = text
-        self.source = source
         self.legend = legend  # (kinds, marks, edge kinds) the legend explains: a strip shares one
-        self._png_source = png_source
+        # the DOT sources, or a function making them when first asked for (it runs ``dot`` to
+        # choose the layout): ``(source, png_source)``
+        self._sources = (source, png_source) if sources is None else sources
         self._svg = None
         self._png = None
 
     @classmethod
     def of(cls, snapshot, legend=True, caption_width=90):
         """The picture of a ``Snapshot``."""
-        source, keys = source_of(snapshot, legend, caption_width=caption_width)
-        png_source, _ = source_of(snapshot, legend, dpi=PNG_DPI, caption_width=caption_width)
-        return cls(text_of(snapshot), source, png_source, keys)
+        boxes, edges = boxes_and_edges(snapshot)
+        keys = picture_legend(snapshot, boxes, edges, legend)
+
+        def sources():
+            side = best_side(snapshot, caption_width)
+            return (source_of(snapshot, legend, caption_width=caption_width, side=side)[0],
+                    source_of(snapshot, legend, dpi=PNG_DPI, caption_width=caption_width,
+                              side=side)[0])
+
+        return cls(text_of(snapshot), legend=keys, sources=sources)
+
+    def _source_pair(self):
+        if callable(self._sources):
+            self._sources = self._sources()
+        return self._sources
+
+    @property
+    def source(self):
+        """The Graphviz DOT source of the picture (without its legend: ``legend_source``)."""
+        return self._source_pair()[0]
+
+    @property
+    def _png_source(self):
+        return self._source_pair()[1]
+
+    def bare(self):
+        """The same picture without its legend (a strip's panel), sharing its sources."""
+        return GraphPicture(self.text, sources=self._source_pair)
+
+    def _with_legend(self):
+        """The picture and its legend under it, one image (a strip of one picture), or None."""
+        if not self.legend or not legend_entries(*self.legend) or _STACKED is None:
+            return None
+        return _STACKED([self.bare()], [], "", "", self.legend, scale=1)
 
     def svg(self):
         """The picture as SVG text (deterministic for one graph on one machine).
@@ -605,17 +874,32 @@ class GraphPicture:
             GraphvizMissingError: the ``graphviz`` package or the ``dot`` program is missing.
         """
         if self._svg is None:
-            self._svg = render(self.source, "svg").decode("utf-8")
+            both = self._with_legend()
+            if both is None:
+                self._svg = render(self.source, "svg").decode("utf-8")
+            else:  # (keeping Graphviz's "Generated by" comment: a Graphviz picture still)
+                own = both.pictures[0].svg()
+                head = own[own.find("<!--"):own.find("-->") + 3] if "<!--" in own else ""
+                self._svg = (head + "\n" if head else "") + both.svg()
         return self._svg
 
     def png(self):
         """The picture as PNG bytes, at 144 dpi (twice Graphviz's 72 points per inch).
 
+        The legend under it needs Pillow (installed with the lessons); without it, the
+        picture alone.
+
         Raises:
             GraphvizMissingError: the ``graphviz`` package or the ``dot`` program is missing.
         """
         if self._png is None:
-            self._png = render(self._png_source, "png")
+            both = self._with_legend()
+            try:
+                self._png = both.png() if both else None
+            except ImportError:  # no Pillow
+                pass
+            if self._png is None:
+                self._png = render(self._png_source, "png")
         return self._png
 
     def save(self, filename):

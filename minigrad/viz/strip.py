@@ -20,11 +20,10 @@ import re
 
 from .render import (
     PNG_DPI,
-    GraphPicture,
     GraphvizMissingError,
-    legend_rows,
     legend_source,
     png_size,
+    register_stacked,
     render,
 )
 
@@ -50,6 +49,7 @@ CAPTION_WIDTH = 40  # characters a line in a panel's caption (a narrow panel, tw
 PANEL_SCALE = 1.01
 
 
+@register_stacked  # a lone picture with its legend under it is a strip of one picture
 class StripPicture:
     """Several pictures in one, with a shared legend; shows itself in Jupyter as one image.
 
@@ -66,11 +66,11 @@ class StripPicture:
         scale (float): each picture's size relative to the same picture on its own.
     """
 
-    def __init__(self, pictures, captions, title, tail, legend_source=None, scale=PANEL_SCALE):
+    def __init__(self, pictures, captions, title, tail, legend=None, scale=PANEL_SCALE):
         self.pictures = list(pictures)
         self.captions = list(captions)
         self.scale = scale
-        self._legend_source = legend_source
+        self._legend_keys = legend  # (kinds, marks, edge kinds) its legend explains, or None
         lines = [title] + [f"  {c}" for c in self.captions]
         self.text = "\n".join(lines) + ("\n" + tail if tail else "")
         self._png = self._svg = None
@@ -85,14 +85,15 @@ class StripPicture:
 
     def _legend_pictures(self):
         """The legend as ``(png, svg)``, or None."""
-        if self._legend_source is None:
-            return None
         if self._legend is None:
-            png_source = self._legend_source.replace(
-                "digraph legend {", f'digraph legend {{ graph [dpi="{_dpi(self.scale)}"];')
-            self._legend = (render(png_source, "png"),
-                            render(self._legend_source, "svg").decode("utf-8"))
-        return self._legend
+            source = legend_source(*self._legend_keys) if self._legend_keys else None
+            if source is None:
+                self._legend = False
+            else:
+                png_source = source.replace(
+                    "digraph legend {", f'digraph legend {{ graph [dpi="{_dpi(self.scale)}"];')
+                self._legend = (render(png_source, "png"), render(source, "svg").decode("utf-8"))
+        return self._legend or None
 
     def columns(self):
         """How many panels share a row: the most, up to ``MAX_PER_ROW``, whose grid fits."""
@@ -293,13 +294,5 @@ def compose(pictures, captions, title, tail="", scale=PANEL_SCALE):
             kinds |= p.legend[0]
             marks |= p.legend[1]
             edges |= p.legend[2]
-    rows = legend_rows(kinds, marks, edges)
-    bare = [GraphPicture(p.text, _without_legend(p.source), _without_legend(p._png_source))
-            for p in pictures]
-    return StripPicture(bare, captions, title, tail, legend_source(rows) if rows else None, scale)
-
-
-def _without_legend(source):
-    """The same DOT source with the legend (the graph's bottom label) left out."""
-    return "\n".join(line for line in source.split("\n")
-                     if not (line.startswith("  graph [label=") and 'labelloc="b"' in line))
+    bare = [p.bare() for p in pictures]
+    return StripPicture(bare, captions, title, tail, (kinds, marks, edges), scale)

@@ -367,9 +367,10 @@ def measure_strips(page, cells, stored):
             if kind not in ("graph", "strip"):
                 continue
             m = page.evaluate(JS_LABELS, pic["n"])
-            if kind == "graph":
-                if "error" not in m and label_size(m["labels"]):
-                    static.append(label_size(m["labels"]))
+            if kind == "graph":  # (a picture with its legend under it: the legend left out)
+                own = [s for p in m.get("panels", []) if not p["legend"] for s in p["labels"]]
+                if "error" not in m and label_size(own or m["labels"]):
+                    static.append(label_size(own or m["labels"]))
                 continue
             entry = {"cell": cell["id"], "n": pic["n"], "error": m.get("error")}
             if "error" not in m:
