@@ -54,6 +54,7 @@ def test_sweeps_cover_the_scripts_sizes_with_spreads(data):
     sizes = script_sizes()
     assert [row["elements"] for row in data["recording_sweep"]] == sizes
     assert [row["elements"] for row in data["compile_sweep"]] == sizes
+    assert {row["operations"] for row in data["recording_sweep"]} == {60}   # 20 steps, 3 operations each
     for row in data["recording_sweep"]:
         assert_ratio(row["ratio"])
         assert_timing(row["recording"])

@@ -5,14 +5,17 @@ Usage: make record-torch-timings
 
 The lesson (notebooks/researcher/03_define_by_run_vs_define_then_run.ipynb)
 runs its own measurements live on the library it imports; what only real
-PyTorch can show (Inductor's fused kernels, its first call of about a minute,
-Dynamo's full guard tree, ``torch.cond``, ``torch.export``) is measured here,
+PyTorch can show (Inductor's fused kernels, its first call of seconds to a
+minute while it compiles C++, Dynamo's full guard tree, ``torch.cond``,
+``torch.export``) is measured here,
 once, and stored with the machine, the versions and the date.  The lesson
 reads the file and says how to re-record it.  Nothing is typed by hand.
 
 What is recorded (every timing with ``minigrad.timing.measure``: variants
 interleaved round by round in a rotating order, a warm-up dropped, the
-collector off; medians with interquartile ranges, ratios round by round):
+collector off; medians with interquartile ranges, ratios round by round; as
+in the lesson, each timed call lasts about half a millisecond, with 41 rounds
+up to 10,000 elements and 15 above; PyTorch on one thread):
 
 * ``mlp_step``: the lesson's small MLP training step (forward and backward),
   eager against ``torch.compile`` with ``aot_eager`` and with ``inductor``;
@@ -29,8 +32,12 @@ collector off; medians with interquartile ranges, ratios round by round):
 * ``branches``: the lesson's ``g`` (an ``if`` on a tensor's value): the graphs
   made after each call, Dynamo's guard tree, ``fullgraph=True``, ``torch.export``
   (strict and not), and ``torch.cond`` capturing both branches;
-* ``recompiles``: ``dynamic=False`` against automatic dynamic shapes, and
-  Dynamo's ``recompile_limit``.
+* ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
+  Dynamo's ``recompile_limit`` and its warning, and the recompile a
+  ``torch.set_num_threads`` change causes (the global-state guard).
+
+Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
+another file with ``--out``).
 """
 
 import argparse
@@ -59,6 +66,17 @@ def chain(x):
     for _ in range(STEPS):
         y = (y * 0.9 + 0.1).tanh()
     return y
+
+
+def operations_recorded(out):
+    """The operations behind ``out`` (its nodes, not the leaves' AccumulateGrad), counted."""
+    todo, seen = [out.grad_fn], set()
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in seen and not hasattr(node, "variable"):
+            seen.add(node)
+            todo += [nxt for nxt, _ in node.next_functions]
+    return len(seen)
 
 
 def chain_step(fn, x):
@@ -181,6 +199,7 @@ def record_mlp(torch, measure, rounds):
 
 def record_sweeps(torch, measure, rounds, sizes):
     recording, compiled_sweep, code = [], [], None
+    operations = operations_recorded(chain(torch.ones(3, requires_grad=True)))
     for n in sizes:
         x = torch.linspace(-1.0, 1.0, n)
 
@@ -195,8 +214,8 @@ def record_sweeps(torch, measure, rounds, sizes):
         reps = repeats_for(forward)
         t = measure({"recording": repeated(forward, reps), "no_grad": repeated(forward_no_grad, reps)},
                     rounds=rounds_for(n, rounds), warmup=3)
-        per_op = (t.median("recording") - t.median("no_grad")) / reps / (3 * STEPS)
-        recording.append({"elements": n, "calls_per_timed_call": reps,
+        per_op = (t.median("recording") - t.median("no_grad")) / reps / operations
+        recording.append({"elements": n, "calls_per_timed_call": reps, "operations": operations,
                           "recording": summary(t, "recording"), "no_grad": summary(t, "no_grad"),
                           "ratio": ratio(t, "recording", "no_grad"),
                           "extra_per_operation_us": per_op * 1e6})
@@ -429,7 +448,7 @@ def main(argv=None):
                       "order, 3 warm-up rounds dropped, the collector off; medians with "
                       "interquartile ranges, ratios round by round",
         },
-        "chain": f"{STEPS} steps of y = tanh(0.9 y + 0.1), {3 * STEPS} elementwise operations",
+        "chain": f"{STEPS} steps of y = tanh(0.9 y + 0.1)",
     }
     print("branches, guards, cond, export ...", flush=True)
     data["branches"] = record_branches(torch)
