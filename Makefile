@@ -10,6 +10,8 @@
 #   make test-torch      every lesson run on real PyTorch 2.13 (CPU), compared with its stored outputs,
 #                        and a short fixed run of the differential fuzzer (tests/fuzz/differential.py)
 #   make fuzz            the differential fuzzer on more seeds: make fuzz SEEDS=0:20000 (FATAL=kinds)
+#   make record-torch-timings  PyTorch's numbers for researcher lesson 3 (Inductor, guards, torch.cond),
+#                        measured on this machine into notebooks/researcher/data/torch_timings_03.json
 #   make bench           speed and memory benchmarks, as ratios to a baseline run alongside
 #                        (and to PyTorch: with .venv-torch from make torch-setup, or BENCH_PYTHON=...)
 #   make clean           remove the environments and caches
@@ -49,7 +51,7 @@ LAB_CHECK ?= 1
 LAB_OVERRIDES := {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}, "@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Markdown Preview"}}}
 
 .PHONY: setup lab test test-library execute restore-lessons bench clean dot lab-check \
-        browser-setup test-torch torch-setup fuzz
+        browser-setup test-torch torch-setup fuzz record-torch-timings
 
 setup: $(STAMP) dot
 
@@ -145,6 +147,12 @@ SEEDS ?= 0:2000
 FATAL ?= $(FUZZ_FATAL)
 fuzz: torch-setup
 	$(TORCH_BIN)/python tests/fuzz/differential.py --seeds $(SEEDS) --fatal $(FATAL)
+
+# Researcher lesson 3 reads PyTorch's side of its measurements from a data file (Inductor's fused
+# kernels and first call, Dynamo's guard tree, torch.cond, torch.export, size sweeps); this
+# re-measures them on this machine with the machine, versions and date (a few minutes).
+record-torch-timings: torch-setup
+	$(TORCH_BIN)/python tests/tools/record_torch_timings.py
 
 # The bench compares with PyTorch when its Python has it: BENCH_PYTHON, else .venv-torch if made.
 bench: setup

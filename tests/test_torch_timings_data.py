@@ -1,0 +1,134 @@
+"""The data file researcher lesson 3 reads: PyTorch's side of its measurements.
+
+``notebooks/researcher/data/torch_timings_03.json`` is written by
+``tests/tools/record_torch_timings.py`` (``make record-torch-timings``) on real
+PyTorch.  The lesson reads its fields; these tests check that a stored or
+re-recorded file has every one of them, in the form the lesson expects, and
+that its numbers are consistent with each other (a median inside its
+interquartile range, the sizes the script measures, the counts the graphs
+imply), so that a broken recording fails here rather than in a lesson cell.
+"""
+
+import json
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DATA = ROOT / "notebooks" / "researcher" / "data" / "torch_timings_03.json"
+LESSON = ROOT / "notebooks" / "researcher" / "03_define_by_run_vs_define_then_run.ipynb"
+
+
+@pytest.fixture(scope="module")
+def data():
+    return json.loads(DATA.read_text(encoding="utf-8"))
+
+
+def script_sizes():
+    text = (ROOT / "tests" / "tools" / "record_torch_timings.py").read_text(encoding="utf-8")
+    return [int(n.replace("_", "")) for n in re.search(r"^SIZES = \[(.*)\]", text, re.M).group(1).split(",")]
+
+
+def assert_ratio(r):
+    low, high = r["iqr"]
+    assert 0 < low <= r["median"] <= high, r
+
+
+def assert_timing(t):
+    low, high = t["iqr_ms"]
+    assert 0 < low <= t["median_ms"] <= high, t
+
+
+def test_says_where_when_and_with_what_it_was_recorded(data):
+    about = data["recorded"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", about["date"])
+    assert about["versions"]["torch"].split("+")[0] == "2.13.0"
+    assert about["versions"]["numpy"] and about["versions"]["python"]
+    assert about["machine"]["cpu"] and about["machine"]["cores"] >= 1
+    assert about["threads"] == 1 and about["rounds"] >= 15
+    assert "interleaved" in about["method"]
+
+
+def test_sweeps_cover_the_scripts_sizes_with_spreads(data):
+    sizes = script_sizes()
+    assert [row["elements"] for row in data["recording_sweep"]] == sizes
+    assert [row["elements"] for row in data["compile_sweep"]] == sizes
+    assert {row["operations"] for row in data["recording_sweep"]} == {60}   # 20 steps, 3 operations each
+    for row in data["recording_sweep"]:
+        assert_ratio(row["ratio"])
+        assert_timing(row["recording"])
+        assert_timing(row["no_grad"])
+        assert row["calls_per_timed_call"] >= 1
+    for row in data["compile_sweep"]:
+        for name in ["eager", "aot_eager", "inductor", "eager forward", "inductor forward"]:
+            assert_timing(row[name])
+        for backend in ["aot_eager", "inductor"]:
+            assert_ratio(row["ratio_to_eager"][backend])
+        assert_ratio(row["forward_ratio_inductor_to_eager"])
+
+
+def test_the_lessons_sizes_are_the_recorded_ones(data):
+    lesson = json.loads(LESSON.read_text(encoding="utf-8"))
+    source = "".join("".join(c["source"]) for c in lesson["cells"] if c["cell_type"] == "code")
+    listed = re.search(r"^sizes = \[(.*)\]", source, re.M).group(1)
+    assert [int(n.replace("_", "")) for n in listed.split(",")] == script_sizes()
+
+
+def test_mlp_step_and_first_calls(data):
+    mlp = data["mlp_step"]
+    for name in ["eager", "aot_eager", "inductor"]:
+        assert_timing(mlp["per_step"][name])
+    for name in ["aot_eager", "inductor"]:
+        assert_ratio(mlp["ratio_to_eager"][name])
+    for backend in ["aot_eager", "inductor"]:
+        first = data["first_call"][backend]
+        assert len(first["samples_s"]) >= 3
+        assert first["median_s"] == sorted(first["samples_s"])[len(first["samples_s"]) // 2]
+    # Inductor compiles C++: its cold first call is longer than aot_eager's in every sample
+    assert min(data["first_call"]["inductor"]["samples_s"]) > max(data["first_call"]["aot_eager"]["samples_s"])
+
+
+def test_inductors_code_for_the_chain(data):
+    code = data["inductor_code"]
+    forward, backward = code["graphs"]
+    assert forward["kernels"] and backward["kernels"]
+    assert all(k.startswith("cpp_fused_") for k in forward["kernels"] + backward["kernels"])
+    assert forward["buffers_allocated"] >= 1 and backward["buffers_allocated"] >= 1
+    assert any(a.startswith("tangents") for a in backward["inputs"])
+    assert "def call(" in forward["wrapper_call"]
+    assert code["forward_kernel_head"].startswith('extern "C"')
+    assert code["forward_kernel_lines"] > len(code["forward_kernel_head"].splitlines())
+
+
+def test_branches_guards_export_and_cond(data):
+    b = data["branches"]
+    counts = [row["graphs_so_far"] for row in b["graphs_after_each_call"]]
+    assert counts == sorted(counts) and counts[-1] == len(b["ops_per_graph"])
+    assert [row["value"] for row in b["graphs_after_each_call"]] == pytest.approx([36.0, 1.3, 36.0])
+    tree = b["guard_tree_of_g"]
+    for needed in ["GLOBAL_STATE", "TENSOR_MATCH: check_tensor(L['x']", "TENSOR_MATCH: check_tensor(L['w']",
+                   "NO_TENSOR_ALIASING"]:
+        assert needed in tree
+    assert not re.search(r"\.py:\d+", tree)          # the script's file and lines are left out
+    assert b["fullgraph"]["raised"] and b["fullgraph"]["first_line"]
+    assert b["export_strict_True"]["raised"] and b["export_strict_False"]["raised"]
+    cond = b["cond"]
+    assert "torch.ops.higher_order.cond" in cond["exported_graph"]
+    assert sorted(cond["branches"]) == ["false_graph_0", "true_graph_0"]
+    for call in cond["compiled_fullgraph_calls"]:
+        assert call["graphs_so_far"] == 1
+        assert call["value"] == pytest.approx(call["eager_value"])
+
+
+def test_recompiles(data):
+    rec = data["recompiles"]
+    limit = rec["recompile_limit"]
+    fixed, auto = rec["graphs_after_sizes_2_to_13_dynamic_False"], rec["graphs_after_sizes_2_to_13_dynamic_None"]
+    assert len(fixed) == len(auto) == 12
+    assert fixed == [min(i + 1, limit) for i in range(12)]  # one version per size, up to the limit
+    assert max(auto) < max(fixed)
+    assert str(limit) in rec["limit_message_first_line"]
+    assert rec["limit_message_last_reason"].startswith("last reason:") and "size mismatch" in rec["limit_message_last_reason"]
+    before, after = rec["graphs_before_and_after_set_num_threads"]
+    assert after == before + 1

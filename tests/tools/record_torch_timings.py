@@ -1,0 +1,487 @@
+"""Record PyTorch's side of researcher lesson 3 into notebooks/researcher/data/torch_timings_03.json.
+
+Usage: make record-torch-timings
+   or: .venv-torch/bin/python tests/tools/record_torch_timings.py [--out FILE] [--quick]
+
+The lesson (notebooks/researcher/03_define_by_run_vs_define_then_run.ipynb)
+runs its own measurements live on the library it imports; what only real
+PyTorch can show (Inductor's fused kernels, its first call of seconds to a
+minute while it compiles C++, Dynamo's full guard tree, ``torch.cond``,
+``torch.export``) is measured here,
+once, and stored with the machine, the versions and the date.  The lesson
+reads the file and says how to re-record it.  Nothing is typed by hand.
+
+What is recorded (every timing with ``minigrad.timing.measure``: variants
+interleaved round by round in a rotating order, a warm-up dropped, the
+collector off; medians with interquartile ranges, ratios round by round; as
+in the lesson, each timed call lasts about half a millisecond, with 41 rounds
+up to 10,000 elements and 15 above; PyTorch on one thread):
+
+* ``mlp_step``: the lesson's small MLP training step (forward and backward),
+  eager against ``torch.compile`` with ``aot_eager`` and with ``inductor``;
+* ``recording_sweep``: a 20-step chain ``y = tanh(0.9 y + 0.1)`` (60
+  elementwise operations), forward recorded against under ``no_grad``, over
+  tensor sizes from 10 to 1,000,000 elements;
+* ``compile_sweep``: the same chain's training step (forward, ``sum``,
+  ``backward``), eager against ``aot_eager`` and ``inductor``, over the sizes;
+* ``first_call``: the first call of a fresh ``torch.compile`` of that step at
+  1,000 elements, each sample in a fresh process with an empty Inductor cache
+  (a cold start, as a user meets it);
+* ``inductor_code``: for that step, the kernels Inductor generated (counted
+  in its output code) against the operations of the eager tape;
+* ``branches``: the lesson's ``g`` (an ``if`` on a tensor's value): the graphs
+  made after each call, Dynamo's guard tree, ``fullgraph=True``, ``torch.export``
+  (strict and not), and ``torch.cond`` capturing both branches;
+* ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
+  Dynamo's ``recompile_limit`` and its warning, and the recompile a
+  ``torch.set_num_threads`` change causes (the global-state guard).
+
+Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
+another file with ``--out``).
+"""
+
+import argparse
+import datetime
+import json
+import logging
+import os
+import pathlib
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))              # this checkout's minigrad.timing
+
+OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_timings_03.json"
+SIZES = [10, 100, 1_000, 10_000, 100_000, 1_000_000]
+STEPS = 20                                  # steps of the chain; 3 operations each
+
+
+def chain(x):
+    y = x
+    for _ in range(STEPS):
+        y = (y * 0.9 + 0.1).tanh()
+    return y
+
+
+def operations_recorded(out):
+    """The operations behind ``out`` (its nodes, not the leaves' AccumulateGrad), counted."""
+    todo, seen = [out.grad_fn], set()
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in seen and not hasattr(node, "variable"):
+            seen.add(node)
+            todo += [nxt for nxt, _ in node.next_functions]
+    return len(seen)
+
+
+def chain_step(fn, x):
+    def run():
+        fn(x).sum().backward()
+        x.grad = None
+    return run
+
+
+def first_call_child(backend):
+    """In a fresh process: the time of the first call of a fresh compile of the chain's step."""
+    import torch
+
+    torch.set_num_threads(1)
+    x = torch.linspace(-1.0, 1.0, 1_000).requires_grad_()
+    compiled = torch.compile(chain, backend=backend, dynamic=False)
+    t0 = time.perf_counter()
+    chain_step(compiled, x)()
+    first = time.perf_counter() - t0
+    print(json.dumps({"seconds": first}))
+
+
+def summary(t, name):
+    low, high = t.spread(name)
+    return {"median_ms": t.median(name) * 1e3, "iqr_ms": [low * 1e3, high * 1e3]}
+
+
+def ratio(t, a, b):
+    r = t.ratio(a, b)
+    return {"median": r.median, "iqr": [r.low, r.high]}
+
+
+def repeats_for(fn, target=0.0005):
+    """How many calls make one timed call last about ``target`` seconds.
+
+    Half a millisecond: short enough that on a shared machine most timed calls run
+    without the scheduler switching to another process (as the lesson times)."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    once = time.perf_counter() - t0
+    return max(1, round(target / max(once, 1e-7)))
+
+
+def rounds_for(n, rounds):
+    """More rounds where they are cheap (up to 10,000 elements), as the lesson does."""
+    return rounds if n <= 10_000 else max(5, rounds * 3 // 8)
+
+
+def repeated(fn, n):
+    def run():
+        for _ in range(n):
+            fn()
+    return run
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        gcc = subprocess.run(["g++", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        gcc = None
+    return {"cpu": cpu, "cores": os.cpu_count(), "system": platform.platform(), "compiler": gcc,
+            "load_average_at_start": list(os.getloadavg())}
+
+
+def record_mlp(torch, measure, rounds):
+    def param(shape, offset):
+        count = 1
+        for s in shape:
+            count *= s
+        values = torch.sin(torch.arange(count, dtype=torch.float32) + offset) * 0.5
+        return values.reshape(shape).requires_grad_()
+
+    shapes = [(2, 16), (16,), (16, 16), (16,), (16, 1), (1,)]
+    params = [param(s, i) for i, s in enumerate(shapes)]
+    x_batch = torch.cos(torch.arange(16, dtype=torch.float32)).reshape(8, 2)
+    target = torch.sin(torch.arange(8, dtype=torch.float32)).reshape(8, 1)
+
+    def mlp_loss(x, w1, b1, w2, b2, w3, b3, t):
+        h = (x @ w1 + b1).tanh()
+        h = (h @ w2 + b2).tanh()
+        out = h @ w3 + b3
+        return ((out - t) * (out - t)).mean()
+
+    def train_step(loss_fn):
+        def run():
+            loss_fn(x_batch, *params, target).backward()
+            for p in params:
+                p.grad = None
+        return run
+
+    variants = {"eager": train_step(mlp_loss)}
+    first = {}
+    for backend in ["aot_eager", "inductor"]:
+        compiled = torch.compile(mlp_loss, backend=backend)
+        t0 = time.perf_counter()
+        variants[backend] = train_step(compiled)
+        variants[backend]()
+        first[backend] = time.perf_counter() - t0
+    n = repeats_for(variants["eager"])
+    t = measure({k: repeated(v, n) for k, v in variants.items()}, rounds=2 * rounds + 1, warmup=3)
+    return {
+        "what": "the lesson's MLP training step (batch 8, widths 2-16-16-1, forward and backward)",
+        "steps_per_timed_call": n,
+        "rounds": 2 * rounds + 1,
+        "per_step": {k: {"median_ms": v["median_ms"] / n, "iqr_ms": [q / n for q in v["iqr_ms"]]}
+                     for k, v in ((k, summary(t, k)) for k in variants)},
+        "ratio_to_eager": {b: ratio(t, b, "eager") for b in ["aot_eager", "inductor"]},
+        "first_call_s_in_this_process": first,
+    }
+
+
+def record_sweeps(torch, measure, rounds, sizes):
+    recording, compiled_sweep, code = [], [], None
+    operations = operations_recorded(chain(torch.ones(3, requires_grad=True)))
+    for n in sizes:
+        x = torch.linspace(-1.0, 1.0, n)
+
+        def forward():
+            chain(x_req)
+
+        def forward_no_grad():
+            with torch.no_grad():
+                chain(x_req)
+
+        x_req = x.clone().requires_grad_()
+        reps = repeats_for(forward)
+        t = measure({"recording": repeated(forward, reps), "no_grad": repeated(forward_no_grad, reps)},
+                    rounds=rounds_for(n, rounds), warmup=3)
+        per_op = (t.median("recording") - t.median("no_grad")) / reps / operations
+        recording.append({"elements": n, "calls_per_timed_call": reps, "operations": operations,
+                          "recording": summary(t, "recording"), "no_grad": summary(t, "no_grad"),
+                          "ratio": ratio(t, "recording", "no_grad"),
+                          "extra_per_operation_us": per_op * 1e6})
+        print(f"  recording sweep n = {n:>9,}: recording / no_grad {t.ratio('recording', 'no_grad').median:.3f}",
+              flush=True)
+
+        torch._dynamo.reset()
+        variants = {"eager": chain_step(chain, x_req)}
+        compile_s = {}
+        for backend in ["aot_eager", "inductor"]:
+            compiled = torch.compile(chain, backend=backend, dynamic=False)
+            t0 = time.perf_counter()
+            if backend == "inductor" and n == 1_000:
+                from torch._inductor.utils import run_and_get_code
+
+                _, sources = run_and_get_code(chain_step(compiled, x_req))
+                code = inductor_code(sources)
+            else:
+                chain_step(compiled, x_req)()
+            compile_s[backend] = time.perf_counter() - t0
+            variants[backend] = chain_step(compiled, x_req)
+        # the forward pass alone, on an input that needs no gradient: fusion without the backward
+        fused_forward = torch.compile(chain, backend="inductor", dynamic=False)
+        fused_forward(x)
+        variants["eager forward"] = lambda: chain(x)
+        variants["inductor forward"] = lambda: fused_forward(x)
+        reps = repeats_for(variants["eager"])
+        t = measure({k: repeated(v, reps) for k, v in variants.items()}, rounds=rounds_for(n, rounds), warmup=3)
+        compiled_sweep.append({"elements": n, "calls_per_timed_call": reps,
+                               **{k: summary(t, k) for k in variants},
+                               "ratio_to_eager": {b: ratio(t, b, "eager") for b in ["aot_eager", "inductor"]},
+                               "forward_ratio_inductor_to_eager": ratio(t, "inductor forward", "eager forward"),
+                               "first_call_s_in_this_process": compile_s})
+        print(f"  compile sweep n = {n:>9,}: aot_eager / eager {t.ratio('aot_eager', 'eager').median:.3f},"
+              f" inductor / eager {t.ratio('inductor', 'eager').median:.3f}", flush=True)
+    return recording, compiled_sweep, code
+
+
+def inductor_code(sources):
+    """What Inductor generated for the chain's step: kernels and buffers, forward and backward."""
+    parts = []
+    for src in sources:
+        kernels = re.findall(r"^(cpp_fused_\w+) = async_compile\.cpp", src, re.M)
+        if not kernels:
+            kernels = re.findall(r"^(cpp_fused_\w+) = ", src, re.M)
+        buffers = len(re.findall(r"\bempty_strided_cpu\(", src))
+        call = src[src.find("def call("):] if "def call(" in src else ""
+        call = call[:call.find("\n\n\n")] if "\n\n\n" in call else call
+        m = re.search(r"^\s*(.*?)\s*=\s*args\s*$", call, re.M)
+        inputs = [a.strip() for a in m.group(1).split(",") if a.strip()] if m else []
+        parts.append({"kernels": kernels, "buffers_allocated": buffers, "inputs": inputs,
+                      "wrapper_call": call})
+    first_kernel = ""
+    if sources:
+        m = re.search(r"extern \"C\"[^{]*\{.*?\n\}\n", sources[0], re.S)
+        first_kernel = m.group(0) if m else ""
+    lines = first_kernel.splitlines()
+    return {"graphs": parts, "forward_kernel_lines": len(lines),
+            "forward_kernel_head": "\n".join(lines[:24])}
+
+
+def record_branches(torch):
+    import torch._dynamo as dynamo
+
+    def g(x, w):
+        z = (x * w).sum()
+        if z > 5:
+            return z * z
+        return z + 1
+
+    x_big = torch.tensor([1.0, 2.0, 3.0])
+    x_small = torch.tensor([0.1, 0.1, 0.1])
+    w = torch.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    out = {}
+
+    dynamo.reset()
+    graphs = []
+
+    def counting(gm, example_inputs):
+        graphs.append([str(getattr(n.target, "__name__", n.target)) for n in gm.graph.nodes
+                       if n.op in ("call_function", "call_method")])
+        return gm.forward
+
+    cg = torch.compile(g, backend=counting)
+    after = []
+    for label, xs in [("z = 6", x_big), ("z = 0.3", x_small), ("z = 6 again", x_big)]:
+        value = cg(xs, w)
+        after.append({"call": label, "graphs_so_far": len(graphs), "value": float(value)})
+    out["graphs_after_each_call"] = after
+    out["ops_per_graph"] = [list(ops) for ops in graphs]
+
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    entries = _debug_get_cache_entry_list(g.__code__)
+    tree = str(entries[0].guard_manager) if entries else ""
+    # drop the source-location comments (they name this script's file and line numbers)
+    tree = "\n".join(re.sub(r"\s+#\s.*$", "", line) for line in tree.splitlines() if line.strip())
+    out["guard_tree_of_g"] = tree
+
+    def first_line(e):
+        return str(e).strip().splitlines()[0]
+
+    try:
+        torch.compile(g, backend="aot_eager", fullgraph=True)(x_big, w)
+        out["fullgraph"] = {"raised": None}
+    except Exception as e:  # noqa: BLE001 (recorded, whatever it is)
+        out["fullgraph"] = {"raised": type(e).__name__, "first_line": first_line(e)}
+
+    class G(torch.nn.Module):
+        def forward(self, x, w):
+            return g(x, w)
+
+    for strict in [True, False]:
+        try:
+            torch.export.export(G(), (x_big, w), strict=strict)
+            out[f"export_strict_{strict}"] = {"raised": None}
+        except Exception as e:  # noqa: BLE001
+            out[f"export_strict_{strict}"] = {"raised": type(e).__name__, "first_line": first_line(e)}
+
+    def g_cond(x, w):
+        z = (x * w).sum()
+        return torch.cond(z > 5, lambda z: z * z, lambda z: z + 1, (z,))
+
+    class GCond(torch.nn.Module):
+        def forward(self, x, w):
+            return g_cond(x, w)
+
+    ep = torch.export.export(GCond(), (x_big, w))
+    gm = ep.graph_module
+
+    def tidy(code):
+        return "\n".join(line.rstrip() for line in code.strip().splitlines() if line.strip())
+
+    cond = {"exported_graph": tidy(gm.code),
+            "branches": {name: tidy(sub.code) for name, sub in gm.named_children()}}
+    dynamo.reset()
+    graphs.clear()
+    cc = torch.compile(g_cond, backend=counting, fullgraph=True)
+    checks = []
+    for label, xs in [("z = 6", x_big), ("z = 0.3", x_small)]:
+        got = cc(xs, w)
+        (grad_c,) = torch.autograd.grad(got, w)
+        want = g(xs, w)
+        (grad_e,) = torch.autograd.grad(want, w)
+        checks.append({"call": label, "value": float(got), "eager_value": float(want),
+                       "grad": grad_c.tolist(), "eager_grad": grad_e.tolist(),
+                       "graphs_so_far": len(graphs)})
+    cond["compiled_fullgraph_calls"] = checks
+    cond["exported_module_on_z_0.3"] = float(ep.module()(x_small, w))
+    out["cond"] = cond
+    return out
+
+
+def record_recompiles(torch):
+    import torch._dynamo as dynamo
+    from torch._dynamo.utils import counters
+
+    def h(x):
+        return (x * x).sum()
+
+    out = {"recompile_limit": dynamo.config.recompile_limit}
+    messages = []
+
+    class Catch(logging.Handler):
+        def emit(self, record):
+            messages.append(record.getMessage())
+
+    handler = Catch()
+    logging.getLogger("torch._dynamo").addHandler(handler)
+    try:
+        for dynamic in [False, None]:
+            dynamo.reset()
+            counters.clear()
+            compiled = torch.compile(h, backend="aot_eager", dynamic=dynamic)
+            seq = []
+            for n in range(2, 14):
+                compiled(torch.ones(n))
+                seq.append(counters["stats"]["unique_graphs"])
+            out[f"graphs_after_sizes_2_to_13_dynamic_{dynamic}"] = seq
+    finally:
+        logging.getLogger("torch._dynamo").removeHandler(handler)
+    limit = [m for m in messages if "recompile_limit" in m]
+    out["limit_message_first_line"] = limit[0].splitlines()[0] if limit else None
+    reasons = [line.strip() for line in (limit[0].splitlines() if limit else []) if "last reason" in line]
+    out["limit_message_last_reason"] = reasons[0] if reasons else None
+    # the global-state guard: the number of threads is part of it
+    dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(h, backend="aot_eager")
+    threads = torch.get_num_threads()
+    compiled(torch.ones(3))
+    before = counters["stats"]["unique_graphs"]
+    torch.set_num_threads(threads + 1)
+    compiled(torch.ones(3))
+    torch.set_num_threads(threads)
+    out["graphs_before_and_after_set_num_threads"] = [before, counters["stats"]["unique_graphs"]]
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--quick", action="store_true", help="fewer rounds and sizes (a trial run)")
+    ap.add_argument("--first-call-child", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.first_call_child:
+        first_call_child(args.first_call_child)
+        return 0
+
+    import numpy
+    import torch
+
+    from minigrad.timing import measure
+
+    torch.set_num_threads(1)               # as the lesson: the timings measure work, not the scheduler
+    rounds = 5 if args.quick else 41
+    sizes = [10, 1_000, 100_000] if args.quick else SIZES
+    started = datetime.datetime.now(datetime.timezone.utc)
+    data = {
+        "recorded": {
+            "date": started.strftime("%Y-%m-%d %H:%M UTC"),
+            "by": "tests/tools/record_torch_timings.py (make record-torch-timings)",
+            "machine": machine(),
+            "versions": {"python": platform.python_version(), "torch": torch.__version__,
+                         "numpy": numpy.__version__},
+            "threads": torch.get_num_threads(),
+            "rounds": rounds,
+            "rounds_above_10000_elements": rounds_for(10**6, rounds),
+            "method": "minigrad.timing.measure: variants interleaved round by round in a rotating "
+                      "order, 3 warm-up rounds dropped, the collector off; medians with "
+                      "interquartile ranges, ratios round by round",
+        },
+        "chain": f"{STEPS} steps of y = tanh(0.9 y + 0.1)",
+    }
+    print("branches, guards, cond, export ...", flush=True)
+    data["branches"] = record_branches(torch)
+    print("recompiles ...", flush=True)
+    data["recompiles"] = record_recompiles(torch)
+    print("first calls, each in a fresh process with an empty Inductor cache ...", flush=True)
+    first = {}
+    for backend in ["aot_eager", "inductor"]:
+        samples = []
+        for _ in range(2 if args.quick else 3):
+            with tempfile.TemporaryDirectory() as cache:
+                env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
+                res = subprocess.run([sys.executable, __file__, "--first-call-child", backend],
+                                     capture_output=True, text=True, env=env, check=True)
+                samples.append(json.loads(res.stdout.strip().splitlines()[-1])["seconds"])
+            print(f"  {backend}: {samples[-1]:.2f} s", flush=True)
+        first[backend] = {"samples_s": samples, "median_s": sorted(samples)[len(samples) // 2]}
+    data["first_call"] = {"what": "the first call (forward and backward) of a fresh torch.compile "
+                                  "of the chain's step at 1,000 elements, in a fresh process with "
+                                  "an empty Inductor cache", **first}
+    print("MLP step ...", flush=True)
+    data["mlp_step"] = record_mlp(torch, measure, rounds)
+    print("size sweeps ...", flush=True)
+    data["recording_sweep"], data["compile_sweep"], data["inductor_code"] = record_sweeps(
+        torch, measure, rounds, sizes)
+    data["recorded"]["seconds_taken"] = round((datetime.datetime.now(datetime.timezone.utc)
+                                               - started).total_seconds())
+    out = pathlib.Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
