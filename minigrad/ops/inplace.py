@@ -483,7 +483,32 @@ class _AsStrided(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if grad._requires_grad:  # create_graph: the nodes PyTorch's as_strided_backward records
+            return (_as_strided_backward_recorded(grad, ctx.positions, ctx.sizes, ctx.stride),
+                    None, None)
         return _ScatterIntoBase.apply(grad, ctx.positions, ctx.sizes), None, None
+
+
+def _as_strided_backward_recorded(grad, positions, sizes, stride):
+    """PyTorch's ``as_strided_backward`` as a second derivative sees it: the gradient's dims
+    of size 1 squeezed (SqueezeBackward1) and those of stride 0 summed (SumBackward1), last
+    dim first; written into zeros of the base's memory at the view's elements (``copy_``
+    into a view of it: CopySlices; ``index_add_`` where the view repeats an element:
+    IndexAddBackward0); then read back with the base's geometry (AsStridedBackward0).  The
+    values are ``_ScatterIntoBase``'s."""
+    for d in range(grad._data.ndim - 1, -1, -1):
+        if grad._data.shape[d] == 1:
+            grad, positions = grad.squeeze(d), positions.squeeze(d)
+        elif stride[d] == 0:
+            grad, positions = grad.sum(d, keepdim=True), np.take(positions, [0], axis=d)
+    n = int(np.prod(sizes))
+    storage = _make(np.zeros(n, dtype=grad._data.dtype))
+    flat = positions.reshape(-1)
+    if np.unique(flat).size == flat.size:
+        storage = _CopyIntoView.apply(storage, positions, grad)
+    else:
+        storage.index_add_(0, _make(flat), grad.reshape(-1))
+    return _AsStrided.apply(storage, np.arange(n).reshape(sizes))
 
 
 def _geometry(positions, view=None, base=None):

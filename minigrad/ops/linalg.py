@@ -21,12 +21,12 @@ from ..tensor import Tensor
 from ._util import as_saved_int
 from .shape import (
     SqueezeDim,
-    SqueezeDimInplace,
     Transpose,
     UnsafeView,
     Unsqueeze,
     contiguous,
     expand,
+    squeeze_,
 )
 
 __all__ = ["Bmm", "DiagEmbed", "Diagonal", "DiagonalCopy", "Dot", "Mm", "Mv", "Tril", "Triu", "bmm", "diag",
@@ -392,11 +392,9 @@ def matmul(input, other):
     if da == 2 and db == 1:
         return Mv.apply(input, other)
     if da == 1 and db == 2:
-        out = SqueezeDimInplace.apply(Mm.apply(Unsqueeze.apply(input, 0), other), 0)
-        vc = out._shared_vc()
-        vc[0] += 1  # PyTorch squeezes the product in place (squeeze_): version 1
-        out._view_version = vc[0]  # (the squeeze is its history: nothing to rebuild)
-        return out
+        # PyTorch squeezes the product in place (squeeze_: SqueezeBackward4, version 1): the
+        # result is the product itself, not a view of it
+        return squeeze_(Mm.apply(Unsqueeze.apply(input, 0), other), 0)
     if da == 2 and db == 2:
         return Mm.apply(input, other)
     if da == 3 and db == 3:

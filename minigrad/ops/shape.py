@@ -666,15 +666,21 @@ class Repeat(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # PyTorch's repeat_backward: the leading dims repeat added are summed away one by one;
+        # then each repeated dim is split into (repeat, size) and the repeat axes are summed
         sizes, reps = ctx.self_sym_sizes, ctx.repeats
         lead = len(reps) - len(sizes)
-        full = (1,) * lead + tuple(sizes)
-        # (r0, s0, r1, s1, ...) then sum the r axes: every tile adds into the original
-        split = []
-        for r, s in zip(reps, full):
-            split += [r, s]
-        g = grad.reshape(*split).sum(tuple(range(0, 2 * len(reps), 2)))
-        return g.reshape(*sizes), None
+        for _ in range(lead):
+            grad = grad.sum(0)
+        split, sum_dims = [], []
+        for r, s in zip(reps[lead:], sizes):
+            if r != 1:  # every tile adds into the original
+                split.append(r)
+                sum_dims.append(len(split) - 1)
+            split.append(s)
+        if sum_dims:
+            grad = grad.reshape(*split).sum(tuple(sum_dims))
+        return grad, None
 
 
 def flip(input, dims):

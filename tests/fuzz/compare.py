@@ -34,10 +34,9 @@ _GRAD_FN = re.compile(r",?\s*grad_fn=<\w+>")
 # differs: (PyTorch's node, minigrad's node), None where one chain has ended.  Each pair
 # is a formula that PyTorch computes with a fused kernel or another op than minigrad's
 # readable one (README, "Graphs made of backward formulas"); found by running the fuzzer
-# (seeds 0:3000 and 930000:932000) and read one by one.  A pair not listed is ``graph``:
-# among them the in-place writes' own nodes (an in-place op's CloneBackward0 of the value
-# it overwrote; CopySlices' CopyBackwards and AsStridedBackward0, which minigrad records
-# as AsStridedScatterBackward0), which are not formulas of one op.
+# (seeds 0:3000 and 930000:932000) and read one by one.  A pair not listed is ``graph``
+# (the in-place writes' own nodes, CopySlices' CopyBackwards and CloneBackward0, an in-place
+# op's clone of the value it overwrote, as_strided_backward's nodes, are PyTorch's).
 GRAPH2_PAIRS = {
     # the losses' fused double backward: PyTorch's MseLossBackwardBackward0 (a node of its
     # own); minigrad's mse formula is elementary ops (a product, a reshape of the mean's grad)
