@@ -143,6 +143,8 @@ BARE = "bare tape"
 
 
 def _absent(name):
+    if name == "inductor":
+        return "torch.compile inductor did not run (replay's output above says why)"
     if name == "PyTorch":
         return ("not importable here; for this comparison: make torch-setup (then make"
                 " bench uses .venv-torch), or make bench BENCH_PYTHON=<a python with torch>")
@@ -653,6 +655,10 @@ TARGETS += [("replay " + program, _REPLAY_BASE[base], limit)
             for program, limits in replay.TARGETS.items() for base, limit in limits]
 TARGETS += [("replay wide elementwise chain", "eager", None),
             ("replay wide elementwise chain", "numpy", None)]
+# and, for information, compiled numpy against torch.compile(backend="inductor") (fused C++)
+TARGETS += [("replay " + program, "inductor", None) for program in
+            ("0-d chain of 200 multiplies", "2-16-16-1 MLP step, batch 32",
+             "wide elementwise chain")]
 # Targets known to be missed, with why (docs/SPEED.md): they do not fail the run; a new miss does.
 KNOWN_MISSES = {
     "draws rand float64": "issue 43: mt19937's two words a value alone take ~1.75x PCG64's time",
