@@ -38,7 +38,7 @@ operator (``v2 = v0 * K1``): numpy's scalar arithmetic gives the ufunc's bits
 for about a fifth of a ufunc call, which on one value is nearly all overhead.
 
 **What has a generated form** (``RULES``): add, sub (alpha 1), mul, div, neg,
-reciprocal, rsub (``1 - x``), tanh, exp, log, sigmoid, relu, sin, cos, where,
+reciprocal, rsub (``1 - x``), tanh, exp, log, sigmoid, relu, sin, cos, abs, sqrt, where,
 pow by a number (not 0); mm, mv, dot, bmm, addmm (``linear``; alpha and beta
 1); basic indexing (``x[1:3]``, ``x[:, 2]``, ``x[0]``); mse_loss; sum and mean
 (of all, or over dims, keepdim or not), softmax and log_softmax (over a dim of
@@ -47,11 +47,11 @@ squeeze, expand, and clone; on float32 or float64 with one dtype per step (a
 Python number is welcome).  Comparisons and logic (``x > 0.5``, ``lt(x, y)``,
 ``m & n``) are one line too, eager's own numpy call, with no node.
 
-Any other step (``abs``, ``max(dim)``, ``cat``, ``~m``, a factory) **calls
+Any other step (``clamp``, ``max(dim)``, ``cat``, ``~m``, a factory) **calls
 its primitive**, as the ``aot_eager`` replay does, inside the generated code:
 its ``forward`` with a ``ctx`` on Tensors wrapping the arrays (a tuple of
 outputs taken apart), its ``backward`` in the backward, the line's comment
-naming it (``# AbsBackward0: calls Abs (no generated form yet)``);
+naming it (``# ClampBackward1: calls Clamp (no generated form yet)``);
 ``region.codegen_calls`` lists those steps and ``jit.explain`` prints them.
 Only a region that cannot be written at all (sizes are dynamic, an output that
 is a view made by a called primitive) runs as the ``aot_eager`` replay; ``region.codegen_fallback`` says
@@ -251,6 +251,10 @@ def _rules():
                     lambda a, o, g, s, ns: {0: f"{g} * np.cos({a[0]})"})
     R[E.Cos] = Rule("CosBackward0", lambda a, s, ns: f"np.cos({a[0]})", lambda s: (0,),
                     lambda a, o, g, s, ns: {0: f"{g} * -np.sin({a[0]})"})
+    R[E.Abs] = Rule("AbsBackward0", lambda a, s, ns: f"np.abs({a[0]})", lambda s: (0,),
+                    lambda a, o, g, s, ns: {0: f"{g} * SGN({a[0]})"})  # sgn: 0 at 0 and nan
+    R[E.Sqrt] = Rule("SqrtBackward0", lambda a, s, ns: f"np.sqrt({a[0]})", lambda s: ("out",),
+                     lambda a, o, g, s, ns: {0: f"{g} / (2 * {o})"})  # inf at 0, as eager
     R[E.Where] = Rule(  # where((cond,), a, b): the condition comes boxed, never differentiated
         "WhereBackward0",
         lambda a, s, ns: (f"np.where({a[0][0]}, {a[1]}, {a[2]})"
@@ -717,6 +721,7 @@ def generate(region, ctx_cls, run_backward):
     ns = {"np": np, "RO": rounded_once, "m_tanh": math.tanh, "m_exp": _math_exp,
           "OMS": one_minus_square, "PSA": pow_scalar_array, "EXPAND": ARRAY_OPS.expand,
           "DIVS": ARRAY_OPS.div_scalar, "FIT": _fit, "SEL": select_array, "SOFTMAX": _softmax,
+          "SGN": ARRAY_OPS.sgn,
           "LOG_SOFTMAX": _log_softmax, "SMB": softmax_backward_data,
           "LSMB": log_softmax_backward_data, "VIEW": _view, "EXPANDW": _expand,
           "SUM_TO": ARRAY_OPS.sum_to, "PRESERVE": Sh._preserve_order, "ADDMM": _addmm,
