@@ -314,8 +314,10 @@ def test_step_picture_source_marks():
     assert "backward 2 of 3: MulBackward0 received 1., sent 3. and 3., freed self and other" in src
     # the current node: Okabe-Ito yellow, thick black border, and says so in its label
     assert re.search(r'step1 \[label=<.*backward 2 of 3:.*running now.*fillcolor="#F0E442"', src)
-    # the walked node: thick blue border, "done"
-    assert re.search(r'step2 \[label=<.*backward 1 of 3:.*done.*color="#0072B2"', src)
+    # the walked node: thick black border, no yellow, "done" (not the leaf's blue border)
+    walked = re.search(r'step2 \[label=<.*backward 1 of 3:.*done.*', src).group(0)
+    assert 'color="#000000"' in walked and 'penwidth="3"' in walked
+    assert "#0072B2" not in walked and "#F0E442" not in walked
     # gradients on the edges walked, and the seed on the output edge
     assert src.count('leaf1 -> step1 [color="#D55E00"') == 2
     assert "<B>3.</B>" in src and "<B>1.</B>" in src and "<B>seed 1.</B>" in src
@@ -326,13 +328,14 @@ def test_step_picture_source_marks():
                      r'freed just now>.*penwidth="2"', src)
     # the legend explains what is drawn, each arrow drawn as a real edge in the picture's style
     legend = viz.render.legend_source(*p.legend)
-    for text in ("running now", "already run", "saved, freed just now",
+    for text in ("running now", "done: already run", "saved, freed just now",
                  "gradient, points back: from a step to its input, with its value"):
         assert text in legend, text
     assert re.search(r'-> a\d+ \[color="#D55E00", penwidth="2.5", dir="back"', legend)
     assert "recording, points forward" not in legend  # no grey arrow left at this step
     legend0 = viz.render.legend_source(*steps.draw(0).legend)
-    assert "recording, points forward: from an input to the step that used it" in legend0
+    assert ("recording, points forward: from an input to the step that used it, and on to what it made"
+            in legend0)
     assert re.search(r'-> a\d+ \[color="#8C8C8C", penwidth="1"', legend0)
     # before the walk nothing is marked, no gradient has moved except the seed
     src0 = steps.draw(0).source

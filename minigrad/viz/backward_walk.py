@@ -18,8 +18,8 @@ recorded by minigrad or by PyTorch::
       3. AccumulateGrad received 3. + 3. = 6., set x.grad to 6.
 
 Each step draws the graph as it was then (``draw(steps[1])``): the node
-running yellow with a thick black border, the nodes already run with a thick
-blue border, the gradients sent so far as thick vermillion arrows from each
+running yellow with a thick black border, the nodes already run with the thick
+black border and no yellow, the gradients sent so far as thick vermillion arrows from each
 step back to its inputs, labelled with their values, the values freed by
 this step with a thick vermillion dashed border (those freed before it grey
 dashed), and each leaf with its ``.grad``.

@@ -158,8 +158,9 @@ MARKS = {
     # the node a step of a backward walk runs (or a forward step records): yellow, thick black
     "current": {"penwidth": "3", "color": OKABE_ITO["black"], "fillcolor": OKABE_ITO["yellow"]},
     "new": {"penwidth": "3", "color": OKABE_ITO["black"], "fillcolor": OKABE_ITO["yellow"]},
-    # nodes the walk has already run: a thick blue border and a "done" row
-    "walked": {"penwidth": "2.5", "color": OKABE_ITO["blue"]},
+    # nodes the walk has already run: the thick black border stays, the yellow goes, and a
+    # "done" row (not blue: a leaf's own border is blue)
+    "walked": {"penwidth": "3", "color": OKABE_ITO["black"]},
 }
 EDGES = {  # heavier data edges keep the chain of operations straight
     "data": {"weight": "4", "color": RECORDING, "penwidth": "1"},
@@ -191,7 +192,7 @@ _EDGE_DEFAULTS = {"fontname": FONT, "fontsize": "9", "arrowsize": "0.7", "color"
 PNG_DPI = 144  # twice Graphviz's 72 points per inch: crisp on high-density screens
 
 _LEGEND = (  # (kind, text), in this order, each only when drawn
-    ("leaf", "leaf: a tensor you made; its AccumulateGrad node collects its .grad"),
+    ("leaf", "leaf: a tensor you made that requires grad; its AccumulateGrad collects its .grad"),
     ("function", "operation (grad_fn), numbered in recording order"),
     ("output", "output"),
     ("tensor", "tensor, records nothing"),
@@ -212,12 +213,12 @@ _LEGEND = (  # (kind, text), in this order, each only when drawn
 _MARK_LEGEND = (
     ("current", "running now"),
     ("new", "just recorded"),
-    ("walked", "already run"),
+    ("walked", "done: already run (the yellow has moved on)"),
 )
 # the arrows, each drawn in the legend as in the picture: (edge kinds it stands for, style, text)
 _ARROW_LEGEND = (
     (("data", "output"), "data",
-     "recording, points forward: from an input to the step that used it"),
+     "recording, points forward: from an input to the step that used it, and on to what it made"),
     (("constant",), "constant", "a constant going into the step that used it"),
     (("grad",), "grad", "gradient, points back: from a step to its input, with its value"),
 )
@@ -414,10 +415,12 @@ def boxes_and_edges(g, side="left"):
         if leaf["requires_grad"]:
             # in a graph a leaf is its AccumulateGrad node (two short lines: a narrower box);
             # alone it has no node yet
+            # "requires grad" stays on the box once the node is there: it still takes notes
+            rows.append(("requires grad", "small"))
             if leaf["accumulate_grad"]:
                 rows += [("leaf:", "small"), ("AccumulateGrad", "small")]
             else:
-                rows.append(("leaf, requires grad", "small"))
+                rows.append(("leaf", "small"))
             kind = "leaf"
         else:
             rows.append(("requires no grad", "small"))
