@@ -46,6 +46,9 @@ Source: Dynamo's guards (torch/_dynamo/guards.py: ``TENSOR_MATCH`` checked by
 ``get_guard_fail_reason``).
 """
 
+import dis
+import types
+
 import numpy as np
 
 from .._dtype import _ALL, SCALAR_TYPE_NAMES
@@ -391,12 +394,9 @@ def _by_identity(val):
     Tensors are guarded by ``TENSOR_MATCH`` (``find_sources``); modules, classes and
     builtins are the program's code, not its data; functions are looked into instead.
     """
-    import types
-
-    from ..nn.modules.module import Module
-
-    return not isinstance(val, (Tensor, Module, types.ModuleType, types.FunctionType,
-                                types.BuiltinFunctionType, types.MethodType, type))
+    is_module = hasattr(val, "_modules") and hasattr(val, "forward")  # an nn.Module (nn imports after jit)
+    return not is_module and not isinstance(val, (Tensor, types.ModuleType, types.FunctionType,
+                                                  types.BuiltinFunctionType, types.MethodType, type))
 
 
 def _loads(code):
@@ -407,8 +407,6 @@ def _loads(code):
     load (``obj.k``), as Dynamo guards ``G['obj'].k`` rather than ``obj`` alone.
     Nested code objects (comprehensions, lambdas) are read too.
     """
-    import dis
-
     out = []
     for c in _walk_code(code):
         ins = list(dis.get_instructions(c))
@@ -446,8 +444,6 @@ def globals_read(fn, _depth=0, _prefix=None, _seen=None):
     dict kept by identity is not seen (Dynamo guards the items it read).
     Tensors reached this way are guarded by ``find_sources``.
     """
-    import types
-
     func, _ = _unwrap(fn)
     code = getattr(func, "__code__", None)
     if code is None:
