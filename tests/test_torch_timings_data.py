@@ -46,7 +46,7 @@ def test_says_where_when_and_with_what_it_was_recorded(data):
     assert about["versions"]["torch"].split("+")[0] == "2.13.0"
     assert about["versions"]["numpy"] and about["versions"]["python"]
     assert about["machine"]["cpu"] and about["machine"]["cores"] >= 1
-    assert about["threads"] == 1 and about["rounds"] >= 15
+    assert about["threads"] == 1 and about["rounds"] >= 41   # the machine is shared: enough rounds for steady medians
     assert "interleaved" in about["method"]
 
 

@@ -9,8 +9,13 @@ checks them before replaying the graph:
   bake in a decision on the memory layout, as mm's backward does); a tensor
   passed twice must be passed twice again;
 * for each other argument, and each global or closure variable the function
-  reads that holds a Python number, string or None: its value
-  (``L['n'] == 3``, ``G['scale'] == 0.5``);
+  reads (its own code, and the plain functions it calls, two levels deep) that
+  holds a Python number, string, None or a tuple of them: its value
+  (``n == 3``, ``G['scale'] == 0.5``; Dynamo's ``EQUALS_MATCH``), so a changed
+  closed-over float is compiled again, never replayed with its old value; an
+  attribute read off such an object, by value (``G['obj'].k == 2.0``); any
+  other object that is not a tensor, module, class or function, by identity
+  (``ID_MATCH``): see ``globals_read``;
 * for a tensor the function reads from a global, a closure or a module
   (a parameter): that it is still the same tensor, and its dtype, sizes and
   ``requires_grad``;
@@ -40,6 +45,9 @@ Source: Dynamo's guards (torch/_dynamo/guards.py: ``TENSOR_MATCH`` checked by
 ``check_tensor``, ``GLOBAL_STATE``, ``CONSTANT_MATCH``; the messages of
 ``get_guard_fail_reason``).
 """
+
+import dis
+import types
 
 import numpy as np
 
@@ -123,7 +131,7 @@ class Guard:
             return None
         if kind == "CONSTANT_MATCH":
             if type(obj) is not type(self.expected) or obj != self.expected:
-                return f"{self.source} == {self.expected!r}"
+                return f"{_short(self.source)} == {self.expected!r}"
             return None
         if kind == "ID_MATCH":
             return None if obj is self.expected else f"{self.source} is not the object seen when compiling"
@@ -193,8 +201,8 @@ class GuardSet:
             self.guards.append(g)
             self._captured.append((lambda v=value: v.tensor, g))
         self._globals = []
-        for source, getter, obj in globals_read:
-            g = Guard("CONSTANT_MATCH", source, obj)
+        for kind, source, getter, obj in globals_read:
+            g = Guard(kind, source, obj)
             self.guards.append(g)
             self._globals.append((getter, g))
 
@@ -373,26 +381,120 @@ def find_sources(fn):
     return out
 
 
-def globals_read(fn):
-    """``[(source, getter, value)]`` for the globals and closure variables holding simple Python values."""
+def _is_simple(val):
+    """A value Dynamo guards by equality: a number, a string, None, or a tuple of them."""
+    if isinstance(val, tuple):
+        return all(_is_simple(v) for v in val)
+    return isinstance(val, _SIMPLE)
+
+
+def _by_identity(val):
+    """An object guarded by identity (``ID_MATCH``): not a tensor, module, function or class.
+
+    Tensors are guarded by ``TENSOR_MATCH`` (``find_sources``); modules, classes and
+    builtins are the program's code, not its data; functions are looked into instead.
+    """
+    is_module = hasattr(val, "_modules") and hasattr(val, "forward")  # an nn.Module (nn imports after jit)
+    return not is_module and not isinstance(val, (Tensor, types.ModuleType, types.FunctionType,
+                                                  types.BuiltinFunctionType, types.MethodType, type))
+
+
+def _loads(code):
+    """``[(kind, name, attribute or None)]``: the globals and closure cells the code reads.
+
+    ``kind`` is ``"global"`` (``LOAD_GLOBAL``/``LOAD_NAME``) or ``"cell"``
+    (``LOAD_DEREF``); ``attribute`` is the name of a ``LOAD_ATTR`` right after the
+    load (``obj.k``), as Dynamo guards ``G['obj'].k`` rather than ``obj`` alone.
+    Nested code objects (comprehensions, lambdas) are read too.
+    """
+    out = []
+    for c in _walk_code(code):
+        ins = list(dis.get_instructions(c))
+        for i, op in enumerate(ins):
+            if op.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF"):
+                kind = "cell" if "DEREF" in op.opname else "global"
+                nxt = ins[i + 1] if i + 1 < len(ins) else None
+                attr = nxt.argval if nxt is not None and nxt.opname == "LOAD_ATTR" else None
+                out.append((kind, op.argval, attr))
+    return out
+
+
+def globals_read(fn, _depth=0, _prefix=None, _seen=None):
+    """``[(kind, source, getter, value)]``: the Python values outside the call the function reads.
+
+    Mirrors Dynamo, which guards every global and closure variable the traced
+    bytecode loads (torch/_dynamo/guards.py):
+
+    * a number, string, None or tuple of them: by value (``CONSTANT_MATCH``; PyTorch's
+      ``EQUALS_MATCH`` / ``CONSTANT_MATCH``), so ``G['N'] == 3`` or ``s == 2.0`` fails
+      when it changes and the function is compiled again;
+    * an attribute read from such an object (``obj.k``): the attribute's value
+      (``G['obj'].k == 2.0``), if it is simple;
+    * any other object (a list, a dict, an instance), not a tensor, module,
+      class or function: by identity (``ID_MATCH``);
+    * a plain Python function the code calls (defined outside minigrad): looked
+      into, two levels deep, and its globals and closure cells guarded the same way;
+      the function itself by identity (Dynamo's ``ID_MATCH`` on an inlined function).
+
+    What differs from Dynamo, and why: Dynamo interprets the bytecode and guards
+    exactly what the traced path read (``G['T'][0] == 2.0``, one element);
+    minigrad does not interpret bytecode, so it reads the loads off the code
+    statically and guards whole values (``G['T'] == (2.0, 1)``), every branch's
+    included: more recompiles, never a stale value.  Mutation inside a list or
+    dict kept by identity is not seen (Dynamo guards the items it read).
+    Tensors reached this way are guarded by ``find_sources``.
+    """
     func, _ = _unwrap(fn)
     code = getattr(func, "__code__", None)
     if code is None:
         return []
+    if _seen is None:
+        _seen = set()
+    if id(code) in _seen:
+        return []
+    _seen.add(id(code))
     out = []
-    closure = getattr(func, "__closure__", None) or ()
-    for name, cell in zip(code.co_freevars, closure):
-        try:
-            val = cell.cell_contents
-        except ValueError:
-            continue
-        if isinstance(val, _SIMPLE):
-            out.append((f"L['{name}']", lambda c=cell: c.cell_contents, val))
+    done = set()
+    closure = dict(zip(code.co_freevars, getattr(func, "__closure__", None) or ()))
     g = getattr(func, "__globals__", {})
-    seen = set()
-    for c in _walk_code(code):
-        for name in c.co_names:
-            if name in g and name not in seen and isinstance(g[name], _SIMPLE):
-                seen.add(name)
-                out.append((f"G['{name}']", lambda n=name: g[n], g[name]))
+
+    def add(kind, source, getter, value):
+        if source not in done:
+            done.add(source)
+            out.append((kind, source, getter, value))
+
+    for kind, name, attr in _loads(code):
+        if kind == "cell":
+            if name not in closure:  # a cell of this function's own (a local): not outside the call
+                continue
+            try:
+                val = closure[name].cell_contents
+            except ValueError:
+                continue
+            source = (f"L['{name}']" if _prefix is None
+                      else f"{_prefix}.__closure__[{code.co_freevars.index(name)}].cell_contents")
+            getter = (lambda c=closure[name]: c.cell_contents)
+        else:
+            if name not in g:
+                continue  # a builtin
+            val = g[name]
+            source = f"G['{name}']"
+            getter = (lambda n=name: g[n])
+        if _is_simple(val):
+            add("CONSTANT_MATCH", source, getter, val)
+        elif isinstance(val, types.FunctionType):
+            if (_depth < 2 and not (getattr(val, "__module__", "") or "").startswith("minigrad")):
+                add("ID_MATCH", source, getter, val)
+                out.extend(x for x in globals_read(val, _depth + 1, source, _seen)
+                           if x[1] not in done and not done.add(x[1]))
+        elif _by_identity(val):
+            add("ID_MATCH", source, getter, val)
+            if attr is not None:
+                try:
+                    a = getattr(val, attr)
+                except Exception:
+                    continue
+                if _is_simple(a):
+                    add("CONSTANT_MATCH", f"{source}.{attr}",
+                        lambda get=getter, n=attr: getattr(get(), n), a)
     return out

@@ -14,8 +14,10 @@ reads the file and says how to re-record it.  Nothing is typed by hand.
 What is recorded (every timing with ``minigrad.timing.measure``: variants
 interleaved round by round in a rotating order, a warm-up dropped, the
 collector off; medians with interquartile ranges, ratios round by round; as
-in the lesson, each timed call lasts about half a millisecond, with 41 rounds
-up to 10,000 elements and 15 above; PyTorch on one thread):
+in the lesson, each timed call lasts about half a millisecond; 81 rounds
+up to 10,000 elements and 30 above by default (``--rounds``), more than the
+lesson's live cells take, since the recorded medians are tested as they stand;
+PyTorch on one thread):
 
 * ``mlp_step``: the lesson's small MLP training step (forward and backward),
   eager against ``torch.compile`` with ``aot_eager`` and with ``inductor``;
@@ -419,6 +421,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--quick", action="store_true", help="fewer rounds and sizes (a trial run)")
+    ap.add_argument("--rounds", type=int, default=81,
+                    help="rounds per timing up to 10,000 elements (3/8 of them above; default 81: "
+                         "the machine is shared, and more rounds steady the medians)")
     ap.add_argument("--first-call-child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.first_call_child:
@@ -431,7 +436,7 @@ def main(argv=None):
     from minigrad.timing import measure
 
     torch.set_num_threads(1)               # as the lesson: the timings measure work, not the scheduler
-    rounds = 5 if args.quick else 41
+    rounds = 5 if args.quick else args.rounds
     sizes = [10, 1_000, 100_000] if args.quick else SIZES
     started = datetime.datetime.now(datetime.timezone.utc)
     data = {
