@@ -10,6 +10,8 @@ run on a shared, noisy machine:
 * the first rounds are a warm-up and are dropped;
 * Python's garbage collector is off while timing (``gc.disable()``): a collection
   triggered by one variant's garbage would land on whichever runs next;
+* on a machine other processes keep busy, ``clock=time.process_time`` times the
+  process's CPU time: the time it spends waiting for the processor is not counted;
 * what comes back is every round's time, so a cell prints the median with its
   spread (the interquartile range: half the rounds lie inside it) and a check
   tests a ratio computed round by round (each round's two times were taken a
@@ -38,12 +40,16 @@ Ratio.__doc__ = """A ratio of two variants' times, round by round: its median an
 interquartile range (``low``, ``high``: the middle half of the rounds' ratios)."""
 
 
-def measure(variants, rounds=15, warmup=3):
+def measure(variants, rounds=15, warmup=3, clock=None):
     """Time each of ``variants`` (a dict of name: callable taking no argument) ``rounds`` times.
 
     Round after round, each variant runs once, in an order that rotates from one
     round to the next; the first ``warmup`` rounds are not kept; the collector is off
-    while timing (and restored after).  Returns a ``Timings``.
+    while timing (and restored after).  ``clock`` is the function read before and after
+    each call: wall-clock time (``time.perf_counter``) unless told otherwise; on a machine
+    shared with other busy processes, ``time.process_time`` (this process's CPU time)
+    leaves out the time the machine gives to them, which wall-clock time counts in
+    whichever call it interrupts.  Returns a ``Timings``.
 
     Raises:
         ValueError: no variants, or fewer than 3 rounds (no spread to speak of).
@@ -52,6 +58,7 @@ def measure(variants, rounds=15, warmup=3):
         raise ValueError("measure: give at least one variant to time")
     if rounds < 3:
         raise ValueError(f"measure: at least 3 rounds are needed for a spread, got {rounds}")
+    clock = time.perf_counter if clock is None else clock
     names = list(variants)
     times = {name: [] for name in names}
     was_enabled = gc.isenabled()
@@ -62,9 +69,9 @@ def measure(variants, rounds=15, warmup=3):
             shift = r % len(names)
             for name in names[shift:] + names[:shift]:
                 fn = variants[name]
-                t0 = time.perf_counter()
+                t0 = clock()
                 fn()
-                elapsed = time.perf_counter() - t0
+                elapsed = clock() - t0
                 if r >= warmup:
                     times[name].append(elapsed)
     finally:

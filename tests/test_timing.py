@@ -66,3 +66,16 @@ def test_the_collector_stays_off_if_it_was_off(clock):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_clock_can_be_given_and_is_the_one_read():
+    now = [0.0]
+
+    def fake_cpu_time():
+        return now[0]
+
+    def run():
+        now[0] += 0.5
+
+    t = timing.measure({"a": run, "b": run}, rounds=3, warmup=1, clock=fake_cpu_time)
+    assert t.times == {"a": [0.5] * 3, "b": [0.5] * 3}
