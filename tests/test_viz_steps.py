@@ -329,12 +329,12 @@ def test_step_picture_source_marks():
     # the legend explains what is drawn, each arrow drawn as a real edge in the picture's style
     legend = viz.render.legend_source(*p.legend)
     for text in ("running now", "done: already run", "saved, freed just now",
-                 "gradient, points back: from a step to its input, with its value"):
+                 "gradient, points back: from a node to its input, with its value"):
         assert text in legend, text
     assert re.search(r'-> a\d+ \[color="#D55E00", penwidth="2.5", dir="back"', legend)
     assert "recording, points forward" not in legend  # no grey arrow left at this step
     legend0 = viz.render.legend_source(*steps.draw(0).legend)
-    assert ("recording, points forward: from an input to the step that used it, and on to what it made"
+    assert ("recording, points forward: from an input to the node that used it, and on to what it made"
             in legend0)
     assert re.search(r'-> a\d+ \[color="#8C8C8C", penwidth="1"', legend0)
     # before the walk nothing is marked, no gradient has moved except the seed

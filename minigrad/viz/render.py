@@ -13,15 +13,15 @@ The picture language (the same in every picture a lesson shows):
   folded corner on the step's own row, beside it, joined to it by a dashed
   line (a step's values share one page, a line each); orange and solid while
   alive, white with a dashed border once freed, the names struck out and the
-  word "freed" (the value is gone: not to be mistaken for a constant that was
+  word "freed" (the graph let go of it: not to be mistaken for a constant that was
   never saved);
 * a **constant** (an input that needs no gradient: ``(None, 0)`` in
   ``next_functions``): an oval with a dotted border, its value (``2``) when the
   step kept it, with ``(None, 0)`` under it;
 * **arrows**: thin grey arrows are the recording and point forward, from an
-  input to the step that used it (``next_functions`` point the other way, from
-  a step back to its inputs); in pictures of the backward walk, thick
-  vermillion arrows are the gradients and point back, from a step to its
+  input to the node that used it (``next_functions`` point the other way, from
+  a node back to its inputs); in pictures of the backward walk, thick
+  vermillion arrows are the gradients and point back, from a node to its
   input, labelled with the value they carry.  A named tensor
   (``names={"y": y}``) labels the arrow it leaves by.
 
@@ -193,21 +193,21 @@ PNG_DPI = 144  # twice Graphviz's 72 points per inch: crisp on high-density scre
 
 _LEGEND = (  # (kind, text), in this order, each only when drawn
     ("leaf", "leaf: a tensor you made that requires grad; its AccumulateGrad collects its .grad"),
-    ("function", "operation (grad_fn), numbered in recording order"),
+    ("function", "operation (grad_fn node); step N: its place in recording order"),
     ("output", "output"),
     ("tensor", "tensor, records nothing"),
-    ("named", "a named tensor a step produced"),
-    ("saved", "saved for backward by the step beside it, alive "
+    ("named", "a named tensor a node produced"),
+    ("saved", "saved for backward by the node beside it, alive "
               "(self, other: its inputs; result: its output)"),
     ("saved_packed", "saved, packed by a saved_tensors_hooks hook"),
     ("saved_modified", "saved, modified in place since (backward would fail)"),
-    ("saved_just_freed", "saved, freed just now (struck out: the value is gone)"),
-    ("saved_freed", "saved, freed by the walk (struck out: the value is gone)"),
-    ("constant_saved", "constant input, kept for backward by the step it goes into"),
+    ("saved_just_freed", "saved, freed just now (struck out: the graph let go of it; the memory goes if nothing else holds it)"),
+    ("saved_freed", "saved, freed by the walk (struck out: the graph let go of it; the memory goes if nothing else holds it)"),
+    ("constant_saved", "constant input, kept for backward by the node it goes into"),
     ("constant_just_freed", "constant input that was kept, freed just now (struck out)"),
     ("constant_freed", "constant input that was kept, freed by the walk (struck out)"),
     ("constant", "constant input: no gradient goes back to it ((None, 0) in next_functions)"),
-    ("more", "steps not drawn"),
+    ("more", "nodes not drawn"),
 )
 # marks of a recorded walk that the legend explains, in this order
 _MARK_LEGEND = (
@@ -218,9 +218,9 @@ _MARK_LEGEND = (
 # the arrows, each drawn in the legend as in the picture: (edge kinds it stands for, style, text)
 _ARROW_LEGEND = (
     (("data", "output"), "data",
-     "recording, points forward: from an input to the step that used it, and on to what it made"),
-    (("constant",), "constant", "a constant going into the step that used it"),
-    (("grad",), "grad", "gradient, points back: from a step to its input, with its value"),
+     "recording, points forward: from an input to the node that used it, and on to what it made"),
+    (("constant",), "constant", "a constant going into the node that used it"),
+    (("grad",), "grad", "gradient, points back: from a node to its input, with its value"),
 )
 _GONE = ("freed", "just_freed")  # the saved states a picture draws struck out
 
@@ -266,7 +266,7 @@ def html_label(rows):
         t = _esc(text)
         if style == "title":
             return f"<B>{t}</B>"
-        if style == "struck":  # a saved value's name, once the value is gone
+        if style == "struck":  # a saved value's name, once the graph let go of it
             return f"<S><B>{t}</B></S>"
         if style == "struck_small":
             return f'<FONT POINT-SIZE="{SMALL}"><S>{t}</S></FONT>'
@@ -372,7 +372,7 @@ def _saved_pages(k, values):
 
     Values in one state share one page (a line each, in order: self, other, ...); a step
     whose values differ in state (one modified in place) has a page for each.  A freed
-    value's name is struck out: the value is gone, not merely unsaved.
+    value's name is struck out: the graph let go of it (not merely unsaved).
     """
     if not values:
         return []
