@@ -79,7 +79,8 @@ from .ops.random_fills import normal
 from .parallel import get_num_threads, set_num_threads
 from .random import default_generator, get_rng_state, initial_seed, seed, set_rng_state
 from .serialization import load, save
-from .tensor import Size, Tensor, is_tensor, ones, ones_like, tensor, zeros, zeros_like
+from .tensor import Size, Tensor
+from .creation import is_tensor, ones, ones_like, tensor, zeros, zeros_like
 
 float = float32
 double = float64

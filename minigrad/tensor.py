@@ -25,7 +25,7 @@ from . import _tensor_checks as _checks
 from ._tensor_str import tensor_repr
 from .autograd import grad_mode  # (a leaf module of autograd: it imports nothing of minigrad)
 
-__all__ = ["Size", "Tensor", "is_tensor", "ones", "ones_like", "tensor", "zeros", "zeros_like"]
+__all__ = ["Size", "Tensor"]
 
 _state = grad_mode._state
 _new = object.__new__
@@ -339,7 +339,3 @@ def register_autograd(namespace):
 
 _DTYPE_OF = {d.np: d for d in _dtype._ALL}
 
-
-# tensor(), zeros(), ones() live in creation.py with the other factories; importable
-# from here too (imported last: creation imports Tensor)
-from .creation import is_tensor, ones, ones_like, tensor, zeros, zeros_like  # noqa: E402

@@ -166,7 +166,7 @@ def _fmt(v):
 
 def _value_text(v):
     """A slider value as a learner reads it: ``2.``, ``0.5000``, like a tensor's print."""
-    from .tensor import tensor
+    from .creation import tensor
 
     return _fmt(tensor(float(v)))
 
@@ -247,7 +247,7 @@ def _error_picture(inputs, caption):
 
     roots = list(inputs.values())
     if not roots:
-        from .tensor import tensor
+        from .creation import tensor
 
         roots = [tensor(0.0)]
     view = View(caption=caption, header="recorded so far")

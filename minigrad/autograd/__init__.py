@@ -17,7 +17,8 @@ import warnings as _warnings
 from types import SimpleNamespace as _Namespace
 
 from .. import tensor as _tensor
-from ..tensor import Tensor, ones_like, zeros_like
+from ..tensor import Tensor
+from ..creation import ones_like, zeros_like
 from . import forward_ad, functional, graph, hooks, saved, saved_edits  # noqa: F401
 from . import function as _function
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly

@@ -458,7 +458,8 @@ def _keep_saved_output_tangents(ctx, outs):
 
 
 def _custom_jvp(cls, ctx, args, tangents):
-    from ..tensor import Tensor, zeros_like
+    from ..tensor import Tensor
+    from ..creation import zeros_like
 
     jvp = getattr(cls, "jvp", None)
     if jvp is None:

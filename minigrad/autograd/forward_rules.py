@@ -14,7 +14,8 @@ tools/autograd/derivatives.yaml.
 
 import numpy as np
 
-from ..tensor import Tensor, zeros_like
+from ..creation import zeros_like
+from ..tensor import Tensor
 
 _RULES = {}
 
@@ -102,6 +103,7 @@ def _build_rules():
     from ..ops import indexing as I
     from ..ops import linalg as L
     from ..ops import reductions as R
+    from ..ops import rounding_division as RD
     from ..ops import shape as S
     from ..ops._util import canonical_dim, canonical_dims
 
@@ -424,14 +426,14 @@ def _build_rules():
         q = _const(np.floor(np.asarray(a._data / b._data)), tb)
         return _plus(t[0], -tb * q)
 
-    r[E.Remainder] = r[E.RemainderTensor] = remainder
+    r[RD.Remainder] = r[RD.RemainderTensor] = remainder
     def div_rounding(args, out, t):
         if args[2] is None:
             return div(args[:2], out, t[:2])  # rounding_mode=None: true division
         like = t[0] if t[0] is not None else t[1]
         return _const(np.zeros(out._data.shape), like)  # piecewise constant: zeros, as PyTorch
 
-    r[E.DivFloor] = div_rounding
+    r[RD.DivFloor] = div_rounding
 
     from ..ops import statistics as Q
 

@@ -206,7 +206,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     """Zeros for inputs that got no gradient; in strict mode, PyTorch's error for that stage."""
-    from ..tensor import zeros_like
+    from ..creation import zeros_like
 
     if stage not in ["back", "back_trick", "double_back", "double_back_trick"]:
         raise RuntimeError(f"Invalid stage argument '{stage}' to _fill_in_zeros")
@@ -345,7 +345,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
     Source: ``torch.autograd.functional.jvp``.
     """
-    from ..tensor import zeros_like
+    from ..creation import zeros_like
 
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
@@ -390,7 +390,7 @@ def _basis_column(inp, k):
 def _jacfwd(func, inputs, strict=False, vectorize=False):
     """The Jacobian by forward mode: one dual-number pass per input element (one column each)."""
     from ..ops.shape import stack
-    from ..tensor import zeros_like
+    from ..creation import zeros_like
 
     if strict:
         raise RuntimeError(
@@ -484,7 +484,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     Source: ``torch.autograd.functional.jacobian``.
     """
     from ..ops.shape import stack
-    from ..tensor import zeros_like
+    from ..creation import zeros_like
 
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
@@ -705,7 +705,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
 
     Source: ``torch.autograd.functional.hvp``.
     """
-    from ..tensor import zeros_like
+    from ..creation import zeros_like
 
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")

@@ -576,7 +576,7 @@ def _slow_mode_message(func, tupled_inputs, func_outs, outputs, diff_idx, diff_i
 
 def _test_backward_mul_by_grad_output(outputs, diff_inputs):
     """Zero ``grad_outputs`` must give zero gradients of the inputs' shapes and dtypes."""
-    from ..tensor import zeros_like
+    from ..creation import zeros_like
 
     if not diff_inputs:
         raise GradcheckError("no Tensors requiring grad found in input")
@@ -614,7 +614,7 @@ def _test_undefined_backward_mode(func, tupled_inputs, diff_inputs):
     after ``ctx.set_materialize_grads(False)``).  With every output undefined
     nothing runs, so only the one-at-a-time case can fail.
     """
-    from ..tensor import zeros_like
+    from ..creation import zeros_like
 
     n_outputs = len(_differentiable(_outputs_of(func(*tupled_inputs))))
     if n_outputs < 2:

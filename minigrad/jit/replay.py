@@ -53,7 +53,8 @@ from ..autograd import saved as _saved
 from ..autograd import saved_edits as _edits
 from ..autograd.graph import Node
 from ..ops.reductions import SumDim as _SumDim
-from ..tensor import Tensor, zeros
+from ..tensor import Tensor
+from ..creation import zeros
 from ..autograd.saved_errors import raise_modified as _raise_modified
 from .codegen_numpy import NoGeneratedForm, generate
 from .plan import is_traceable, program_code, trace_step_backward

@@ -17,7 +17,8 @@ Source: the ``result:`` formulas of PyTorch's tools/autograd/derivatives.yaml.
 import numpy as np
 
 from ..autograd.forward_rules import _linear, _plus, register_rule_builder
-from ..tensor import Tensor, ones_like
+from ..tensor import Tensor
+from ..creation import ones_like
 from . import activations as A
 from . import activations_backward as B
 from . import batchnorm as BN

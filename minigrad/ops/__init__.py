@@ -32,6 +32,7 @@ from . import formulas as _formulas  # (first: every primitive defined below run
 from . import clamping as _clamping
 from . import comparison as _cmp
 from . import elementwise as _ew
+from . import rounding_division as _rd
 from . import shape as _sh
 from ._util import UNSET, as_operand, is_scalar, wrap_scalar
 from .clamping import nan_to_num
@@ -297,12 +298,11 @@ def div(input, other, *, rounding_mode=_UNSET):
     """
     if rounding_mode is _UNSET:
         return _ew.Div.apply(as_operand(input, "div"), as_operand(other, "div"))
-    from .rounding_division import ROUNDING_MODES, DivRounding
 
-    if rounding_mode not in ROUNDING_MODES:
+    if rounding_mode not in _rd.ROUNDING_MODES:
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                            f"found '{rounding_mode}'")
-    return DivRounding.apply(as_operand(input, "div"), as_operand(other, "div"), rounding_mode)
+    return _rd.DivRounding.apply(as_operand(input, "div"), as_operand(other, "div"), rounding_mode)
 
 
 def divide(input, other, *, rounding_mode=_UNSET):
@@ -427,10 +427,10 @@ def remainder(input, other):
     implemented").
     """
     if isinstance(input, Tensor) and is_scalar(other):
-        return _ew.Remainder.apply(input, other.item() if hasattr(other, "item") else other)
+        return _rd.Remainder.apply(input, other.item() if hasattr(other, "item") else other)
     if not isinstance(input, Tensor):
-        return _ew.RemainderScalarTensor.apply((as_operand(input, "remainder"),), other)
-    return _ew.RemainderTensor.apply(input, as_operand(other, "remainder"))
+        return _rd.RemainderScalarTensor.apply((as_operand(input, "remainder"),), other)
+    return _rd.RemainderTensor.apply(input, as_operand(other, "remainder"))
 
 
 def _edge_only_if_needed(t):
@@ -444,7 +444,7 @@ def floor_divide(input, other):
 
     Node: NotImplemented, with an edge for each input that requires grad.
     """
-    return _ew.FloorDivide.apply(_edge_only_if_needed(as_operand(input, "floor_divide")),
+    return _rd.FloorDivide.apply(_edge_only_if_needed(as_operand(input, "floor_divide")),
                                  _edge_only_if_needed(as_operand(other, "floor_divide")))
 
 
@@ -648,13 +648,13 @@ class _Methods:
 
     def new_zeros(self, *size, dtype=None, requires_grad=False):
         """Zeros of ``size`` with this tensor's dtype by default (``Tensor.new_zeros``)."""
-        from ..tensor import zeros
+        from ..creation import zeros
 
         return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
     def new_ones(self, *size, dtype=None, requires_grad=False):
         """Ones of ``size`` with this tensor's dtype by default (``Tensor.new_ones``)."""
-        from ..tensor import ones
+        from ..creation import ones
 
         return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 

@@ -35,8 +35,6 @@ __all__ = [
     "Add",
     "Cos",
     "Div",
-    "DivFloor",
-    "FloorDivide",
     "Exp",
     "Log",
     "Maximum",
@@ -48,9 +46,6 @@ __all__ = [
     "PowTensorTensor",
     "Reciprocal",
     "Relu",
-    "Remainder",
-    "RemainderScalarTensor",
-    "RemainderTensor",
     "Relu",
     "Rsub",
     "Sigmoid",
@@ -781,20 +776,10 @@ class Minimum(Maximum):
     _wins = staticmethod(np.less)
 
 
-# floor division and remainder, in a file of their own (rounding_division.py); named here too,
-# where the rest of the library and its forward-mode rules look them up
-from .rounding_division import (  # noqa: E402  (they build on the helpers above)
-    DivFloor,
-    FloorDivide,
-    Remainder,
-    RemainderScalarTensor,
-    RemainderTensor,
-)
-
 # These forwards compute with numpy alone: Function.apply need not switch
 # recording off around them.
 for _cls in (Add, Sub, Rsub, Mul, MulScalar, Div, Neg, Reciprocal, PowTensorScalar,
              PowTensorTensor, PowScalarTensor, Where, Exp, Log, Tanh, Sigmoid, Relu, Abs, Sqrt,
-             Sin, Cos, Maximum, Minimum, Remainder, FloorDivide, ThresholdBackward, Sgn):
+             Sin, Cos, Maximum, Minimum, ThresholdBackward, Sgn):
     _cls._numpy_forward = True
 del _cls

@@ -415,7 +415,7 @@ class _TensorOps(_grad_kinds.Tensors):
 
     @staticmethod
     def zeros(shape, like):
-        from ..tensor import zeros
+        from ..creation import zeros
 
         return zeros(shape, dtype=like.dtype)
 

@@ -538,7 +538,7 @@ class IndexSelect(Function):
     @staticmethod
     def backward(ctx, grad):
         (index,) = ctx.saved_tensors
-        from ..tensor import zeros
+        from ..creation import zeros
 
         base = zeros(ctx.self_sym_sizes, dtype=grad.dtype)
         return IndexAdd.apply(base, ctx._d, (index,), grad, 1), None, None

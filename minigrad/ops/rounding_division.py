@@ -1,7 +1,7 @@
 """Floor division and remainder (``//``, ``%``, ``torch.remainder``), each next to its gradient.
 
-Split from ``elementwise.py`` (and still reachable from it): the elementwise ops whose forward
-rounds.  ``remainder`` passes the gradient to ``self`` unchanged and sends
+Split from ``elementwise.py``, on which it builds (it imports nothing back): the elementwise
+ops whose forward rounds.  ``remainder`` passes the gradient to ``self`` unchanged and sends
 ``-grad * floor(self / other)`` to a tensor ``other``; each class's docstring gives its node.
 
 Source: the formulas of PyTorch's tools/autograd/derivatives.yaml; the remainder kernel of
@@ -13,7 +13,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import operands
-from .elementwise import _const
+from .elementwise import Div, _const
 
 __all__ = ["DivFloor", "DivRounding", "ROUNDING_MODES", "FloorDivide", "Remainder", "RemainderScalarTensor", "RemainderTensor"]
 
@@ -102,8 +102,6 @@ class DivRounding(Function):
     def forward(ctx, a, b, rounding_mode):
         ctx.rounding_mode = rounding_mode
         if rounding_mode is None:
-            from .elementwise import Div
-
             ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)  # as Div's
             return Div.forward(_NoSave, a, b)
         # as PyTorch's generated code: `self` is kept only for `other`'s gradient
@@ -216,3 +214,8 @@ class FloorDivide(Function):
     @staticmethod
     def backward(ctx, grad):
         raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+# As elementwise.py's: these forwards compute with numpy alone, so Function.apply need not
+# switch recording off around them.
+Remainder._numpy_forward = FloorDivide._numpy_forward = True
