@@ -53,7 +53,7 @@ def test_beginner2_reads_answers_as_lesson_1_does():
         assert "First note: right" in right and "Blame: right" in right, (note, blame, right)
     assert check("MulBackward0", "three") == (
         "Write a number, e.g. my_blame = 2.5 (you wrote 'three').\n")
-    assert check(3, 3).startswith("Write a name in quotes")
+    assert check(3, 3) == ('Write a name in quotes, e.g. my_first_note = "AddBackward0" (you wrote 3).\n')
     assert "whole name" in check("Mul", 3)
     assert "not a note this run writes" in check("ExpBackward0", 3)
     assert "not it yet" in check("MulBackward0", 2.5)

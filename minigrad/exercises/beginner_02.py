@@ -18,7 +18,7 @@ SQUARING, ADDING = "PowBackward0", "AddBackward0"
 @reply
 def check(my_first_note, my_blame, detour):
     """Reply to ``my_first_note`` (a note's name) and ``my_blame`` (``x.grad``) at ``x = 2``."""
-    first = name(my_first_note, example='my_first_note = "SubBackward0"')
+    first = name(my_first_note, example='my_first_note = "AddBackward0"')
     blame = number(my_blame, example="my_blame = 2.5")
     run = widgets.run_explore(detour, x=2.0)  # the real run, walked back
     note, grad = run.tape[0], run.grads["x"].item()
