@@ -888,16 +888,11 @@ def generate(region, ctx_cls, run_backward):
                 ns[f"S{k}"] = (s.op, None)
             ns[f"NM{k}"] = node
             bwd.append(f"        r = RUN(S{k}, c{k}, {grads})")
-            edge = 0
-            for pos, v in enumerate(s.args):
-                if not isinstance(v, Value):
-                    continue
-                if id(v) in gname and s.needs[pos]:
-                    tgt = gname[id(v)]
-                    expr = f"GRAD(r[{pos}], {_const(ns, (v.shape, v.dtype))}, NM{k}, {edge})"
-                    bwd.append(f"        {tgt} = ADD({tgt}, {expr})")
-                    written.add(tgt)
-                edge += 1
+            for pos, edge, v in s.routed_inputs(gname):
+                tgt = gname[id(v)]
+                expr = f"GRAD(r[{pos}], {_const(ns, (v.shape, v.dtype))}, NM{k}, {edge})"
+                bwd.append(f"        {tgt} = ADD({tgt}, {expr})")
+                written.add(tgt)
             bwd.append("        del r, " + ", ".join(outs))
             continue
         g = gname[id(o)]
