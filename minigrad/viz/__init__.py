@@ -21,6 +21,7 @@ One file per idea, so that the part a lesson talks about can be opened alone:
 ``snapshot.py``     which nodes and values a picture shows
 ``text.py``         the text form
 ``render.py``       the picture language: Graphviz rendering and the legend
+``style.py``        its Graphviz attributes (boxes, marks, arrows), and running ``dot``
 ``drawing.py``      ``draw``
 ``recording.py``    what the recorded walks share (steps, names, past states)
 ``backward_walk.py``  ``record_backward``: the backward walk, step by step
