@@ -26,6 +26,7 @@ from minigrad.autograd.functional import hessian, jacobian
 from minigrad.nn import functional as NF
 from minigrad.ops import elementwise as E
 from minigrad.ops import inplace as IP
+from minigrad.ops import view_writes as VW
 
 F64 = minigrad.float64
 
@@ -516,13 +517,13 @@ CASES = {
     "remainder_scalar": (_fixed(lambda a: a % 1.5, (2, 3)), {"Remainder"}),
     "index_put": (_fixed(lambda a, b: IP._IndexPut.apply(a, (np.array([0, 2]),), b), (3, 2), (2, 2)),
                   {"_IndexPut"}),
-    "view_write": (_fixed(lambda a, b: IP._CopyIntoView.apply(a, np.array([[0, 1], [4, 5]]), b)
-                          + IP._ScatterIntoBase.apply(IP._AsStrided.apply(a, np.array([1, 1, 3])),
+    "view_write": (_fixed(lambda a, b: VW._CopyIntoView.apply(a, np.array([[0, 1], [4, 5]]), b)
+                          + VW._ScatterIntoBase.apply(VW._AsStrided.apply(a, np.array([1, 1, 3])),
                                                       np.array([1, 1, 3]), (2, 3)),
                           (2, 3), (2, 2)),
                    {"_CopyIntoView", "_AsStrided", "_ScatterIntoBase"}),
     "zero": (_unary(lambda a: IP._Zero.apply(a) + a), {"_Zero"}),
-    "copy": (_fixed(lambda a, b: IP._Copy.apply(a, b), (2, 3), (3,)), {"_Copy"}),
+    "copy": (_fixed(lambda a, b: VW._Copy.apply(a, b), (2, 3), (3,)), {"_Copy"}),
     "copy_slices": (_fixed(lambda a, b: IP._CopySlices.apply(a, (slice(0, 1),), b), (3, 2), (1, 2)),
                     {"_CopySlices"}),
     # losses

@@ -606,11 +606,8 @@ def _build_pointwise_rules(r):
 
 
 def _build_inplace_rules(r):
-    """JVPs of the out-of-place primitives behind minigrad's in-place operations, if present."""
-    try:
-        from ..ops import inplace as P
-    except ImportError:  # pragma: no cover
-        return
+    """JVPs of the out-of-place primitives behind minigrad's in-place operations."""
+    from ..ops import inplace as P, view_writes as V
 
     def fill(args, out, t):
         # every element becomes ``value``: its tangent (a 0-d tensor value), else 0
@@ -624,13 +621,9 @@ def _build_inplace_rules(r):
             return zeros_like(out)
         return ts.to(out.dtype) if ts.dtype is not out.dtype else ts
 
-    for name, rule in (("_Fill", lambda args, out, t: zeros_like(out)), ("_FillTensor", fill),
-                       ("_Zero", lambda args, out, t: zeros_like(out)), ("_Copy", copy)):
-        cls = getattr(P, name, None)
-        if cls is not None:
-            r[cls] = rule
+    r[P._Fill] = r[P._Zero] = lambda args, out, t: zeros_like(out)
+    r[P._FillTensor] = fill
+    r[V._Copy] = copy
     # linear in their tensor arguments: writing values into (views of) a base
-    for name in ("_CopySlices", "_IndexPut", "_CopyIntoView", "_AsStrided", "_ScatterIntoBase"):
-        cls = getattr(P, name, None)
-        if cls is not None:
-            r[cls] = _linear(cls)
+    for cls in (P._CopySlices, P._IndexPut, V._CopyIntoView, V._AsStrided, V._ScatterIntoBase):
+        r[cls] = _linear(cls)

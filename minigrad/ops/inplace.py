@@ -48,7 +48,6 @@ from .indexing import (_Pick, _as_index_array, _numpy_index_message, check_key,
 from .memory_overlap import check_no_partial_overlap
 from .view_writes import (CopySlices, _AsStrided, _Copy, _CopyIntoView, _positions,
                           _zero_where_written, _zeros_like)
-from .view_writes import _ScatterIntoBase  # noqa: F401 (forward_rules looks it up here by name)
 
 _state = grad_mode._state
 _make = Tensor._make
