@@ -28,7 +28,11 @@ PyTorch on one thread):
   ``backward``), eager against ``aot_eager`` and ``inductor``, over the sizes;
 * ``first_call``: the first call of a fresh ``torch.compile`` of that step at
   1,000 elements, each sample in a fresh process with an empty Inductor cache
-  (a cold start, as a user meets it);
+  (a cold start, as a user meets it), compiling in that process
+  (``TORCHINDUCTOR_COMPILE_THREADS=1``, no pool of compile workers): 5 samples per
+  backend (``--first-calls``), each on the wall clock and in CPU seconds (the
+  process's own and those of the compiler processes it waited for), with the
+  machine's load average when the samples started and ended;
 * ``inductor_code``: for that step, the kernels Inductor generated (counted
   in its output code) against the operations of the eager tape;
 * ``branches``: the lesson's ``g`` (an ``if`` on a tensor's value): the graphs
@@ -39,7 +43,8 @@ PyTorch on one thread):
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
-another file with ``--out``).
+another file with ``--out``; ``--only first_call``: re-record that part alone
+into the existing file, stamped with its own date, leaving the rest as recorded).
 """
 
 import argparse
@@ -50,6 +55,7 @@ import os
 import pathlib
 import platform
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -95,10 +101,16 @@ def first_call_child(backend):
     torch.set_num_threads(1)
     x = torch.linspace(-1.0, 1.0, 1_000).requires_grad_()
     compiled = torch.compile(chain, backend=backend, dynamic=False)
-    t0 = time.perf_counter()
+
+    def cpu():
+        # this process's CPU time and that of the child processes it waited for (the C++ compiler)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() + children.ru_utime + children.ru_stime
+
+    c0, t0 = cpu(), time.perf_counter()
     chain_step(compiled, x)()
-    first = time.perf_counter() - t0
-    print(json.dumps({"seconds": first}))
+    first, first_cpu = time.perf_counter() - t0, cpu() - c0
+    print(json.dumps({"seconds": first, "cpu_seconds": first_cpu}))
 
 
 def summary(t, name):
@@ -150,6 +162,34 @@ def machine():
         gcc = None
     return {"cpu": cpu, "cores": os.cpu_count(), "system": platform.platform(), "compiler": gcc,
             "load_average_at_start": list(os.getloadavg())}
+
+
+def record_first_calls(samples):
+    """The first call of a fresh compile of the chain's step, each sample in a fresh process."""
+    first = {"what": "the first call (forward and backward) of a fresh torch.compile of the chain's step "
+                     "at 1,000 elements, in a fresh process with an empty Inductor cache, compiling in that "
+                     "process (TORCHINDUCTOR_COMPILE_THREADS=1); seconds on the wall clock, and CPU "
+                     "seconds of that process and of the compiler processes it waited for",
+             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+             "load_average_at_start": list(os.getloadavg())}
+    for backend in ["aot_eager", "inductor"]:
+        wall, cpu = [], []
+        for _ in range(samples):
+            with tempfile.TemporaryDirectory() as cache:
+                # compiling in the process itself (no pool of compile workers), so that the CPU
+                # time it waits for includes every compiler run
+                env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache, PYTHONPATH=str(ROOT),
+                           TORCHINDUCTOR_COMPILE_THREADS="1")
+                res = subprocess.run([sys.executable, __file__, "--first-call-child", backend],
+                                     capture_output=True, text=True, env=env, check=True)
+                got = json.loads(res.stdout.strip().splitlines()[-1])
+            wall.append(got["seconds"])
+            cpu.append(got["cpu_seconds"])
+            print(f"  {backend}: {wall[-1]:.2f} s, {cpu[-1]:.2f} s of CPU", flush=True)
+        first[backend] = {"samples_s": wall, "median_s": sorted(wall)[len(wall) // 2],
+                          "cpu_samples_s": cpu, "cpu_median_s": sorted(cpu)[len(cpu) // 2]}
+    first["load_average_at_end"] = list(os.getloadavg())
+    return first
 
 
 def record_mlp(torch, measure, rounds):
@@ -424,10 +464,22 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=81,
                     help="rounds per timing up to 10,000 elements (3/8 of them above; default 81: "
                          "the machine is shared, and more rounds steady the medians)")
+    ap.add_argument("--first-calls", type=int, default=5,
+                    help="samples of each backend's first call, each in a fresh process (default 5)")
+    ap.add_argument("--only", choices=["first_call"],
+                    help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--first-call-child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.first_call_child:
         first_call_child(args.first_call_child)
+        return 0
+    out = pathlib.Path(args.out)
+    if args.only == "first_call":
+        data = json.loads(out.read_text(encoding="utf-8"))
+        print("first calls, each in a fresh process with an empty Inductor cache ...", flush=True)
+        data["first_call"] = record_first_calls(args.first_calls)
+        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote first_call into {out}")
         return 0
 
     import numpy
@@ -460,20 +512,7 @@ def main(argv=None):
     print("recompiles ...", flush=True)
     data["recompiles"] = record_recompiles(torch)
     print("first calls, each in a fresh process with an empty Inductor cache ...", flush=True)
-    first = {}
-    for backend in ["aot_eager", "inductor"]:
-        samples = []
-        for _ in range(2 if args.quick else 3):
-            with tempfile.TemporaryDirectory() as cache:
-                env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
-                res = subprocess.run([sys.executable, __file__, "--first-call-child", backend],
-                                     capture_output=True, text=True, env=env, check=True)
-                samples.append(json.loads(res.stdout.strip().splitlines()[-1])["seconds"])
-            print(f"  {backend}: {samples[-1]:.2f} s", flush=True)
-        first[backend] = {"samples_s": samples, "median_s": sorted(samples)[len(samples) // 2]}
-    data["first_call"] = {"what": "the first call (forward and backward) of a fresh torch.compile "
-                                  "of the chain's step at 1,000 elements, in a fresh process with "
-                                  "an empty Inductor cache", **first}
+    data["first_call"] = record_first_calls(3 if args.quick else args.first_calls)
     print("MLP step ...", flush=True)
     data["mlp_step"] = record_mlp(torch, measure, rounds)
     print("size sweeps ...", flush=True)
@@ -481,7 +520,6 @@ def main(argv=None):
         torch, measure, rounds, sizes)
     data["recorded"]["seconds_taken"] = round((datetime.datetime.now(datetime.timezone.utc)
                                                - started).total_seconds())
-    out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
