@@ -599,7 +599,7 @@ def test_freed_values_look_unlike_values_never_saved():
     # before the walk the 3 was kept and alive: orange, no strike
     alive = next(ln for ln in before.splitlines() if ln.startswith("  const1_2 ["))
     assert "<S>" not in alive and "alive" in alive and "#F7D999" in alive
-    legend = viz.render.legend_source(*p.legend)
+    legend = viz.legend.legend_source(*p.legend)
     assert "constant input that was kept, freed by the walk (struck out)" in legend
     assert re.search(r's\d+ \[label=<<S>kept</S>>, shape="ellipse", style="dashed"', legend)
     assert re.search(r's\d+ \[label="", shape="ellipse", style="dotted"', legend)

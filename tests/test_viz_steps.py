@@ -327,13 +327,13 @@ def test_step_picture_source_marks():
     assert re.search(r'saved1 \[label=<<S><B>self</B></S><BR/><S><B>other</B></S><BR/>'
                      r'freed just now>.*penwidth="2"', src)
     # the legend explains what is drawn, each arrow drawn as a real edge in the picture's style
-    legend = viz.render.legend_source(*p.legend)
+    legend = viz.legend.legend_source(*p.legend)
     for text in ("running now", "done: already run", "saved, freed just now",
                  "gradient, points back: from a node to its input, with its value"):
         assert text in legend, text
     assert re.search(r'-> a\d+ \[color="#D55E00", penwidth="2.5", dir="back"', legend)
     assert "recording, points forward" not in legend  # no grey arrow left at this step
-    legend0 = viz.render.legend_source(*steps.draw(0).legend)
+    legend0 = viz.legend.legend_source(*steps.draw(0).legend)
     assert ("recording, points forward: from an input to the node that used it, and on to what it made"
             in legend0)
     assert re.search(r'-> a\d+ \[color="#8C8C8C", penwidth="1"', legend0)
