@@ -28,7 +28,7 @@ from .style import (
 
 _LEGEND = (  # (kind, text), in this order, each only when drawn
     ("leaf", "leaf: a tensor you made that requires grad; its AccumulateGrad collects its .grad"),
-    ("function", "operation (grad_fn node); step N: its place in recording order"),
+    ("function", "operation (grad_fn node); #N: its place in recording order"),
     ("output", "output"),
     ("tensor", "tensor, records nothing"),
     ("named", "a named tensor a node produced"),

@@ -6,7 +6,7 @@ The picture language (the same in every picture a lesson shows):
   through its ``AccumulateGrad`` node): a square box, light blue, its name,
   shape and, once known, ``.grad``;
 * an **operation** (a ``grad_fn`` node, e.g. ``MulBackward0``): a grey box with
-  rounded corners, numbered ``step 1``, ``step 2``, ... in recording order;
+  rounded corners, numbered ``#1``, ``#2``, ... in recording order;
 * the **output**: a green box with a double border;
 * a **saved value** (what a step keeps for its backward: ``self`` and
   ``other`` are the step's inputs, ``result`` its output): a page with a
@@ -175,12 +175,13 @@ def _joins_copies(g):
 
 def _more_box(g, gap, lo, hi):
     """The box standing for steps ``lo`` to ``hi``, which a collapsed graph does not draw."""
-    rows = [(f"... {plural(hi - lo + 1, 'more step')} ...", "title")]
+    rows = [(f"... {plural(hi - lo + 1, 'more node')} ...", "title")]
     if gap == g.gaps[0][0]:
-        rows += [(f"this graph has {g.n_steps} steps ({g.n_nodes} nodes):", "small"),
-                 ("only the first and last steps are drawn", "small")]
+        rows += [(f"this graph has {g.n_steps} nodes recorded", "small"),
+                 (f"({g.n_nodes} with AccumulateGrad):", "small"),
+                 ("only the first and last are drawn", "small")]
     else:
-        rows.append((f"steps {lo} to {hi}", "small"))
+        rows.append((f"#{lo} to #{hi}", "small"))
     return Box(f"more{gap}", "more", rows)
 
 
@@ -275,8 +276,8 @@ def boxes_and_edges(g, side="left"):
         k = s["k"]
         while gaps and gaps[0][1] < k:
             boxes.append(_more_box(g, *gaps.pop(0)))
-        sid = f"step{k}"
-        rows = [(s["name"], "title"), (f"step {k}", "small")]
+        sid = f"node{k}"
+        rows = [(s["name"], "title"), (f"#{k}", "small")]
         rows += [(f"{a}={v}", "small") for a, v in s["attrs"]]
         rows += s["rows"]
         boxes.append(Box(sid, "function", rows, s["marks"], ordered=k in joins))
@@ -297,7 +298,7 @@ def boxes_and_edges(g, side="left"):
                 src, nr, gap = inp["ref"]
                 name = inp.get("label") or (f"output {nr}" if nr else None)
                 if gap is None:
-                    edges.append((f"step{src}", sid, "data" if grad is None else "grad",
+                    edges.append((f"node{src}", sid, "data" if grad is None else "grad",
                                   _edge_label(name, grad)))
                 elif gap not in from_more:
                     from_more.add(gap)
@@ -337,9 +338,9 @@ def boxes_and_edges(g, side="left"):
         boxes.append(Box(oid, "output", rows))
         out = f"output {r['nr']}" if r["nr"] else None
         if r["grad"] is not None:  # the seed of a backward walk starts here
-            edges.append((f"step{r['step']}", oid, "grad", _edge_label(out, r["grad"], seed=True)))
+            edges.append((f"node{r['step']}", oid, "grad", _edge_label(out, r["grad"], seed=True)))
         else:
-            edges.append((f"step{r['step']}", oid, "output", _edge_label(out, None)))
+            edges.append((f"node{r['step']}", oid, "output", _edge_label(out, None)))
     return boxes, edges
 
 
@@ -389,7 +390,7 @@ def source_of(g, legend, dpi=None, caption_width=90, side="left"):
             saved_of.setdefault(b.id.split("_")[0][len("saved"):], []).append(b.id)
     for k, ids in saved_of.items():
         # a step's saved values beside it, on its row, so their lines cross no other box
-        lines.append(f"{indent}{{rank=same; " + "; ".join([f"step{k}"] + ids) + "}")
+        lines.append(f"{indent}{{rank=same; " + "; ".join([f"node{k}"] + ids) + "}")
     for src, dst, kind, label in edges:
         a = dict(EDGES[kind])
         if label:
@@ -415,7 +416,7 @@ def _layout_score(source):
     apart = 0
     for name, (x, y, _w) in nodes.items():
         if name.startswith("saved"):
-            sx = nodes[f"step{name.split('_')[0][len('saved'):]}"][0]
+            sx = nodes[f"node{name.split('_')[0][len('saved'):]}"][0]
             apart += any(abs(oy - y) < 1e-3 and min(x, sx) < ox < max(x, sx)
                          for other, (ox, oy, _ow) in nodes.items() if other != name)
     return apart, _crossings(edges)
