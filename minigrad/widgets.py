@@ -211,7 +211,7 @@ def run_explore(fn, *, library=None, **values):
                                        names=forward.names)
     n = len(forward)
     if n:
-        lines.append(f"tape ({n} step{'s' if n != 1 else ''}, in the order recorded):")
+        lines.append(f"tape ({n} node{'s' if n != 1 else ''}, in the order recorded):")
         lines += [f"  {t}" for t in forward.texts]
     else:
         lines.append("tape: nothing recorded")
@@ -226,7 +226,7 @@ def run_explore(fn, *, library=None, **values):
         lines.append("no backward(): the output does not depend on any input")
     names = [s.name for s in forward]
     recorded = (", ".join(names) if 0 < len(names) <= 4 else
-                f"{len(names)} steps" if names else "nothing")
+                f"{len(names)} nodes" if names else "nothing")
     caption = f"{shown}: recorded {recorded}" + (
         f"; after backward(): {grads}, saved values freed" if backward is not None else "")
     return ExploreResult(values, inputs, lib.name, forward, backward, output, None, caption,
@@ -544,8 +544,8 @@ def _classes():
             self._draw_kwargs = draw_kwargs
             self._cache = {}
             self.play = w.Play(value=value, min=0, max=n, step=1, interval=interval,
-                               description="play", tooltip="play the walk step by step")
-            self.slider = w.IntSlider(value=value, min=0, max=n, step=1, description="step",
+                               description="play", tooltip="play the pictures in order")
+            self.slider = w.IntSlider(value=value, min=0, max=n, step=1, description="picture",
                                       continuous_update=True,
                                       layout=w.Layout(width="min(100%, 420px)"))
             w.jslink((self.play, "value"), (self.slider, "value"))
@@ -656,7 +656,7 @@ def _classes():
 
         def _view_text(self):
             ranges = "; ".join(
-                f"{name} from {_value_text(s.min)} to {_value_text(s.max)} in steps of "
+                f"{name} from {_value_text(s.min)} to {_value_text(s.max)} every "
                 f"{_value_text(s.step)}, at {_value_text(s.value)}"
                 for name, s in self.sliders.items())
             one = len(self.sliders) == 1

@@ -41,16 +41,16 @@ def seed():
 
 
 SEED_TEXT = """\
-recorded graph of z: 2 steps, 1 leaf, 1 constant input
+recorded graph of z: 2 nodes, 1 leaf, 1 constant input
   x: leaf, shape (), receives .grad
-  1. MulBackward0(x, x)              saved: self = x (alive), other = x (alive)
-  2. AddBackward0(step 1, constant)  -> output z, shape ()"""
+  #1 MulBackward0(x, x)          saved: self = x (alive), other = x (alive)
+  #2 AddBackward0(#1, constant)  -> output z, shape ()"""
 
 SEED_TEXT_FREED = """\
-recorded graph of z: 2 steps, 1 leaf, 1 constant input
+recorded graph of z: 2 nodes, 1 leaf, 1 constant input
   x: leaf, shape (), receives .grad
-  1. MulBackward0(x, x)              saved: self (freed), other (freed)
-  2. AddBackward0(step 1, constant)  -> output z, shape ()"""
+  #1 MulBackward0(x, x)          saved: self (freed), other (freed)
+  #2 AddBackward0(#1, constant)  -> output z, shape ()"""
 
 
 # ------------------------------------------------------------------ text form
@@ -63,10 +63,10 @@ def test_seed_text_before_backward():
 def test_seed_text_default_names():
     _x, _y, z = seed()
     assert viz.draw(z).text == (
-        "recorded graph of output: 2 steps, 1 leaf, 1 constant input\n"
+        "recorded graph of output: 2 nodes, 1 leaf, 1 constant input\n"
         "  leaf 1: leaf, shape (), receives .grad\n"
-        "  1. MulBackward0(leaf 1, leaf 1)    saved: self = leaf 1 (alive), other = leaf 1 (alive)\n"
-        "  2. AddBackward0(step 1, constant)  -> output, shape ()"
+        "  #1 MulBackward0(leaf 1, leaf 1)  saved: self = leaf 1 (alive), other = leaf 1 (alive)\n"
+        "  #2 AddBackward0(#1, constant)    -> output, shape ()"
     )
 
 
@@ -101,10 +101,10 @@ def test_picture_is_a_snapshot():
 def test_names_both_ways_and_intermediate_names():
     x, y, z = seed()
     expected = (
-        "recorded graph of z: 2 steps, 1 leaf, 1 constant input\n"
+        "recorded graph of z: 2 nodes, 1 leaf, 1 constant input\n"
         "  x: leaf, shape (), receives .grad\n"
-        "  1. MulBackward0(x, x)         saved: self = x (alive), other = x (alive)  -> y\n"
-        "  2. AddBackward0(y, constant)  -> output z, shape ()"
+        "  #1 MulBackward0(x, x)         saved: self = x (alive), other = x (alive)  -> y\n"
+        "  #2 AddBackward0(y, constant)  -> output z, shape ()"
     )
     assert viz.draw(z, names={"x": x, "y": y, "z": z}).text == expected
     assert viz.draw(z, names={x: "x", y: "y", z: "z"}).text == expected
@@ -121,10 +121,10 @@ def test_names_rejects_other_mappings():
 def test_show_values():
     x, _y, z = seed()
     assert viz.draw(z, names={"x": x, "z": z}, show_values=True).text == (
-        "recorded graph of z: 2 steps, 1 leaf, 1 constant input\n"
+        "recorded graph of z: 2 nodes, 1 leaf, 1 constant input\n"
         "  x: leaf tensor(3., requires_grad=True), receives .grad\n"
-        "  1. MulBackward0(x, x)              saved: self = x (alive), other = x (alive)\n"
-        "  2. AddBackward0(step 1, constant)  -> output z = tensor(10., grad_fn=<AddBackward0>)"
+        "  #1 MulBackward0(x, x)          saved: self = x (alive), other = x (alive)\n"
+        "  #2 AddBackward0(#1, constant)  -> output z = tensor(10., grad_fn=<AddBackward0>)"
     )
     src = viz.draw(z, names={"x": x, "z": z}, show_values=True).source
     assert "tensor(3.)" in src and "tensor(10.)" in src
@@ -160,12 +160,12 @@ def test_fan_in_and_constant_operand():
     b = x.exp()
     c = (a + b).sum()
     assert viz.draw(c, names={"x": x, "c": c}).text == (
-        "recorded graph of c: 4 steps, 1 leaf, 1 constant input\n"
+        "recorded graph of c: 4 nodes, 1 leaf, 1 constant input\n"
         "  x: leaf, shape (2,), receives .grad\n"
-        "  1. MulBackward0(x, 2)    saved: other = 2 (alive)\n"
-        "  2. ExpBackward0(x)       saved: result (alive)\n"
-        "  3. AddBackward0(step 1, step 2)\n"
-        "  4. SumBackward0(step 3)  -> output c, shape ()"
+        "  #1 MulBackward0(x, 2)  saved: other = 2 (alive)\n"
+        "  #2 ExpBackward0(x)     saved: result (alive)\n"
+        "  #3 AddBackward0(#1, #2)\n"
+        "  #4 SumBackward0(#3)    -> output c, shape ()"
     )
     src = viz.draw(c).source
     # x feeds two steps: two edges leave its box
@@ -184,12 +184,12 @@ def test_broadcast_add_and_matmul():
     out = A @ B + bias
     p = viz.draw(out, names={"A": A, "B": B, "bias": bias, "out": out})
     assert p.text == (
-        "recorded graph of out: 2 steps, 3 leaves\n"
+        "recorded graph of out: 2 nodes, 3 leaves\n"
         "  A: leaf, shape (2, 3), receives .grad\n"
         "  B: leaf, shape (3, 4), receives .grad\n"
         "  bias: leaf, shape (4,), receives .grad\n"
-        "  1. MmBackward0(A, B)           saved: self = A (alive), mat2 = B (alive)\n"
-        "  2. AddBackward0(step 1, bias)  -> output out, shape (2, 4)"
+        "  #1 MmBackward0(A, B)       saved: self = A (alive), mat2 = B (alive)\n"
+        "  #2 AddBackward0(#1, bias)  -> output out, shape (2, 4)"
     )
     for label in ("MmBackward0", "AddBackward0", "shape (4,)", "shape (2, 4)", "mat2 = A"[:4]):
         assert label in p.source
@@ -209,10 +209,10 @@ def test_leaf_and_untracked_tensor_and_node():
     )
     x, y, z = seed()
     assert viz.draw(z.grad_fn, names={"x": x}).text == (
-        "recorded graph behind AddBackward0: 2 steps, 1 leaf, 1 constant input\n"
+        "recorded graph behind AddBackward0: 2 nodes, 1 leaf, 1 constant input\n"
         "  x: leaf, shape (), receives .grad\n"
-        "  1. MulBackward0(x, x)  saved: self = x (alive), other = x (alive)\n"
-        "  2. AddBackward0(step 1, constant)"
+        "  #1 MulBackward0(x, x)  saved: self = x (alive), other = x (alive)\n"
+        "  #2 AddBackward0(#1, constant)"
     )
     # an AccumulateGrad node stands for its leaf
     acc = y.grad_fn.next_functions[0][0]
@@ -225,10 +225,10 @@ def test_several_outputs():
     y = x * 2
     z = y * y
     assert viz.draw([y, z], names={"x": x}).text == (
-        "recorded graph of output 1, output 2: 2 steps, 1 leaf, 1 constant input\n"
+        "recorded graph of output 1, output 2: 2 nodes, 1 leaf, 1 constant input\n"
         "  x: leaf, shape (), receives .grad\n"
-        "  1. MulBackward0(x, 2)                saved: other = 2 (alive)  -> output 1, shape ()\n"
-        "  2. MulBackward0(output 1, output 1)  saved: self = output 1 (alive), "
+        "  #1 MulBackward0(x, 2)                saved: other = 2 (alive)  -> output 1, shape ()\n"
+        "  #2 MulBackward0(output 1, output 1)  saved: self = output 1 (alive), "
         "other = output 1 (alive)  -> output 2, shape ()"
     )
 
@@ -239,9 +239,9 @@ def test_one_name_for_several_tensors_labels_each_edge():
     total = losses[0] + losses[1]
     p = viz.draw(total, names={"x": x, "loss": losses, "total": total})
     assert p.text.splitlines()[2:] == [
-        "  1. MulBackward0(x, 1.5)      saved: other = 1.5 (alive)  -> loss",
-        "  2. MulBackward0(x, 2.5)      saved: other = 2.5 (alive)  -> loss",
-        "  3. AddBackward0(loss, loss)  -> output total, shape ()",
+        "  #1 MulBackward0(x, 1.5)      saved: other = 1.5 (alive)  -> loss",
+        "  #2 MulBackward0(x, 2.5)      saved: other = 2.5 (alive)  -> loss",
+        "  #3 AddBackward0(loss, loss)  -> output total, shape ()",
     ]
     assert p.source.count('<FONT COLOR="#555555">loss</FONT>') == 2  # on both edges
     with pytest.raises(TypeError, match="or to a list of them"):
@@ -289,7 +289,7 @@ def test_saved_states_packed_and_modified():
     b = (x * 2).exp()
     b.mul_(2)
     text = viz.draw(b, names={"x": x}).text
-    assert "2. ExpBackward0(step 1)     saved: result (modified in place)" in text
+    assert "#2 ExpBackward0(#1)     saved: result (modified in place)" in text
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         b.sum().backward()
 
@@ -299,7 +299,7 @@ def test_copyslices_uses_the_class_name():
     a = x * 2
     a[0] = 5.0
     text = viz.draw(a, names={"x": x}).text
-    assert "  2. CopySlices(step 1, constant)" in text
+    assert "  #2 CopySlices(#1, constant)" in text
     assert "torch::" not in text
 
 
@@ -318,7 +318,7 @@ def test_custom_function_saved_tensors():
     x = mg.tensor(2.0, requires_grad=True)
     y = Cube.apply(x)
     assert viz.draw(y, names={"x": x}).text.splitlines()[2] == (
-        "  1. CubeBackward(x)  saved: saved_tensors[0] = x (alive)  -> output, shape ()"
+        "  #1 CubeBackward(x)  saved: saved_tensors[0] = x (alive)  -> output, shape ()"
     )
     y.backward()
     assert "saved: saved_tensors[0] (freed)" in viz.draw(y).text
@@ -336,14 +336,14 @@ def test_nodes_keyed_by_identity_two_saved_boxes_for_one_tensor():
     # one page beside the step (both alive), on its row, joined to it by one dashed line
     page = next(ln for ln in src.splitlines() if ln.startswith("  saved1 ["))
     assert "<B>self = x</B><BR/><B>other = x</B>" in page
-    assert "{rank=same; step1; saved1}" in src
-    assert len(re.findall(r"  (saved1 -> step1|step1 -> saved1) \[style=\"dashed\"", src)) == 1
+    assert "{rank=same; node1; saved1}" in src
+    assert len(re.findall(r"  (saved1 -> node1|node1 -> saved1) \[style=\"dashed\"", src)) == 1
     # two saved tensors of different nodes over the same memory also stay apart
     v = x.reshape(1)
     w = x.reshape(1)
     u = v * w
     page = next(ln for ln in viz.draw(u).source.splitlines() if ln.startswith("  saved3 ["))
-    assert "<B>self = output of step 1</B><BR/><B>other = output of step 2</B>" in page
+    assert "<B>self = output of #1</B><BR/><B>other = output of #2</B>" in page
 
 
 def _build_seed_picture():
@@ -373,10 +373,10 @@ def test_source_has_expected_labels():
     src = viz.draw(z, names={"x": x, "z": z}).source
     assert src.startswith("digraph autograd {")
     for label in ("<B>MulBackward0</B>", "<B>AddBackward0</B>", "<B>x</B>", "<B>z</B>",
-                  "<B>self = x</B>", "<B>other = x</B>", "shape (), alive", "step 1", "step 2",
+                  "<B>self = x</B>", "<B>other = x</B>", "shape (), alive", "#1", "#2",
                   "leaf:", "AccumulateGrad", "(None, 0)"):
         assert label in src, label
-    assert "step1 -> step2" in src and "leaf1 -> step1" in src and "step2 -> out1" in src
+    assert "node1 -> node2" in src and "leaf1 -> node1" in src and "node2 -> out1" in src
     z.backward()
     p = viz.draw(z, names={"x": x, "z": z})
     # freed: the names struck out, the word "freed" (not the "not saved" of a constant)
@@ -440,27 +440,29 @@ def test_collapsed_drawing_of_a_1000_step_chain():
     p = viz.draw(v, names={"x": x})
     assert time.perf_counter() - t0 < 2.0
     lines = p.text.splitlines()
-    assert lines[0] == "recorded graph of output: 1000 steps, 1 leaf, 1000 constant inputs"
-    assert lines[1] == "  (over a few hundred nodes: 980 steps collapsed)"
-    assert lines[3].startswith("  1. MulBackward0(x, 1.001)")
-    assert "  ... 980 more steps (11 to 990) ..." in lines
-    assert lines[-1].startswith("  1000. MulBackward0(step 999, 1.001)")
+    assert lines[0] == "recorded graph of output: 1000 nodes, 1 leaf, 1000 constant inputs"
+    assert lines[1] == "  (over a few hundred nodes: 980 of them collapsed)"
+    assert lines[3].startswith("  #1 MulBackward0(x, 1.001)")
+    assert "  ... 980 more nodes (#11 to #990) ..." in lines
+    assert lines[-1].startswith("  #1000 MulBackward0(#999, 1.001)")
     assert lines[-1].endswith("-> output, shape ()")
     assert len(lines) == 3 + 20 + 1
     src = p.source
     assert src.count("<B>MulBackward0</B>") == 20
-    assert "... 980 more steps ..." in src and "this graph has 1000 steps (1001 nodes)" in src
-    assert "step10 -> more10 " in src and "more10 -> step991 " in src
+    assert "... 980 more nodes ..." in src and "this graph has 1000 nodes recorded" in src
+    assert "(1001 with AccumulateGrad):" in src and "only the first and last are drawn" in src
+    assert "#11 to #990" not in src  # the first box of hidden nodes says what the graph holds
+    assert "node10 -> more10 " in src and "more10 -> node991 " in src
     # below the threshold nothing is collapsed
     w = x
     for _ in range(100):
         w = w * 1.001
-    assert "more steps" not in viz.draw(w).text
-    assert "more steps" in viz.draw(w, max_nodes=50).text
+    assert "more nodes" not in viz.draw(w).text
+    assert "more nodes" in viz.draw(w, max_nodes=50).text
 
 
 def test_collapsed_graph_keeps_highlighted_steps():
-    """A highlighted step in the middle is drawn, with one "more steps" box on each side."""
+    """A highlighted step in the middle is drawn, with one "more nodes" box on each side."""
     x = mg.tensor(1.0, requires_grad=True)
     v = x
     middle = None
@@ -470,14 +472,15 @@ def test_collapsed_graph_keeps_highlighted_steps():
             middle = v
     p = viz.draw(v, names={"x": x}, highlight=middle)
     lines = p.text.splitlines()
-    assert "  ... 489 more steps (11 to 499) ..." in lines
-    assert "  ... 490 more steps (501 to 990) ..." in lines
-    assert any(ln.startswith("  500. MulBackward0(step 499, 1.001)")
+    assert "  ... 489 more nodes (#11 to #499) ..." in lines
+    assert "  ... 490 more nodes (#501 to #990) ..." in lines
+    assert any(ln.startswith("  #500 MulBackward0(#499, 1.001)")
                and ln.endswith("[highlight]") for ln in lines)
     src = p.source
     assert src.count("<B>MulBackward0</B>") == 21
-    for edge in ("step10 -> more10 ", "more10 -> step500 ", "step500 -> more11 ",
-                 "more11 -> step991 "):
+    assert "... 490 more nodes ..." in src and "#501 to #990" in src  # the second box says which
+    for edge in ("node10 -> more10 ", "more10 -> node500 ", "node500 -> more11 ",
+                 "more11 -> node991 "):
         assert edge in src, edge
 
 
@@ -504,8 +507,8 @@ def test_100000_deep_graph_draws_without_recursion():
     finally:
         sys.setrecursionlimit(limit)
     assert p.text.splitlines()[0] == (
-        "recorded graph of output: 100000 steps, 1 leaf, 100000 constant inputs")
-    assert "  ... 99980 more steps (11 to 99990) ..." in p.text
+        "recorded graph of output: 100000 nodes, 1 leaf, 100000 constant inputs")
+    assert "  ... 99980 more nodes (#11 to #99990) ..." in p.text
     assert p.source.count("<B>AddBackward0</B>") == 20
 
 
@@ -599,7 +602,7 @@ def test_freed_values_look_unlike_values_never_saved():
     # before the walk the 3 was kept and alive: orange, no strike
     alive = next(ln for ln in before.splitlines() if ln.startswith("  const1_2 ["))
     assert "<S>" not in alive and "alive" in alive and "#F7D999" in alive
-    legend = viz.render.legend_source(*p.legend)
+    legend = viz.legend.legend_source(*p.legend)
     assert "constant input that was kept, freed by the walk (struck out)" in legend
     assert re.search(r's\d+ \[label=<<S>kept</S>>, shape="ellipse", style="dashed"', legend)
     assert re.search(r's\d+ \[label="", shape="ellipse", style="dotted"', legend)
@@ -636,9 +639,9 @@ def test_layout_crosses_no_arrows_pages_beside_their_step_and_fits_the_page():
     xs_of = {}
     for line in _plain(p.source).splitlines():
         parts = line.split()
-        if parts[0] == "node" and parts[1].startswith("step"):
+        if parts[0] == "node" and parts[1].startswith("node"):
             xs_of[int(parts[1][4:])] = float(parts[2])
-    muls = [k for k in sorted(xs_of) if f"  {k}. MulBackward0(w" in p.text]
+    muls = [k for k in sorted(xs_of) if f"  #{k} MulBackward0(w" in p.text]
     assert len(muls) == 3 and xs_of[muls[0]] < xs_of[muls[1]] < xs_of[muls[2]]
     assert 'ordering="in"' in p.source and "ordering" not in walk.after().source
     width_pt = float(re.search(r'<svg width="([\d.]+)pt"', p.bare().svg()).group(1))

@@ -82,7 +82,7 @@ def test_seed_texts():
         "AccumulateGrad received 3. + 3. = 6., set x.grad to 6.",
     ]
     assert steps.text == (
-        "backward walk from z (seeded with 1.): 3 steps\n"
+        "backward walk from z (seeded with 1.): 3 nodes run (2 recorded, 1 AccumulateGrad)\n"
         "  1. AddBackward0 received 1., sent 1. and None\n"
         "  2. MulBackward0 received 1., sent 3. and 3., freed self and other\n"
         "  3. AccumulateGrad received 3. + 3. = 6., set x.grad to 6."
@@ -112,8 +112,8 @@ def test_fan_in_sums_before_the_node_runs_once():
     assert val(acc.received) == 26.0 and val(x.grad) == 26.0
     assert steps.texts == [
         "AddBackward0 received 1., sent 1. and 1.",
-        "MulBackward0 (step 2) received 1., sent 6. and 6., freed self and other",
-        "MulBackward0 (step 1) received 1. + 6. + 6. = 13., sent 26. and None, freed other",
+        "MulBackward0 (#2) received 1., sent 6. and 6., freed self and other",
+        "MulBackward0 (#1) received 1. + 6. + 6. = 13., sent 26. and None, freed other",
         "AccumulateGrad received 26., set x.grad to 26.",
     ]
 
@@ -196,9 +196,10 @@ def test_several_outputs_and_a_leaf_output():
     y = x * 2
     z = y * y
     steps = viz.record_backward([y, z], names={"x": x, "y": y, "z": z})
-    assert steps.text.splitlines()[0] == "backward walk from y and z (seeded with 1. and 1.): 3 steps"
+    assert steps.text.splitlines()[0] == ("backward walk from y and z (seeded with 1. and 1.): "
+                                          "3 nodes run (2 recorded, 1 AccumulateGrad)")
     # y's node receives the seed given to y plus what z's node sends: 1. + 6. + 6.
-    assert steps.texts[1] == ("MulBackward0 (step 1) received 1. + 6. + 6. = 13., sent 26. and None, "
+    assert steps.texts[1] == ("MulBackward0 (#1) received 1. + 6. + 6. = 13., sent 26. and None, "
                               "freed other")
     leaf = mg.tensor(2.0, requires_grad=True)
     steps = viz.record_backward(leaf, names={"w": leaf})
@@ -252,28 +253,28 @@ def test_output_without_grad_raises_pytorchs_error():
 SEED_STEP_TEXTS = [
     """\
 before the walk: backward() starts at z with gradient 1.
-recorded graph of z: 2 steps, 1 leaf, 1 constant input
+recorded graph of z: 2 nodes, 1 leaf, 1 constant input
   x: leaf, shape (), .grad = None
-  1. MulBackward0(x, x)         saved: self = x (alive), other = x (alive)  -> y
-  2. AddBackward0(y, constant)  -> output z, shape (), seeded with 1.""",
+  #1 MulBackward0(x, x)         saved: self = x (alive), other = x (alive)  -> y
+  #2 AddBackward0(y, constant)  -> output z, shape (), seeded with 1.""",
     """\
 backward 1 of 3: AddBackward0 received 1., sent 1. and None
-recorded graph of z: 2 steps, 1 leaf, 1 constant input
+recorded graph of z: 2 nodes, 1 leaf, 1 constant input
   x: leaf, shape (), .grad = None
-  1. MulBackward0(x, x)         saved: self = x (alive), other = x (alive)  -> y
-  2. AddBackward0(y, constant)  received 1., sent 1. and None  -> output z, shape (), seeded with 1.  [current]""",
+  #1 MulBackward0(x, x)         saved: self = x (alive), other = x (alive)  -> y
+  #2 AddBackward0(y, constant)  received 1., sent 1. and None  -> output z, shape (), seeded with 1.  [current]""",
     """\
 backward 2 of 3: MulBackward0 received 1., sent 3. and 3., freed self and other
-recorded graph of z: 2 steps, 1 leaf, 1 constant input
+recorded graph of z: 2 nodes, 1 leaf, 1 constant input
   x: leaf, shape (), .grad = None
-  1. MulBackward0(x, x)         received 1., sent 3. and 3.  saved: self (freed just now), other (freed just now)  -> y  [current]
-  2. AddBackward0(y, constant)  received 1., sent 1. and None  -> output z, shape (), seeded with 1.  [walked]""",
+  #1 MulBackward0(x, x)         received 1., sent 3. and 3.  saved: self (freed just now), other (freed just now)  -> y  [current]
+  #2 AddBackward0(y, constant)  received 1., sent 1. and None  -> output z, shape (), seeded with 1.  [walked]""",
     """\
 backward 3 of 3: AccumulateGrad received 3. + 3. = 6., set x.grad to 6.
-recorded graph of z: 2 steps, 1 leaf, 1 constant input
+recorded graph of z: 2 nodes, 1 leaf, 1 constant input
   x: leaf, shape (), .grad = 6.  [current]
-  1. MulBackward0(x, x)         received 1., sent 3. and 3.  saved: self (freed), other (freed)  -> y  [walked]
-  2. AddBackward0(y, constant)  received 1., sent 1. and None  -> output z, shape (), seeded with 1.  [walked]""",
+  #1 MulBackward0(x, x)         received 1., sent 3. and 3.  saved: self (freed), other (freed)  -> y  [walked]
+  #2 AddBackward0(y, constant)  received 1., sent 1. and None  -> output z, shape (), seeded with 1.  [walked]""",
 ]
 
 
@@ -313,13 +314,13 @@ def test_step_picture_source_marks():
     assert 'labelloc="t"' in src and "cluster" not in src
     assert "backward 2 of 3: MulBackward0 received 1., sent 3. and 3., freed self and other" in src
     # the current node: Okabe-Ito yellow, thick black border, and says so in its label
-    assert re.search(r'step1 \[label=<.*backward 2 of 3:.*running now.*fillcolor="#F0E442"', src)
+    assert re.search(r'node1 \[label=<.*backward 2 of 3:.*running now.*fillcolor="#F0E442"', src)
     # the walked node: thick black border, no yellow, "done" (not the leaf's blue border)
-    walked = re.search(r'step2 \[label=<.*backward 1 of 3:.*done.*', src).group(0)
+    walked = re.search(r'node2 \[label=<.*backward 1 of 3:.*done.*', src).group(0)
     assert 'color="#000000"' in walked and 'penwidth="3"' in walked
     assert "#0072B2" not in walked and "#F0E442" not in walked
     # gradients on the edges walked, and the seed on the output edge
-    assert src.count('leaf1 -> step1 [color="#D55E00"') == 2
+    assert src.count('leaf1 -> node1 [color="#D55E00"') == 2
     assert "<B>3.</B>" in src and "<B>1.</B>" in src and "<B>seed 1.</B>" in src
     # the gradient arrows point from the output towards the leaves (dir=back on a recording edge)
     assert all('dir="back"' in ln for ln in src.splitlines() if 'color="#D55E00", penwidth' in ln)
@@ -327,13 +328,13 @@ def test_step_picture_source_marks():
     assert re.search(r'saved1 \[label=<<S><B>self</B></S><BR/><S><B>other</B></S><BR/>'
                      r'freed just now>.*penwidth="2"', src)
     # the legend explains what is drawn, each arrow drawn as a real edge in the picture's style
-    legend = viz.render.legend_source(*p.legend)
+    legend = viz.legend.legend_source(*p.legend)
     for text in ("running now", "done: already run", "saved, freed just now",
                  "gradient, points back: from a node to its input, with its value"):
         assert text in legend, text
     assert re.search(r'-> a\d+ \[color="#D55E00", penwidth="2.5", dir="back"', legend)
     assert "recording, points forward" not in legend  # no grey arrow left at this step
-    legend0 = viz.render.legend_source(*steps.draw(0).legend)
+    legend0 = viz.legend.legend_source(*steps.draw(0).legend)
     assert ("recording, points forward: from an input to the node that used it, and on to what it made"
             in legend0)
     assert re.search(r'-> a\d+ \[color="#8C8C8C", penwidth="1"', legend0)
@@ -347,11 +348,11 @@ def test_fan_in_picture_shows_each_contribution():
     steps = viz.record_backward(b, names={"x": x, "a": a, "b": b})
     p = steps.draw(3)
     assert p.text.splitlines()[3] == (
-        "  1. MulBackward0(x, 2)       received 1. + 6. + 6. = 13., sent 26. and None  "
+        "  #1 MulBackward0(x, 2)   received 1. + 6. + 6. = 13., sent 26. and None  "
         "saved: other (freed just now)  -> a  [current]")
     src = p.source
-    assert src.count('step1 -> step2 [color="#D55E00"') == 2  # 6. and 6.
-    assert 'step1 -> step3 [color="#D55E00"' in src  # 1.
+    assert src.count('node1 -> node2 [color="#D55E00"') == 2  # 6. and 6.
+    assert 'node1 -> node3 [color="#D55E00"' in src  # 1.
     assert "received 1. + 6. + 6. = 13." in src
 
 
@@ -363,11 +364,11 @@ def test_walk_over_a_collapsed_graph_keeps_the_current_step():
     steps = viz.record_backward(v, names={"x": x})
     assert len(steps) == 1001
     text = steps.draw(500).text
-    assert text.startswith("backward 500 of 1001: MulBackward0 (step 501) received ")
+    assert text.startswith("backward 500 of 1001: MulBackward0 (#501) received ")
     lines = text.splitlines()
-    assert any(ln.startswith("  501. MulBackward0(step 500, 1.001)") and ln.endswith("[current]")
+    assert any(ln.startswith("  #501 MulBackward0(#500, 1.001)") and ln.endswith("[current]")
                for ln in lines)
-    assert "  ... 490 more steps (11 to 500) ..." in lines
+    assert "  ... 490 more nodes (#11 to #500) ..." in lines
     assert len(lines) < 40
 
 
@@ -384,40 +385,40 @@ def test_record_forward_order_names_and_texts():
     assert len(steps) == 2
     assert steps.tape == ["MulBackward0", "AddBackward0"]
     assert steps.texts == [
-        "step 1: MulBackward0(x, x) recorded, saves self and other",
-        "step 2: AddBackward0(y, 1) recorded, saves nothing",
+        "#1 MulBackward0(x, x) recorded, saves self and other",
+        "#2 AddBackward0(y, 1) recorded, saves nothing",
     ]
     assert steps[0].inputs == ("x", "x") and steps[0].saved == ("self", "other")
     assert steps[1].inputs == ("y", "1") and steps[1].saved == ()
     assert steps.text == (
-        "forward recording of f(x): 2 steps\n"
-        "  step 1: MulBackward0(x, x) recorded, saves self and other\n"
-        "  step 2: AddBackward0(y, 1) recorded, saves nothing"
+        "forward recording of f(x): 2 nodes recorded\n"
+        "  #1 MulBackward0(x, x) recorded, saves self and other\n"
+        "  #2 AddBackward0(y, 1) recorded, saves nothing"
     )
     assert set(steps.names) == {"x", "y", "z"}
     z = steps.result
     assert z.grad_fn is steps[1].node and steps[0].node is z.grad_fn.next_functions[0][0]
     (x,) = steps.inputs
     assert x.requires_grad and x.is_leaf and val(x) == 3.0 and val(z) == 10.0
-    assert steps.start.text == "step 0: nothing recorded yet; inputs x"
+    assert steps.start.text == "before the forward pass: nothing recorded yet; inputs x"
 
 
 FORWARD_TEXTS = [
     """\
-step 0: nothing recorded yet; inputs x
+before the forward pass: nothing recorded yet; inputs x
 recorded so far: nothing recorded
   x: leaf, shape (), receives .grad""",
     """\
-step 1: MulBackward0(x, x) recorded, saves self and other  (1 of 2)
-recorded so far: 1 step, 1 leaf
+forward 1 of 2: #1 MulBackward0(x, x) recorded, saves self and other
+recorded so far: 1 node, 1 leaf
   x: leaf, shape (), receives .grad
-  1. MulBackward0(x, x)  saved: self = x (alive), other = x (alive)  -> y  [new]""",
+  #1 MulBackward0(x, x)  saved: self = x (alive), other = x (alive)  -> y  [new]""",
     """\
-step 2: AddBackward0(y, 1) recorded, saves nothing  (2 of 2)
-recorded so far: 2 steps, 1 leaf, 1 constant input
+forward 2 of 2: #2 AddBackward0(y, 1) recorded, saves nothing
+recorded so far: 2 nodes, 1 leaf, 1 constant input
   x: leaf, shape (), receives .grad
-  1. MulBackward0(x, x)  saved: self = x (alive), other = x (alive)  -> y
-  2. AddBackward0(y, 1)  -> output z, shape ()  [new]""",
+  #1 MulBackward0(x, x)  saved: self = x (alive), other = x (alive)  -> y
+  #2 AddBackward0(y, 1)  -> output z, shape ()  [new]""",
 ]
 
 
@@ -432,7 +433,7 @@ def test_record_forward_pictures_grow_step_by_step():
     assert steps.draw(1).text == FORWARD_TEXTS[1]
     # the 1 of y + 1 is not saved by AddBackward0, but record_forward saw it used: any later
     # picture of this graph shows it (noted in the node's metadata)
-    assert "2. AddBackward0(y, 1)" in viz.draw(steps.result, names=steps.names).text
+    assert "#2 AddBackward0(y, 1)" in viz.draw(steps.result, names=steps.names).text
     assert "<B>1</B>" in viz.draw(steps.result).source
     assert "not saved" in steps.draw(2).source and "for backward" in steps.draw(2).source
 
@@ -444,10 +445,10 @@ def test_record_forward_several_inputs_some_unused_yet():
 
     steps = viz.record_forward(g, 1.0, 2.0, 0.5)
     assert steps.tape == ["MulBackward0", "TanhBackward0", "AddBackward0"]
-    assert steps.texts[2] == "step 3: AddBackward0(step 2, b) recorded, saves nothing"
+    assert steps.texts[2] == "#3 AddBackward0(#2, b) recorded, saves nothing"
     # b is drawn on its own until the step that uses it
     text1 = steps.draw(1).text.splitlines()
-    assert text1[1] == "recorded so far: 1 step, 2 leaves"
+    assert text1[1] == "recorded so far: 1 node, 2 leaves"
     assert "  b: leaf, shape (), receives .grad" in text1
 
 
@@ -460,8 +461,8 @@ def test_record_forward_keeps_history_of_inputs_apart():
 
     steps = viz.record_forward(g, a, names={"x": x})
     assert steps.tape == ["MulBackward0"]
-    assert steps.texts == ["step 2: MulBackward0(a, a) recorded, saves self and other"]
-    assert "1. MulBackward0(x, 3)" in steps.draw(0).text
+    assert steps.texts == ["#2 MulBackward0(a, a) recorded, saves self and other"]
+    assert "#1 MulBackward0(x, 3)" in steps.draw(0).text
 
 
 def test_record_forward_branch_changes_the_recording():
@@ -473,14 +474,14 @@ def test_record_forward_branch_changes_the_recording():
     pos = viz.record_forward(branchy, 2.0)
     neg = viz.record_forward(branchy, -1.0)
     assert pos.tape == neg.tape == ["MulBackward0"]
-    assert pos.texts == ["step 1: MulBackward0(x, x) recorded, saves self and other"]
-    assert neg.texts == ["step 1: MulBackward0(x, 3) recorded, saves other"]
+    assert pos.texts == ["#1 MulBackward0(x, x) recorded, saves self and other"]
+    assert neg.texts == ["#1 MulBackward0(x, 3) recorded, saves other"]
 
 
 def test_record_forward_of_nothing_recorded():
     steps = viz.record_forward(lambda x: x.detach() * 2, 1.0)
     assert len(steps) == 0 and steps.tape == []
-    assert steps.draw().text.splitlines()[0] == "step 0: nothing recorded yet; inputs x"
+    assert steps.draw().text.splitlines()[0] == "before the forward pass: nothing recorded yet; inputs x"
 
 
 def test_record_forward_restores_the_profiler():

@@ -63,7 +63,7 @@ def test_render_step_seed():
         assert picture.text == steps.draw(i).text
     # the freed values and the marks, at the step that frees them
     picture, _ = widgets.render_step(steps, 2)
-    assert ("  1. MulBackward0(x, x)         received 1., sent 3. and 3.  saved: self (freed just "
+    assert ("  #1 MulBackward0(x, x)         received 1., sent 3. and 3.  saved: self (freed just "
             "now), other (freed just now)  -> y  [current]") in picture.text.splitlines()
     with pytest.raises(IndexError, match="out of range"):
         widgets.render_step(steps, 4)
@@ -75,8 +75,8 @@ def test_render_step_fan_in():
     assert texts == [
         "before the walk: backward() starts at b with gradient 1.",
         "backward 1 of 4: AddBackward0 received 1., sent 1. and 1.",
-        "backward 2 of 4: MulBackward0 (step 2) received 1., sent 6. and 6., freed self and other",
-        "backward 3 of 4: MulBackward0 (step 1) received 1. + 6. + 6. = 13., sent 26. and None, "
+        "backward 2 of 4: MulBackward0 (#2) received 1., sent 6. and 6., freed self and other",
+        "backward 3 of 4: MulBackward0 (#1) received 1. + 6. + 6. = 13., sent 26. and None, "
         "freed other",
         "backward 4 of 4: AccumulateGrad received 26., set x.grad to 26.",
     ]
@@ -94,9 +94,9 @@ def test_render_step_forward_recording():
 
     steps = viz.record_forward(f, 3.0)
     assert [widgets.render_step(steps, k)[1] for k in range(3)] == [
-        "step 0: nothing recorded yet; inputs x",
-        "step 1: MulBackward0(x, x) recorded, saves self and other  (1 of 2)",
-        "step 2: AddBackward0(y, 1) recorded, saves nothing  (2 of 2)",
+        "before the forward pass: nothing recorded yet; inputs x",
+        "forward 1 of 2: #1 MulBackward0(x, x) recorded, saves self and other",
+        "forward 2 of 2: #2 AddBackward0(y, 1) recorded, saves nothing",
     ]
 
 
@@ -109,6 +109,7 @@ def test_step_through_widget_moves_and_redraws():
     assert isinstance(w, widgets.StepThrough)
     assert (w.slider.min, w.slider.max, w.slider.value) == (0, 3, 0)
     assert (w.play.min, w.play.max) == (0, 3)
+    assert w.slider.description == "picture" and w.play.tooltip == "play the pictures in order"
     assert SEED_CAPTIONS[0] in w.caption.value
     # moving the slider (what the browser does) redraws through the observer
     w.slider.value = 2
@@ -216,31 +217,31 @@ def branchy(x):
 def test_run_explore_follows_the_branch():
     pos = widgets.run_explore(branchy, x=2.0)
     assert pos.tape == ["MulBackward0"]
-    assert pos.forward.texts == ["step 1: MulBackward0(x, x) recorded, saves self and other"]
+    assert pos.forward.texts == ["#1 MulBackward0(x, x) recorded, saves self and other"]
     assert pos.grads["x"].item() == 4.0
     assert pos.backward.texts == ["MulBackward0 received 1., sent 2. and 2., freed self and other",
                                   "AccumulateGrad received 2. + 2. = 4., set x.grad to 4."]
     assert pos.text == (
         "inputs: x = 2.\n"
-        "tape (1 step, in the order recorded):\n"
-        "  step 1: MulBackward0(x, x) recorded, saves self and other\n"
+        "tape (1 node, in the order recorded):\n"
+        "  #1 MulBackward0(x, x) recorded, saves self and other\n"
         "output: 4.\n"
         "after backward(): x.grad = 4.; the saved values are freed"
     )
     # the picture is the state its caption names: after the walk, saved values freed
     assert pos.picture.text == (
         "x = 2.: recorded MulBackward0; after backward(): x.grad = 4., saved values freed\n"
-        "recorded graph of output: 1 step, 1 leaf\n"
+        "recorded graph of output: 1 node, 1 leaf\n"
         "  x: leaf, shape (), .grad = 4.\n"
-        "  1. MulBackward0(x, x)  received 1., sent 2. and 2.  saved: self (freed), "
+        "  #1 MulBackward0(x, x)  received 1., sent 2. and 2.  saved: self (freed), "
         "other (freed)  -> output, shape (), seeded with 1."
     )
     neg = widgets.run_explore(branchy, x=-1.0)
     assert neg.tape == ["MulBackward0"]  # same name, different recording:
-    assert neg.forward.texts == ["step 1: MulBackward0(x, 3) recorded, saves other"]
+    assert neg.forward.texts == ["#1 MulBackward0(x, 3) recorded, saves other"]
     assert neg.grads["x"].item() == 3.0
     assert neg.picture.text.splitlines()[3] == (
-        "  1. MulBackward0(x, 3)  received 1., sent 3. and None  saved: other (freed)  "
+        "  #1 MulBackward0(x, 3)  received 1., sent 3. and None  saved: other (freed)  "
         "-> output, shape (), seeded with 1.")
     assert neg.library == "minigrad"
 
@@ -264,7 +265,7 @@ def test_explorer_widget_rerecords_across_the_branch_point():
     assert "other (freed)" in w.result.picture.text
     # update() is the same move, from code
     r = w.update(x=0.5)
-    assert r is w.result and r.forward.texts[0].startswith("step 1: MulBackward0(x, x)")
+    assert r is w.result and r.forward.texts[0].startswith("#1 MulBackward0(x, x)")
     assert r.grads["x"].item() == 1.0
     # render() runs without moving the widget
     assert w.render(x=-2.0).grads["x"].item() == 3.0 and slider.value == 0.5
@@ -284,7 +285,7 @@ def test_explorer_image_changes_and_static_picture_stays():
     assert set(strip_data) == {"text/plain", "image/png", "image/svg+xml"}
     assert set(view) == {"text/plain", WIDGET_VIEW}
     assert view["text/plain"] == (
-        "slider: x from -3. to 3. in steps of 0.5000, at -1. (it moves when the notebook runs; "
+        "slider: x from -3. to 3. every 0.5000, at -1. (it moves when the notebook runs; "
         "the pictures below show every recording over its range)")
     text = strip_data["text/plain"]
     assert text.startswith("2 different recordings over 13 slider positions")
@@ -320,8 +321,8 @@ def test_explore_slider_abbreviations():
     assert w.result.grads["a"].item() == w.sliders["b"].value
     # the widget view's line names every slider (its range, its value) in order
     assert w._repr_mimebundle_()["text/plain"] == (
-        "sliders: a from -1.5000 to 4.5000 in steps of 0.1000, at 1.5000; b from 0. to 4. in "
-        "steps of 0.1000, at 2. (they move when the notebook runs; the pictures below show every "
+        "sliders: a from -1.5000 to 4.5000 every 0.1000, at 1.5000; b from 0. to 4. "
+        "every 0.1000, at 2. (they move when the notebook runs; the pictures below show every "
         "recording over their range)")
     given = ipywidgets.FloatSlider(value=1.0, min=0.0, max=2.0, description="t")
     w = widgets.explore(lambda t: t.exp(), t=given)

@@ -146,6 +146,22 @@ class Step:
             return aten_name_of(self.op)
         return getattr(self.op, "__name__", "op")
 
+    def routed_inputs(self, wanted):
+        """Where this step's backward results go: ``(pos, edge, value)`` for each tensor argument.
+
+        Only the arguments whose gradient was needed (``needs``) and whose id is in
+        ``wanted`` (the values a backward plan gives a gradient) are given.  ``pos``
+        indexes the backward's results (one per argument); ``edge`` counts the tensor
+        arguments only, as the node's ``next_functions`` do.
+        """
+        edge = 0
+        for pos, v in enumerate(self.args):
+            if not isinstance(v, Value):
+                continue
+            if id(v) in wanted and self.needs[pos]:
+                yield pos, edge, v
+            edge += 1
+
     def __repr__(self):
         return f"<Step {self.name}>"
 

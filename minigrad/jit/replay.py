@@ -438,9 +438,8 @@ class Region:
         if self.dynamic:
             # sizes are not fixed: the forward hands the backward the shapes it must sum back to
             for _, s, _ in bwd_steps:
-                for pos, a in enumerate(s.args):
-                    if isinstance(a, Value) and id(a) in grad_values and s.needs[pos]:
-                        shape_slot.setdefault(id(a), (len(shape_slot), a))
+                for _, _, a in s.routed_inputs(grad_values):
+                    shape_slot.setdefault(id(a), (len(shape_slot), a))
             if shape_slot:
                 fwd.append("    SH = (" + "".join(f"{names[id(a)]}._data.shape, "
                                                    for _, a in shape_slot.values()) + ")")
@@ -491,21 +490,16 @@ class Region:
                 bwd.append(f"        r = RUNT({k}, S{k}, {c}, {grads})")  # traced this time
             else:
                 bwd.append(f"        r = RUN(S{k}, {c}, {grads})")
-            edge = 0
-            for pos, a in enumerate(s.args):
-                if not isinstance(a, Value):
-                    continue
-                if id(a) in gname and s.needs[pos]:
-                    if self.dynamic:
-                        ns[f"D{a.index}"] = a.dtype
-                        meta = f"(SH[{shape_slot[id(a)][0]}], D{a.index})"
-                    else:
-                        ns[f"M{a.index}"] = (a.shape, a.dtype)
-                        meta = f"M{a.index}"
-                    ns[f"NM{k}"] = s.op._backward_cls.__name__
-                    bwd.append(f"        {gname[id(a)]} = ACC({gname[id(a)]}, r[{pos}], "
-                               f"{meta}, NM{k}, {edge})")
-                edge += 1
+            for pos, edge, a in s.routed_inputs(gname):
+                if self.dynamic:
+                    ns[f"D{a.index}"] = a.dtype
+                    meta = f"(SH[{shape_slot[id(a)][0]}], D{a.index})"
+                else:
+                    ns[f"M{a.index}"] = (a.shape, a.dtype)
+                    meta = f"M{a.index}"
+                ns[f"NM{k}"] = s.op._backward_cls.__name__
+                bwd.append(f"        {gname[id(a)]} = ACC({gname[id(a)]}, r[{pos}], "
+                           f"{meta}, NM{k}, {edge})")
         bwd.append("    Z.__dict__.clear()")
         ret = ", ".join(gname.get(id(v), "None") if v.requires_grad else "None" for v in self.inputs)
         bwd.append(f"    return ({ret}{',' if len(self.inputs) == 1 else ''})")

@@ -20,8 +20,8 @@ functions attached to ``Tensor``.  The primitives themselves live by theme:
   ``roll``;
 * ``linalg.py``: ``dot``, ``mv``, ``mm``, ``bmm``, ``matmul``, ``addmm``, ``diag``, ``diagonal``,
   ``tril``, ``triu``, ``outer``;
-* ``inplace.py``: writing in place (``x[i] = v``), the version counter, a view's rebased history;
-  ``inplace_methods.py``: the methods ``add_``, ``mul_``, ``exp_``, ... and ``+=``;
+* ``inplace.py``: writing in place (``x[i] = v``), the version counter, a view's rebased history
+  (``view_writes.py``: its CopySlices, as_strided); ``inplace_methods.py``: ``add_``, ..., ``+=``;
 * ``conversion.py``: ``to(dtype / device)``, ``float()``, ``type()``, ``cpu()``, ``cuda()``;
 * ``comparison.py``: ``== != < <= > >=``, ``all``, ``any``, logic, ``nonzero``, ``argwhere``,
   ``count_nonzero`` (never recorded).

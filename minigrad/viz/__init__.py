@@ -20,7 +20,9 @@ One file per idea, so that the part a lesson talks about can be opened alone:
 ``reading.py``      how a graph is read, the same way for minigrad and PyTorch
 ``snapshot.py``     which nodes and values a picture shows
 ``text.py``         the text form
-``render.py``       the picture language: Graphviz rendering and the legend
+``render.py``       the picture language: Graphviz rendering
+``style.py``        its Graphviz attributes (boxes, marks, arrows), and running ``dot``
+``legend.py``       the legend under a picture
 ``drawing.py``      ``draw``
 ``recording.py``    what the recorded walks share (steps, names, past states)
 ``backward_walk.py``  ``record_backward``: the backward walk, step by step

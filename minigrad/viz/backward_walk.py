@@ -12,7 +12,7 @@ recorded by minigrad or by PyTorch::
 
     >>> steps = record_backward(z, names={"x": x, "y": y, "z": z})
     >>> steps
-    backward walk from z (seeded with 1.): 3 steps
+    backward walk from z (seeded with 1.): 3 nodes run (2 recorded, 1 AccumulateGrad)
       1. AddBackward0 received 1., sent 1. and None
       2. MulBackward0 received 1., sent 3. and 3., freed self and other
       3. AccumulateGrad received 3. + 3. = 6., set x.grad to 6.
@@ -286,7 +286,7 @@ class BackwardStep(Step):
         node: the node (``z.grad_fn``, ..., a leaf's ``AccumulateGrad``), or None at the start.
         name (str): its name: ``MulBackward0``, ``AccumulateGrad`` (not PyTorch's
             ``torch::autograd::AccumulateGrad``).
-        label (str): the name, with ``(step k)`` (its forward step) when several
+        label (str): the name, with ``(#k)`` (its place in recording order) when several
             nodes of the graph share the name.
         received (Tensor | None | tuple): the gradient that arrived, summed
             over all the node's consumers (a copy); a tuple for a node with
@@ -297,7 +297,7 @@ class BackwardStep(Step):
         sent (tuple | None): the gradient sent along each ``next_functions``
             entry (a copy; None for a constant, ``(None, 0)``); None if the node
             did not run (it received only None); ``()`` for ``AccumulateGrad``.
-        sent_to (tuple[str]): where each entry of ``sent`` went (``x``, ``step 1``, ``constant``).
+        sent_to (tuple[str]): where each entry of ``sent`` went (``x``, ``#1``, ``constant``).
         grad_updates (tuple[GradUpdate]): for ``AccumulateGrad``, the leaf's
             ``.grad`` before and after.
         freed (tuple[str]): the names of the saved values freed right after the node ran.
@@ -453,8 +453,10 @@ class BackwardRecording(Recording):
         d = self._data
         outs = and_list(d.output_names())
         seeds = and_list(fmt_value(s) for s in d.seeds)
+        n_acc = sum(1 for raw in d.raw if reading.is_accumulate(raw.node))
         lines = [f"backward walk from {outs} (seeded with {seeds}): "
-                 f"{plural(len(self._steps), 'step')}"]
+                 f"{plural(len(self._steps), 'node')} run ({len(self._steps) - n_acc} recorded, "
+                 f"{n_acc} AccumulateGrad)"]
         lines += [f"  {i}. {text}" for i, text in enumerate(d.texts, 1)]
         return "\n".join(lines)
 

@@ -46,13 +46,13 @@ def draw(tensor_or_node, show_saved=True, show_values=False, highlight=None, *, 
         names (dict | None): labels for the learner's variables, either
             ``{"x": x, "y": y}`` or ``{x: "x", y: "y"}``; tensors or nodes.
             Unnamed leaves are ``leaf 1``, ``leaf 2``, ... in order of first
-            use, the output is ``output``, other steps ``step n``.  A named
+            use, the output is ``output``, other nodes ``#n``.  A named
             intermediate labels the arrow it leaves its step by.
         show_attrs (bool): also show each node's non-tensor saved values
             (``exponent``, ``self_sym_sizes``, ...), as torchviz's ``show_attrs``.
         legend (bool): add a small legend of the kinds of box and arrow drawn.
         max_nodes (int): above this many graph nodes, draw collapsed: the
-            first and last ``collapse_keep`` steps and one "... k more steps
+            first and last ``collapse_keep`` nodes and one "... k more nodes
             ..." box, with a note (the text form is shortened the same way).
         collapse_keep (int): steps kept at each end of a collapsed graph.
         max_attr_chars (int): longest attribute value shown with ``show_attrs``.

@@ -4,14 +4,14 @@
 tensor that requires grad, so that its operations are recorded) and keeps
 what it recorded, in the order it recorded it: every node gets a sequence
 number when it is made (PyTorch: ``node._sequence_nr()``), so the nodes of the
-result's graph, sorted by it, replay the recording.  Step ``k`` draws the
+result's graph, sorted by it, replay the recording.  Picture ``k`` draws the
 graph after ``k`` operations, the newest one yellow ("just recorded")::
 
     >>> rec = record_forward(f, 3.0)
     >>> rec
-    forward recording of f(x): 2 steps
-      step 1: MulBackward0(x, x) recorded, saves self and other
-      step 2: AddBackward0(y, constant) recorded, saves nothing
+    forward recording of f(x): 2 nodes recorded
+      #1 MulBackward0(x, x) recorded, saves self and other
+      #2 AddBackward0(y, constant) recorded, saves nothing
 
 Names come from ``fn`` itself: its parameters, and its local variables when
 it returns (``y`` in ``y = x * x``).  Works on minigrad and on PyTorch: the
@@ -60,18 +60,18 @@ class _ForwardData:
         args = ", ".join(self.inputs_of(node))
         saved = [r.name for r in self.snapshot.get(node, [])]
         saves = "saves " + and_list(saved) if saved else "saves nothing"
-        return (f"step {self.naming.step_no[node]}: {reading.node_name(node)}({args}) "
+        return (f"#{self.naming.step_no[node]} {reading.node_name(node)}({args}) "
                 f"recorded, {saves}")
 
     def start_text(self):
         if not self.inputs:
-            return "step 0: nothing recorded yet"
-        return f"step 0: nothing recorded yet; inputs {and_list(self.input_names)}"
+            return "before the forward pass: nothing recorded yet"
+        return f"before the forward pass: nothing recorded yet; inputs {and_list(self.input_names)}"
 
     def caption(self, k):
         if k == 0:
             return self.start_text()
-        return f"{self.texts[k - 1]}  ({k} of {len(self.new)})"
+        return f"forward {k} of {len(self.new)}: {self.texts[k - 1]}"
 
     def view(self, k, caption=True, mark_new=True, leaf_grads=None):
         visible = set(self.old) | set(self.new[:k])
@@ -133,10 +133,10 @@ class ForwardStep(Step):
         node: the node recorded (the ``grad_fn`` of that op's result).
         name (str): its name, e.g. ``MulBackward0``.
         inputs (tuple[str]): what it points back at, one per ``next_functions``
-            entry: an input's name, ``step 1``, a named intermediate, a kept
+            entry: an input's name, ``#1``, a named intermediate, a kept
             constant's value (``3``) or ``constant``.
         saved (tuple[str]): the names of the values it saved for backward.
-        text (str): one line: ``step 2: AddBackward0(y, constant) recorded, saves nothing``.
+        text (str): one line: ``#2 AddBackward0(y, constant) recorded, saves nothing``.
     """
 
     __slots__ = ()
@@ -225,7 +225,7 @@ class ForwardRecording(Recording):
     def text(self):
         d = self._data
         lines = [f"forward recording of {d.fn_name}({', '.join(d.input_names)}): "
-                 f"{plural(len(self._steps), 'step')}"]
+                 f"{plural(len(self._steps), 'node')} recorded"]
         lines += [f"  {t}" for t in d.texts]
         return "\n".join(lines)
 
@@ -362,7 +362,7 @@ def record_forward(fn, *inputs, names=None, library=None, **kwinputs):
         library: see above.
 
     Returns:
-        ForwardRecording: ``rec[k].text`` such as ``step 2: AddBackward0(y,
+        ForwardRecording: ``rec[k].text`` such as ``#2 AddBackward0(y,
         constant) recorded, saves nothing``; ``draw(rec[k])`` the graph after
         ``k`` operations; ``rec.result`` what ``fn`` returned.
 
@@ -377,7 +377,7 @@ def record_forward(fn, *inputs, names=None, library=None, **kwinputs):
             return z
         rec = record_forward(f, 3.0)
         rec.tape       # ['MulBackward0', 'AddBackward0']
-        rec[1].text    # 'step 2: AddBackward0(y, constant) recorded, saves nothing'
+        rec[1].text    # '#2 AddBackward0(y, constant) recorded, saves nothing'
     """
     caller = sys._getframe(1).f_globals
     lib = choose_library(fn, list(inputs) + list(kwinputs.values()), library, caller)

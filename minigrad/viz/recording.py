@@ -5,7 +5,7 @@ both return a *recording*: a sequence of steps, each of which draws the graph
 as it was at that moment (``draw(step)``).  This file holds their common
 parts:
 
-* ``Naming``: the names ``draw`` would give (``x``, ``leaf 1``, ``step 2``);
+* ``Naming``: the names ``draw`` would give (``x``, ``leaf 1``, ``#2``);
 * ``SavedRecord``: one saved value as it was when the recording was made,
   so that a later picture can still say what it was after it is freed;
 * ``View``: what a picture of one step replaces in the graph it reads (which
@@ -113,7 +113,7 @@ class Naming:
         self._repeated = {name for name, c in counts.items() if c > 1}
 
     def ref(self, node, nr=0, const=None):
-        """How a step's input is called in the text: ``x``, ``y``, ``step 2``, ``constant``."""
+        """How a step's input is called in the text: ``x``, ``y``, ``#2``, ``constant``."""
         if node is None:
             return const or "constant"
         if reading.is_accumulate(node):
@@ -122,14 +122,14 @@ class Naming:
         if name is not None:
             return name
         k = self.step_no.get(node)
-        ref = f"step {k}" if k is not None else "an earlier step"
+        ref = f"#{k}" if k is not None else "an earlier node"
         return ref if nr == 0 else f"{ref} output {nr}"
 
     def label(self, node):
         """The node's name, with its step number when several nodes share the name."""
         name = reading.node_name(node)
         if name in self._repeated:
-            return f"{name} (step {self.step_no[node]})"
+            return f"{name} (#{self.step_no[node]})"
         return name
 
 

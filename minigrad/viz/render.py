@@ -1,4 +1,4 @@
-"""Graphviz rendering and the legend: the picture language, and ``GraphPicture``.
+"""Graphviz rendering: the picture language, and ``GraphPicture``.
 
 The picture language (the same in every picture a lesson shows):
 
@@ -6,7 +6,7 @@ The picture language (the same in every picture a lesson shows):
   through its ``AccumulateGrad`` node): a square box, light blue, its name,
   shape and, once known, ``.grad``;
 * an **operation** (a ``grad_fn`` node, e.g. ``MulBackward0``): a grey box with
-  rounded corners, numbered ``step 1``, ``step 2``, ... in recording order;
+  rounded corners, numbered ``#1``, ``#2``, ... in recording order;
 * the **output**: a green box with a double border;
 * a **saved value** (what a step keeps for its backward: ``self`` and
   ``other`` are the step's inputs, ``result`` its output): a page with a
@@ -30,198 +30,47 @@ scale too; colours come from the Okabe-Ito palette (safe for colour-blind
 readers).  A small legend under each picture lists the kinds drawn, each
 drawn as the picture draws it: a small box with the same attributes, an
 arrow as a real edge of the same style pointing the same way (it is a graph
-of its own, ``legend_source``, set under the picture).
+of its own, ``legend.py``'s ``legend_source``, set under the picture).
 
 Layout: Graphviz orders the boxes to cross as few arrows as it can (the
 leaves keep their order of first use; a step joining copies of a graph, a
 training loop's running total, keeps its inputs in recording order), and a
 picture wider than 1,000 CSS pixels is scaled down to fit a page.
 
-Rendering needs the ``graphviz`` Python package and Graphviz's ``dot``;
-both are looked for only when a picture is asked for.  ``import minigrad``
-never imports ``graphviz``; the text form and the DOT source work without it.
+The attributes each kind of box, mark and arrow is drawn with, and running
+Graphviz, are in ``style.py``.  Rendering needs the ``graphviz`` Python
+package and Graphviz's ``dot``; both are looked for only when a picture is
+asked for.  ``import minigrad`` never imports ``graphviz``; the text form and
+the DOT source work without it.
 
 Source: torchviz's ``make_dot`` (github.com/szagoruyko/pytorchviz,
 torchviz/dot.py), whose boxes this follows, with arrows that say which way
 what they show travels.
 """
 
-import html
-import shutil
 import struct
-import subprocess
 import textwrap
 
+from .style import (
+    EDGES,
+    GRAPH_ATTRS,
+    KINDS,
+    MARKS,
+    MUTED,
+    PNG_DPI,
+    SMALL,
+    _EDGE_DEFAULTS,
+    _NODE_DEFAULTS,
+    GraphvizMissingError,
+    _attr_list,
+    _esc,
+    _plain,
+    render,
+)
+from .legend import legend_entries, picture_legend
 from .text import STATE_WORDS, text_of
 from .values import plural
 
-# --------------------------------------------------------------------- errors
-
-_INSTALL = (
-    "Install Graphviz, then restart the kernel:\n"
-    "  conda:          conda install -c conda-forge graphviz python-graphviz\n"
-    "  Debian/Ubuntu:  sudo apt-get install graphviz   (and: pip install graphviz)\n"
-    "  macOS:          brew install graphviz           (and: pip install graphviz)\n"
-    "  Windows:        winget install graphviz         (and: pip install graphviz;"
-    " open a new terminal so dot is on PATH)\n"
-    "The text form of the graph (picture.text) works without Graphviz."
-)
-_NO_DOT = "Graphviz's `dot` program was not found on PATH: minigrad.viz needs it to draw graphs.\n"
-_NO_PACKAGE = (
-    "The `graphviz` Python package is not installed: minigrad.viz needs it (and Graphviz's "
-    "`dot` program) to draw graphs.\n"
-)
-
-
-class GraphvizMissingError(RuntimeError):
-    """Raised when a picture is requested but Graphviz is not available.
-
-    Either the ``graphviz`` Python package cannot be imported, or Graphviz's
-    ``dot`` program is not on ``PATH``.  The message says which, and how to
-    install it (``conda install -c conda-forge graphviz``, ``apt-get install
-    graphviz``, ``brew install graphviz``, ``winget install graphviz``).
-
-    A subclass of ``RuntimeError``.
-    """
-
-
-# ---------------------------------------------------------------------- style
-
-# Okabe & Ito (2008), "Color Universal Design": hues distinguishable with every
-# common colour-vision deficiency.  Fills are light tints so black text stays readable.
-OKABE_ITO = {
-    "black": "#000000",
-    "orange": "#E69F00",
-    "sky_blue": "#56B4E9",
-    "bluish_green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "reddish_purple": "#CC79A7",
-}
-_FILL = {
-    "leaf": "#CCE8F8",  # sky blue tint
-    "output": "#B3E2D4",  # bluish green tint
-    "saved": "#F7D999",  # orange tint
-    "modified": "#F2BF99",  # vermillion tint
-    "function": "#E6E6E6",
-    "white": "#FFFFFF",
-}
-FONT = "Helvetica"  # fontconfig maps it to a metric-compatible font (Liberation Sans here)
-SMALL = 9  # point size of the secondary lines of a label
-MUTED = "#555555"
-RECORDING = "#8C8C8C"  # the recording's edges: thin and grey
-GRADIENT = OKABE_ITO["vermillion"]
-
-# Graphviz attributes of each kind of box; the marks of a box (``MARKS``) go on top.
-KINDS = {
-    "function": {"shape": "box", "style": "rounded,filled", "fillcolor": _FILL["function"],
-                 "color": "#666666"},
-    "leaf": {"shape": "box", "style": "filled", "fillcolor": _FILL["leaf"],
-             "color": OKABE_ITO["blue"]},
-    "output": {"shape": "box", "style": "filled", "fillcolor": _FILL["output"],
-               "color": "#006B4F", "peripheries": "2"},
-    "tensor": {"shape": "box", "style": "filled", "fillcolor": _FILL["white"], "color": "#666666"},
-    "named": {"shape": "box", "style": "rounded,dashed", "color": RECORDING, "fontsize": "10",
-              "margin": "0.06,0.02", "height": "0.2"},
-    "saved": {"shape": "note", "style": "filled", "fillcolor": _FILL["saved"], "color": "#9A6A00",
-              "fontsize": "10"},
-    "saved_freed": {"shape": "note", "style": "dashed", "color": "#888888",
-                    "fontcolor": "#333333", "fontsize": "10"},
-    "saved_modified": {"shape": "note", "style": "filled,bold", "fillcolor": _FILL["modified"],
-                       "color": OKABE_ITO["vermillion"], "fontsize": "10"},
-    "saved_packed": {"shape": "note", "style": "filled,dashed", "fillcolor": _FILL["saved"],
-                     "color": "#9A6A00", "fontsize": "10"},
-    # freed by the step of a backward walk being shown: the freed page, vermillion and thick
-    "saved_just_freed": {"shape": "note", "style": "dashed,bold", "color": OKABE_ITO["vermillion"],
-                         "fontcolor": "#333333", "fontsize": "10", "penwidth": "2"},
-    "constant": {"shape": "ellipse", "style": "dotted", "color": "#777777",
-                 "fontcolor": "#444444", "fontsize": "10", "margin": "0.04,0.02",
-                 "height": "0.3", "penwidth": "1.5"},
-    # a constant the step kept for its backward, still alive: the saved value's orange
-    "constant_saved": {"shape": "ellipse", "style": "dotted,filled", "fillcolor": _FILL["saved"],
-                       "color": "#9A6A00", "fontsize": "10", "margin": "0.04,0.02",
-                       "height": "0.3", "penwidth": "1.5"},
-    # a constant the step kept, freed since: dashed (as a freed page), "kept as" struck out
-    "constant_freed": {"shape": "ellipse", "style": "dashed", "color": "#888888",
-                       "fontcolor": "#333333", "fontsize": "10", "margin": "0.04,0.02",
-                       "height": "0.3", "penwidth": "1.5"},
-    "constant_just_freed": {"shape": "ellipse", "style": "dashed,bold",
-                            "color": OKABE_ITO["vermillion"], "fontcolor": "#333333",
-                            "fontsize": "10", "margin": "0.04,0.02", "height": "0.3",
-                            "penwidth": "2"},
-    "more": {"shape": "box", "style": "filled,dashed", "fillcolor": "#FBF8D5",  # yellow tint
-             "color": "#666666", "fontcolor": "#333333"},
-}
-MARKS = {
-    "highlight": {"penwidth": "3", "color": OKABE_ITO["black"]},
-    # the node a step of a backward walk runs (or a forward step records): yellow, thick black
-    "current": {"penwidth": "3", "color": OKABE_ITO["black"], "fillcolor": OKABE_ITO["yellow"]},
-    "new": {"penwidth": "3", "color": OKABE_ITO["black"], "fillcolor": OKABE_ITO["yellow"]},
-    # nodes the walk has already run: the thick black border stays, the yellow goes, and a
-    # "done" row (not blue: a leaf's own border is blue)
-    "walked": {"penwidth": "3", "color": OKABE_ITO["black"]},
-}
-EDGES = {  # heavier data edges keep the chain of operations straight
-    "data": {"weight": "4", "color": RECORDING, "penwidth": "1"},
-    "saved": {"style": "dashed", "dir": "none", "color": "#9A6A00"},
-    "saved_freed": {"style": "dashed", "dir": "none", "color": "#AAAAAA"},
-    "constant": {"style": "dotted", "color": RECORDING, "penwidth": "1.2"},
-    "output": {"color": RECORDING, "weight": "4"},
-    "more": {"style": "dashed", "weight": "4", "color": RECORDING},
-    # a gradient the backward walk sent: from the step back to its input (the arrowhead at
-    # the input: dir=back keeps the layout of the recording edge it replaces)
-    "grad": {"color": GRADIENT, "penwidth": "2.5", "weight": "4", "dir": "back",
-             "arrowsize": "0.9"},
-}
-GRAPH_ATTRS = {
-    "rankdir": "TB",
-    "bgcolor": "white",  # readable on JupyterLab's dark theme too
-    "pad": "0.15",
-    "nodesep": "0.25",
-    "ranksep": "0.35",
-    "fontname": FONT,
-    "fontsize": "10",
-    # at most 10.4 inches (1,000 CSS pixels) wide: a wider picture is scaled down to fit a
-    # notebook's page (nbconvert's and nbviewer's pages cut a wider one off)
-    "size": "10.4,100",
-}
-_NODE_DEFAULTS = {"fontname": FONT, "fontsize": "11", "height": "0.3",
-                  "margin": "0.1,0.04", "penwidth": "1"}
-_EDGE_DEFAULTS = {"fontname": FONT, "fontsize": "9", "arrowsize": "0.7", "color": "#444444"}
-PNG_DPI = 144  # twice Graphviz's 72 points per inch: crisp on high-density screens
-
-_LEGEND = (  # (kind, text), in this order, each only when drawn
-    ("leaf", "leaf: a tensor you made that requires grad; its AccumulateGrad collects its .grad"),
-    ("function", "operation (grad_fn node); step N: its place in recording order"),
-    ("output", "output"),
-    ("tensor", "tensor, records nothing"),
-    ("named", "a named tensor a node produced"),
-    ("saved", "saved for backward by the node beside it, alive "
-              "(self, other: its inputs; result: its output)"),
-    ("saved_packed", "saved, packed by a saved_tensors_hooks hook"),
-    ("saved_modified", "saved, modified in place since (backward would fail)"),
-    ("saved_just_freed", "saved, freed just now (struck out: the graph let go of it; the memory goes if nothing else holds it)"),
-    ("saved_freed", "saved, freed by the walk (struck out: the graph let go of it; the memory goes if nothing else holds it)"),
-    ("constant_saved", "constant input, kept for backward by the node it goes into"),
-    ("constant_just_freed", "constant input that was kept, freed just now (struck out)"),
-    ("constant_freed", "constant input that was kept, freed by the walk (struck out)"),
-    ("constant", "constant input: no gradient goes back to it ((None, 0) in next_functions)"),
-    ("more", "nodes not drawn"),
-)
-# marks of a recorded walk that the legend explains, in this order
-_MARK_LEGEND = (
-    ("current", "running now"),
-    ("new", "just recorded"),
-    ("walked", "done: already run (the yellow has moved on)"),
-)
-# the arrows, each drawn in the legend as in the picture: (edge kinds it stands for, style, text)
-_ARROW_LEGEND = (
-    (("data", "output"), "data",
-     "recording, points forward: from an input to the node that used it, and on to what it made"),
-    (("constant",), "constant", "a constant going into the node that used it"),
-    (("grad",), "grad", "gradient, points back: from a node to its input, with its value"),
-)
 _GONE = ("freed", "just_freed")  # the saved states a picture draws struck out
 
 
@@ -239,20 +88,6 @@ class Box:
 
 
 # ------------------------------------------------------------ Graphviz source
-
-def _q(s):
-    """A DOT double-quoted string."""
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _attr_list(d):
-    return ", ".join(f"{k}={_q(v)}" if not str(v).startswith("<") else f"{k}={v}"
-                     for k, v in d.items())
-
-
-def _esc(text):
-    return html.escape(text, quote=False)
-
 
 def html_label(rows):
     """A Graphviz HTML-like label: rows of (text, style), style one of "title", "struck",
@@ -340,12 +175,13 @@ def _joins_copies(g):
 
 def _more_box(g, gap, lo, hi):
     """The box standing for steps ``lo`` to ``hi``, which a collapsed graph does not draw."""
-    rows = [(f"... {plural(hi - lo + 1, 'more step')} ...", "title")]
+    rows = [(f"... {plural(hi - lo + 1, 'more node')} ...", "title")]
     if gap == g.gaps[0][0]:
-        rows += [(f"this graph has {g.n_steps} steps ({g.n_nodes} nodes):", "small"),
-                 ("only the first and last steps are drawn", "small")]
+        rows += [(f"this graph has {g.n_steps} nodes recorded", "small"),
+                 (f"({g.n_nodes} with AccumulateGrad):", "small"),
+                 ("only the first and last are drawn", "small")]
     else:
-        rows.append((f"steps {lo} to {hi}", "small"))
+        rows.append((f"#{lo} to #{hi}", "small"))
     return Box(f"more{gap}", "more", rows)
 
 
@@ -440,8 +276,8 @@ def boxes_and_edges(g, side="left"):
         k = s["k"]
         while gaps and gaps[0][1] < k:
             boxes.append(_more_box(g, *gaps.pop(0)))
-        sid = f"step{k}"
-        rows = [(s["name"], "title"), (f"step {k}", "small")]
+        sid = f"node{k}"
+        rows = [(s["name"], "title"), (f"#{k}", "small")]
         rows += [(f"{a}={v}", "small") for a, v in s["attrs"]]
         rows += s["rows"]
         boxes.append(Box(sid, "function", rows, s["marks"], ordered=k in joins))
@@ -462,7 +298,7 @@ def boxes_and_edges(g, side="left"):
                 src, nr, gap = inp["ref"]
                 name = inp.get("label") or (f"output {nr}" if nr else None)
                 if gap is None:
-                    edges.append((f"step{src}", sid, "data" if grad is None else "grad",
+                    edges.append((f"node{src}", sid, "data" if grad is None else "grad",
                                   _edge_label(name, grad)))
                 elif gap not in from_more:
                     from_more.add(gap)
@@ -502,118 +338,10 @@ def boxes_and_edges(g, side="left"):
         boxes.append(Box(oid, "output", rows))
         out = f"output {r['nr']}" if r["nr"] else None
         if r["grad"] is not None:  # the seed of a backward walk starts here
-            edges.append((f"step{r['step']}", oid, "grad", _edge_label(out, r["grad"], seed=True)))
+            edges.append((f"node{r['step']}", oid, "grad", _edge_label(out, r["grad"], seed=True)))
         else:
-            edges.append((f"step{r['step']}", oid, "output", _edge_label(out, None)))
+            edges.append((f"node{r['step']}", oid, "output", _edge_label(out, None)))
     return boxes, edges
-
-
-# --------------------------------------------------------------------- legend
-
-_SAMPLE = {"width": "0.42", "height": "0.17", "fixedsize": "true", "fontsize": "8", "margin": "0"}
-
-
-def _sample(name, kind, mark=None):
-    """A legend's sample of a kind of box: a small node with the picture's own attributes."""
-    a = dict(KINDS[kind])
-    if mark is not None:
-        a.update(MARKS[mark])
-    a.update(_SAMPLE)
-    label = '""'
-    if kind.startswith("saved"):
-        label = "<<S>self</S>>" if kind in ("saved_freed", "saved_just_freed") else '"self"'
-    elif kind in ("constant_freed", "constant_just_freed"):
-        label = "<<S>kept</S>>"
-    return f"{name} [label={label}, {_attr_list(a)}];"
-
-
-def legend_entries(kinds, marks=(), edge_kinds=()):
-    """The legend's rows, each only for what the picture draws: ``(what, key, text)``.
-
-    ``what`` is "box" (``key`` a kind of ``KINDS``), "mark" (a mark of ``MARKS`` on an
-    operation) or "arrow" (``key`` an edge style of ``EDGES``).
-    """
-    rows = [("box", kind, text) for kind, text in _LEGEND if kind in kinds]
-    rows += [("mark", mark, text) for mark, text in _MARK_LEGEND if mark in marks]
-    rows += [("arrow", style, text) for drawn, style, text in _ARROW_LEGEND
-             if set(drawn) & set(edge_kinds)]
-    return rows
-
-
-def _text_label(text, width=None):
-    """A legend's text: left-aligned in a cell ``width`` points wide (at least its own width)."""
-    cell = f' WIDTH="{width}"' if width else ""
-    return (f'<<TABLE BORDER="0" CELLPADDING="0" CELLSPACING="0"><TR><TD ALIGN="LEFT"{cell}>'
-            f'<FONT POINT-SIZE="{SMALL}">{_esc(text)}</FONT></TD></TR></TABLE>>')
-
-
-def _text_width(texts):
-    """The width in points of the widest of ``texts`` as Graphviz sets them (its fonts)."""
-    nodes = "".join(f"t{i} [label={_text_label(t)}];" for i, t in enumerate(texts))
-    plain = render(f'graph {{ node [shape="plaintext", margin="0", fontname="{FONT}"]; {nodes} }}',
-                   "plain").decode("utf-8")
-    return max(float(line.split()[4]) for line in plain.splitlines()
-               if line.startswith("node ")) * 72
-
-
-def legend_source(kinds, marks=(), edge_kinds=()):
-    """The legend, a DOT graph of its own drawn under the picture (or under a strip's pictures).
-
-    Each row is a sample drawn as the picture draws it (a small node with the same
-    attributes; an arrow is a real edge with the same style, pointing the same way), and
-    its meaning.  The texts are left-aligned: each in a cell as wide as the widest, which
-    Graphviz measures first (so this runs ``dot``).  ``None`` when the picture draws
-    nothing to explain.
-
-    Raises:
-        GraphvizMissingError: no ``graphviz`` package, or no ``dot`` on PATH.
-    """
-    rows = legend_entries(kinds, marks, edge_kinds)
-    if not rows:
-        return None
-    width = round(_text_width([text for *_, text in rows])) + 1
-    lines = ["digraph legend {",
-             f'  graph [rankdir="TB", bgcolor="white", pad="0.05", nodesep="0.25", '
-             f'ranksep="0.04", fontname="{FONT}"];',
-             f"  node [{_attr_list(_NODE_DEFAULTS)}];",
-             f"  edge [{_attr_list(_EDGE_DEFAULTS)}];",
-             "  subgraph cluster_legend {",
-             f'    graph [label=<<FONT POINT-SIZE="{SMALL}" COLOR="{MUTED}">legend</FONT>>, '
-             'labeljust="l", style="rounded", color="#BBBBBB", margin="8"];']
-    for i, (what, key, text) in enumerate(rows, 1):
-        s, t = f"s{i}", f"t{i}"
-        if what == "arrow":
-            # two invisible ends, the edge from centre to centre: as long as a sample is wide
-            edge = {k: v for k, v in EDGES[key].items() if k != "weight"}
-            edge.update(tailclip="false", headclip="false")
-            end = 'shape="plaintext", label="", width="0.1", height="0.1", style="invis"'
-            lines += [f"    {s} [{end}];", f"    a{i} [{end}];",
-                      f"    {{rank=same; {s} -> a{i} [{_attr_list(edge)}]; "
-                      f"a{i} -> {t} [style=invis]}}"]
-        else:
-            lines += ["    " + _sample(s, key if what == "box" else "function",
-                                       key if what == "mark" else None),
-                      f"    {{rank=same; {s} -> {t} [style=invis]}}"]
-        lines.append(f'    {t} [shape="plaintext", margin="0", height="0.15", '
-                     f"label={_text_label(text, width)}];")
-        if i > 1:
-            lines.append(f"    t{i - 1} -> {t} [style=invis, weight=10];")
-    lines += ["  }", "}"]
-    return "\n".join(lines) + "\n"
-
-
-def picture_legend(g, boxes, edges, legend):
-    """What the legend of a picture of ``g`` explains: ``(kinds, marks, edge kinds)`` drawn.
-
-    The legend is a graph of its own (``legend_source``), set under the picture, so it
-    never pushes the picture's boxes apart.  A graph without steps is one box that says
-    what it is: no legend.
-    """
-    if not legend or not g.n_steps:
-        return None
-    kinds = {b.kind for b in boxes}
-    marks = set().union(*(b.marks for b in boxes))
-    return kinds, marks, {e[2] for e in edges}
 
 
 _CAPTION_SIZE = 13
@@ -662,7 +390,7 @@ def source_of(g, legend, dpi=None, caption_width=90, side="left"):
             saved_of.setdefault(b.id.split("_")[0][len("saved"):], []).append(b.id)
     for k, ids in saved_of.items():
         # a step's saved values beside it, on its row, so their lines cross no other box
-        lines.append(f"{indent}{{rank=same; " + "; ".join([f"step{k}"] + ids) + "}")
+        lines.append(f"{indent}{{rank=same; " + "; ".join([f"node{k}"] + ids) + "}")
     for src, dst, kind, label in edges:
         a = dict(EDGES[kind])
         if label:
@@ -688,7 +416,7 @@ def _layout_score(source):
     apart = 0
     for name, (x, y, _w) in nodes.items():
         if name.startswith("saved"):
-            sx = nodes[f"step{name.split('_')[0][len('saved'):]}"][0]
+            sx = nodes[f"node{name.split('_')[0][len('saved'):]}"][0]
             apart += any(abs(oy - y) < 1e-3 and min(x, sx) < ox < max(x, sx)
                          for other, (ox, oy, _ow) in nodes.items() if other != name)
     return apart, _crossings(edges)
@@ -726,24 +454,6 @@ def _crossings(edges):
     return n
 
 
-def _plain(source):
-    """``dot -Tplain`` of ``source`` (the layout: positions of boxes and arrows), run directly.
-
-    Not through the graphviz package, so that reading a picture's DOT source imports nothing.
-
-    Raises:
-        GraphvizMissingError: no ``dot`` on PATH, or it failed.
-    """
-    dot = shutil.which("dot")
-    if dot is None:
-        raise GraphvizMissingError(_NO_DOT + _INSTALL)
-    done = subprocess.run([dot, "-Tplain"], input=source.encode("utf-8"), capture_output=True,
-                          timeout=60, check=False)
-    if done.returncode != 0:
-        raise GraphvizMissingError(f"dot failed: {done.stderr.decode('utf-8', 'replace')}")
-    return done.stdout.decode("utf-8")
-
-
 def best_side(g, caption_width=90):
     """Where the saved values of ``g``'s steps read best: "left" or "right" of their step.
 
@@ -763,22 +473,6 @@ def best_side(g, caption_width=90):
 
 
 # ------------------------------------------------------------------ rendering
-
-def render(source, fmt):
-    """Run ``dot -T<fmt>`` on ``source`` through the graphviz package; bytes.
-
-    Raises:
-        GraphvizMissingError: no ``graphviz`` package, or no ``dot`` on PATH.
-    """
-    try:
-        import graphviz
-    except ImportError:
-        raise GraphvizMissingError(_NO_PACKAGE + _INSTALL) from None
-    try:
-        return graphviz.Source(source).pipe(format=fmt)
-    except graphviz.ExecutableNotFound:
-        raise GraphvizMissingError(_NO_DOT + _INSTALL) from None
-
 
 def png_size(png):
     """(width, height) in pixels, from the PNG's IHDR chunk."""

@@ -9,7 +9,7 @@ picture drawn before ``backward()`` still shows the values as they were then.
 What it decides, in order:
 
 * **steps** (the ``grad_fn`` nodes) numbered in the order the forward pass
-  recorded them (``step 1`` is the oldest);
+  recorded them (``#1`` is the oldest);
 * **leaves** (each reached through its ``AccumulateGrad`` node) in order of
   first use, named by ``names`` or ``leaf 1``, ``leaf 2``, ...;
 * each step's **inputs**, one per ``next_functions`` entry: a leaf, an earlier
@@ -269,7 +269,7 @@ class Snapshot:
                         k = leaf_key[id(nxt.variable)]
                         src = f"leaf{k + 1}" if k in used else None
                     elif nxt in shown_set:
-                        src = f"step{step_no[nxt]}"
+                        src = f"node{step_no[nxt]}"
                     elif gap_of(nxt) != gap:
                         src = f"more{gap_of(nxt)}"
                     else:
@@ -347,11 +347,11 @@ class Snapshot:
         del self._out_names, self._obj_names, self._step_no, self._leaf_key, self._leaf_names
 
     def _step_ref(self, node, nr):
-        """How an earlier step's output is called: its name, or ``step 2`` (``output 1``)."""
+        """How an earlier step's output is called: its name, or ``#2`` (``#2 output 1``)."""
         name = self._out_names.get((node, nr))
         if name is not None:
             return name
-        ref = f"step {self._step_no[node]}"
+        ref = f"#{self._step_no[node]}"
         return ref if nr == 0 else f"{ref} output {nr}"
 
     def _const_value(self, sv):
@@ -387,7 +387,7 @@ class Snapshot:
             name = self._out_names.get((grad_fn, t.output_nr))
             if name is not None:
                 return name, shape
-            return f"output of step {self._step_no[grad_fn]}", shape
+            return f"output of #{self._step_no[grad_fn]}", shape
         if not t.requires_grad:
             return self._const_value(sv) or "constant", shape
         return None, shape

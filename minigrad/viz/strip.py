@@ -18,10 +18,10 @@ import io
 import math
 import re
 
+from .legend import legend_source
 from .render import (
     PNG_DPI,
     GraphvizMissingError,
-    legend_source,
     png_size,
     register_stacked,
     render,

@@ -3,19 +3,19 @@
 For ``x = tensor(3., requires_grad=True); y = x * x; z = y + 1.0`` drawn
 with ``names={"x": x, "y": y, "z": z}``::
 
-    recorded graph of z: 2 steps, 1 leaf, 1 constant input
+    recorded graph of z: 2 nodes, 1 leaf, 1 constant input
       x: leaf, shape (), receives .grad
-      1. MulBackward0(x, x)         saved: self = x (alive), other = x (alive)  -> y
-      2. AddBackward0(y, constant)  -> output z, shape ()
+      #1 MulBackward0(x, x)         saved: self = x (alive), other = x (alive)  -> y
+      #2 AddBackward0(y, constant)  -> output z, shape ()
 
-One line per leaf (in order of first use), then one line per step in the
+One line per leaf (in order of first use), then one line per node (``#1``, ``#2``, ...) in the
 order the forward pass recorded them, each with its inputs in
-``next_functions`` order (a leaf's name, a named tensor, ``step n``, a
+``next_functions`` order (a leaf's name, a named tensor, ``#n``, a
 constant's value when the node kept it, else ``constant``), what it saved
 (``name = what it is (state)``) and the tensor it produced.  After
-``z.backward()`` line 1 reads ``saved: self (freed), other (freed)``: a freed
+``z.backward()`` the line of ``#1`` reads ``saved: self (freed), other (freed)``: a freed
 value no longer refers to anything.  A graph of more than ``max_nodes`` nodes
-lists its first and last steps and ``... 980 more steps (11 to 990) ...``.
+lists its first and last nodes and ``... 980 more nodes (#11 to #990) ...``.
 """
 
 from .values import plural
@@ -35,7 +35,7 @@ def saved_text(name, state, ref):
 
 
 def _counts(g):
-    counts = [plural(g.n_steps, "step"), plural(g.n_leaves, "leaf", "leaves")]
+    counts = [plural(g.n_steps, "node"), plural(g.n_leaves, "leaf", "leaves")]
     if g.n_constants:
         counts.append(plural(g.n_constants, "constant input"))
     return ", ".join(counts)
@@ -55,7 +55,7 @@ def text_of(g):
     else:
         lines = [f"recorded graph {of} {what}: " + _counts(g)]
     if g.collapsed:
-        lines.append(f"  (over a few hundred nodes: {g.n_hidden} steps collapsed)")
+        lines.append(f"  (over a few hundred nodes: {g.n_hidden} of them collapsed)")
     for leaf in g.leaves:
         if g.show_values:
             desc = f"{leaf['name']}: leaf {leaf['repr']}"
@@ -70,10 +70,10 @@ def text_of(g):
         lines.append("  " + desc)
     if g.hidden_leaves:
         lines.append(f"  ... {plural(g.hidden_leaves, 'more leaf', 'more leaves')} "
-                     "used only by collapsed steps ...")
+                     "used only by collapsed nodes ...")
     heads, tails = [], []
     for s in g.steps:
-        heads.append(f"  {s['k']}. {s['name']}(" + ", ".join(i["text"] for i in s["inputs"]) + ")")
+        heads.append(f"  #{s['k']} {s['name']}(" + ", ".join(i["text"] for i in s["inputs"]) + ")")
         parts = []
         if s["flow"]:
             parts.append(s["flow"])
@@ -98,11 +98,12 @@ def text_of(g):
     for s, head, parts in zip(g.steps, heads, tails):
         if s["k"] > prev + 1:
             lo, hi = prev + 1, s["k"] - 1
-            lines.append(f"  ... {plural(hi - lo + 1, 'more step')} ({lo} to {hi}) ...")
+            lines.append(f"  ... {plural(hi - lo + 1, 'more node')} (#{lo} to #{hi}) ...")
         prev = s["k"]
         lines.append((head.ljust(width) + "  " + "  ".join(parts)) if parts else head)
     if prev < g.n_steps:
-        lines.append(f"  ... {plural(g.n_steps - prev, 'more step')} ({prev + 1} to {g.n_steps}) ...")
+        lines.append(f"  ... {plural(g.n_steps - prev, 'more node')} "
+                     f"(#{prev + 1} to #{g.n_steps}) ...")
     if g.caption is not None:
         lines.insert(0, g.caption)
     if g.footnote:

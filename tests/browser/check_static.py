@@ -72,7 +72,7 @@ VIEWPORT = {"width": 1400, "height": 1000}
 # picture (its `scale`), so today's strips, shown at their natural size (nbconvert's page never
 # scales a picture down: a wide one overflows), measure 0.80.  0.75 leaves room for rounding
 # and fails a strip drawn or shown any smaller (a smaller `scale`, a page that shrinks a wide
-# strip to fit): its smallest labels ("shape ()", "step 1"), 12 px in a lone picture and
+# strip to fit): its smallest labels ("shape ()", "#1"), 12 px in a lone picture and
 # 9.6 px in today's strips, would fall below 9 px, where a panel's small print stops being
 # readable on a laptop screen.
 MIN_LABEL_RATIO = 0.75
