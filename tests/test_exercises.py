@@ -90,3 +90,21 @@ def test_beginner1_guess():
         "Write a number, e.g. my_guess = 7.5 (you wrote 'ten').\n")
     for wrong in (None, 6, 26, 7.5):  # no reply but "Right" gives the answer away
         assert "10" not in said(beginner_01.check, wrong, walk_in)
+
+
+def test_beginner1_watch_notes_sees_the_notes_go():
+    """Lesson 1, section 4: the notes of a trail are there while the result is held, and go
+    with it; the leaf's own AccumulateGrad is left out, and the watch holds no note itself."""
+    import minigrad as torch
+    ns = load("beginner/01_the_ribbon_trail.ipynb", "b1-04", "b1-06")
+    x = torch.tensor(3.0, requires_grad=True)
+    z = ns["walk_in"](x)
+    z.backward()
+    still_there = beginner_01.watch_notes(z)
+    assert still_there() == ["AddBackward0", "PowBackward0"]
+    other = z.grad_fn.next_functions[0][0]  # a name holding the squaring's note keeps it
+    del z
+    assert still_there() == ["PowBackward0"]
+    del other
+    assert still_there() == []
+    assert x.grad.item() == 6.0  # x and its blame stay

@@ -6,7 +6,7 @@ The learner guesses ``x.grad`` for ``walk_in`` (``z = x * x + 1``) at ``x = 5``,
 
 from .answers import NOT_GIVEN, close, library_of, number, reply
 
-__all__ = ["check"]
+__all__ = ["check", "watch_notes"]
 
 
 @reply
@@ -26,3 +26,36 @@ def check(my_guess, walk_in):
         print(f"{guess:g} is z itself, not its blame. How far does z move for a nudge?")
     else:
         print("Not yet. Divide how far z moves (from x = 5 to x = 5.01) by the nudge, 0.01.")
+
+
+def watch_notes(result):
+    """Watch the notes of ``result``'s trail without holding them (lesson 1, section 4).
+
+    Returns a function that lists the names (last written first) of the notes still there.  A note
+    cannot be watched directly (PyTorch's notes refuse ``weakref``), so a tiny tag is hung on
+    each one (in ``node.metadata``, which only the note holds) and the tags are watched: a tag
+    goes exactly when its note goes.  ``AccumulateGrad``, the leaf's own note, is left out: it
+    has no box of its own in the pictures.
+    """
+    import weakref
+
+    class Tag:  # a tiny empty object, hung on a note
+        pass
+
+    watches, seen, todo = [], set(), [result.grad_fn]
+    node = tag = None
+    while todo:
+        node = todo.pop(0)
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        todo.extend(next_node for next_node, _ in node.next_functions)
+        if type(node).__name__ != "AccumulateGrad":
+            tag = node.metadata["watch_notes"] = Tag()
+            watches.append((type(node).__name__, weakref.ref(tag)))
+    del node, tag  # hold no note here: only the tags are watched
+
+    def still_there():
+        return [name for name, watch in watches if watch() is not None]
+
+    return still_there
