@@ -1,7 +1,7 @@
 """Beginner lesson 2, "Try it yourself": the note ``detour`` writes first, and ``x.grad``.
 
 ``detour`` multiplies by three above 1 and squares otherwise, then adds 1.  The learner
-predicts, for one run from ``x = 2.0``, the name of the note written first (the step the
+predicts, for one run from ``x = 2.0``, the name of the note written first (what the
 code did first: the first name of ``.tape``, not the first one the walk back reads) and
 ``x``'s blame after the walk back.  The check runs the learner's ``detour`` for real and
 walks it back.
@@ -26,19 +26,19 @@ def check(my_first_note, my_blame, detour):
         print("Write your two answers in place of the Nones above, run that cell, then this one.")
         return
     if first is NOT_GIVEN:
-        print("The first answer is still None: which step does x = 2.0 take, squaring or times three?")
+        print("The first answer is still None: which road does x = 2.0 take, squaring or times three?")
     elif first == name(note):
         print(f"First note: right, {note}. 2.0 is above 1, so the multiplying line runs.")
     elif first == name(SQUARING):
         print("First note: not squaring. Is 2.0 above 1? Then which line of detour runs?")
     elif first == name(ADDING):
-        print("First note: AddBackward0 is the last note (the + 1). Which step comes before it?")
+        print("First note: AddBackward0 is the last note (the + 1). Which note comes before it?")
     elif not first.endswith("backward0"):
         print(f"First note: write the whole name, as the notes print it; {my_first_note!r} does not"
               " end in Backward0.")
     else:
         print(f"First note: {my_first_note!r} is not a note this run writes. Which line of detour"
-              " runs first when x is 2.0? Section 1 says which name each kind of step writes.")
+              " runs first when x is 2.0? Section 1 says which name each road writes.")
     if blame is NOT_GIVEN:
         print("The blame is still None: which road does x = 2.0 take, and how much bigger does that"
               " road make a nudge to x?")
