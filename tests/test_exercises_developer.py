@@ -105,9 +105,9 @@ def test_lesson1_no_wrong_reply_gives_the_answer(lesson1):
 
 # --- developer 02: y.requires_grad after each of five snippets ------------------------------
 
-SWITCH_HINTS = ("nothing is recorded", "switches recording back on", "stronger than no_grad()",
+SWITCH_HINTS = ("nothing is recorded", "only inside its own block", "the innermost switch decides",
                 "cuts off one factor only", "computed outside the block")
-SWITCHES_RIGHT = dict(a=False, b=True, c=False, d=True, e=True)
+SWITCHES_RIGHT = dict(a=False, b=False, c=False, d=True, e=True)
 
 
 def snippets_check(module, notebook, *cell_ids, names):

@@ -1,7 +1,8 @@
 """Developer lesson 2, "Try it yourself": ``y.requires_grad`` after each of five snippets.
 
 The learner predicts True or False for ``snippet_a`` to ``snippet_e`` (``no_grad()``,
-``enable_grad()`` inside it, ``enable_grad()`` inside ``inference_mode()``, ``detach()`` of
+a product made after leaving an ``enable_grad()`` nested in it, ``inference_mode()`` inside
+``enable_grad()``, ``detach()`` of
 one factor, a constant made under ``no_grad()`` used outside it).  The check runs the
 lesson's own snippets, each with the library it was written with, and compares; each
 wrong prediction gets the rule it missed.
@@ -15,10 +16,10 @@ NAMES = ("a", "b", "c", "d", "e")
 
 HINTS = {
     "a": "inside no_grad() nothing is recorded, whatever the inputs require.",
-    "b": "enable_grad() switches recording back on inside no_grad(); w requires grad, so w * 2 "
-         "is recorded.",
-    "c": "inference_mode() is stronger than no_grad(): enable_grad() inside it does not switch "
-         "recording back on.",
+    "b": "enable_grad() switches recording back on only inside its own block; y = h * 3 is "
+         "computed after it, back under no_grad().",
+    "c": "the innermost switch decides: inference_mode() inside enable_grad() switches recording "
+         "off, as no_grad() would.",
     "d": "detach() cuts off one factor only; the other factor is w itself, which requires grad, "
          "so the product is recorded.",
     "e": "h was made under no_grad() and is a constant, but y = h * w is computed outside the "
