@@ -166,9 +166,18 @@ def _fmt(v):
 
 def _value_text(v):
     """A slider value as a learner reads it: ``2.``, ``0.5000``, like a tensor's print."""
+    return _values_text(v)[0]
+
+
+def _values_text(*vs):
+    """Numbers read together, as PyTorch prints them in one tensor: both ends alike.
+
+    ``_values_text(0.5, 3.0)`` is ``["0.5000", "3.0000"]`` (``tensor([0.5, 3.])``
+    prints ``[0.5000, 3.0000]``), ``_values_text(-3.0, 0.0)`` is ``["-3.", "0."]``.
+    """
     from .creation import tensor
 
-    return _fmt(tensor(float(v)))
+    return [part.strip() for part in _fmt(tensor([float(v) for v in vs])).strip("[]").split(",")]
 
 
 def run_explore(fn, *, library=None, **values):
@@ -362,7 +371,8 @@ def _range_text(members, names):
         return f"{len(members)} positions"
     n = moving[0]
     vals = sorted(m[0][n] for m in members)
-    return f"{n} from {_value_text(vals[0])} to {_value_text(vals[-1])}"
+    low, high = _values_text(vals[0], vals[-1])
+    return f"{n} from {low} to {high}"
 
 
 # ------------------------------------------------------------ stable model ids
@@ -655,9 +665,10 @@ def _classes():
             _set_picture(self.image, self.fallback, r.draw(caption=False, **self._draw_kwargs))
 
         def _view_text(self):
+            # one slider's four numbers read alike (one tensor's print), each slider on its own
             ranges = "; ".join(
-                f"{name} from {_value_text(s.min)} to {_value_text(s.max)} every "
-                f"{_value_text(s.step)}, at {_value_text(s.value)}"
+                "{} from {} to {} every {}, at {}".format(
+                    name, *_values_text(s.min, s.max, s.step, s.value))
                 for name, s in self.sliders.items())
             one = len(self.sliders) == 1
             return (f"slider{'' if one else 's'}: {ranges} ({'it moves' if one else 'they move'} "

@@ -285,7 +285,7 @@ def test_explorer_image_changes_and_static_picture_stays():
     assert set(strip_data) == {"text/plain", "image/png", "image/svg+xml"}
     assert set(view) == {"text/plain", WIDGET_VIEW}
     assert view["text/plain"] == (
-        "slider: x from -3. to 3. every 0.5000, at -1. (it moves when the notebook runs; "
+        "slider: x from -3.0000 to 3.0000 every 0.5000, at -1.0000 (it moves when the notebook runs; "
         "the pictures below show every recording over its range)")
     text = strip_data["text/plain"]
     assert text.startswith("2 different recordings over 13 slider positions")
@@ -293,7 +293,7 @@ def test_explorer_image_changes_and_static_picture_stays():
     assert ("  x = -1.5000: recorded MulBackward0; after backward(): x.grad = 3., saved values freed"
             "  (the same recording for x from -3. to 0.)") in text
     assert ("  x = 2.: recorded MulBackward0; after backward(): x.grad = 4., saved values freed"
-            "  (the same recording for x from 0.5000 to 3.)") in text
+            "  (the same recording for x from 0.5000 to 3.0000)") in text
     assert "  x = -3.: MulBackward0; x.grad = 3." in text
     assert "  x = 3.: MulBackward0; x.grad = 6." in text
 
@@ -321,8 +321,8 @@ def test_explore_slider_abbreviations():
     assert w.result.grads["a"].item() == w.sliders["b"].value
     # the widget view's line names every slider (its range, its value) in order
     assert w._repr_mimebundle_()["text/plain"] == (
-        "sliders: a from -1.5000 to 4.5000 every 0.1000, at 1.5000; b from 0. to 4. "
-        "every 0.1000, at 2. (they move when the notebook runs; the pictures below show every "
+        "sliders: a from -1.5000 to 4.5000 every 0.1000, at 1.5000; b from 0.0000 to 4.0000 "
+        "every 0.1000, at 2.0000 (they move when the notebook runs; the pictures below show every "
         "recording over their range)")
     given = ipywidgets.FloatSlider(value=1.0, min=0.0, max=2.0, description="t")
     w = widgets.explore(lambda t: t.exp(), t=given)

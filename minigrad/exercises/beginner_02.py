@@ -7,7 +7,7 @@ code did first: the first name of ``.tape``, not the first one the walk back rea
 walks it back.
 """
 
-from .. import widgets
+from .. import viz
 from .answers import NOT_GIVEN, close, library_of, name, number, reply
 
 __all__ = ["check"]
@@ -20,8 +20,9 @@ def check(my_first_note, my_blame, detour):
     """Reply to ``my_first_note`` (a note's name) and ``my_blame`` (``x.grad``) at ``x = 2``."""
     first = name(my_first_note, example='my_first_note = "AddBackward0"')
     blame = number(my_blame, example="my_blame = 2.5")
-    run = widgets.run_explore(detour, x=2.0)  # the real run, walked back
-    note, grad = run.tape[0], run.grads["x"].item()
+    trail = viz.record_forward(detour, 2.0)  # the real run, as the lesson's section 2 does it
+    trail.result.backward()                  # walked back
+    note, grad = trail.tape[0], trail.inputs[0].grad.item()
     if first is NOT_GIVEN and blame is NOT_GIVEN:
         print("Write your two answers in place of the Nones above, run that cell, then this one.")
         return
