@@ -63,3 +63,22 @@ def test_a_real_second_run_with_a_timing_cell_changes_nothing(tmp_path):
     assert "".join(json.loads(first)["cells"][1]["outputs"][0]["text"]) == "42\n"
     assert tool.execute(path, timeout=60)
     assert path.read_text(encoding="utf-8") == first
+
+
+def test_changed_code_in_a_timing_cell_is_stored_with_its_own_outputs(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    timed = nbformat.v4.new_code_cell("print('took', 5, 'ns')", id="timed")
+    timed.metadata["tags"] = ["nbval-ignore-output"]
+    nb.cells = [timed]
+    path = tmp_path / "lesson.ipynb"
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    assert tool.execute(path, timeout=60)
+    stored = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    assert tool.stamped_fingerprint(stored) == tool.sources_fingerprint(stored)
+    # the timing cell's code changes; its output has the same kind: still written anew
+    stored.cells[0].source = "print('took', 7, 'ns')"
+    path.write_text(nbformat.writes(stored) + "\n", encoding="utf-8")
+    assert tool.execute(path, timeout=60)
+    again = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    assert "".join(again.cells[0].outputs[0]["text"]) == "took 7 ns\n"
+    assert tool.stamped_fingerprint(again) == tool.sources_fingerprint(again)

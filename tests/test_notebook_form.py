@@ -6,6 +6,7 @@ without a browser; ``make lab-check`` checks the same for real in JupyterLab.
 """
 
 import base64
+import importlib.util
 import json
 import pathlib
 from html.parser import HTMLParser
@@ -14,6 +15,15 @@ import nbformat
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _execute_tool():
+    """tests/tools/execute_notebooks.py, the tool behind ``make execute``."""
+    spec = importlib.util.spec_from_file_location(
+        "execute_notebooks", ROOT / "tests" / "tools" / "execute_notebooks.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
 LESSONS = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb")
                  if ".ipynb_checkpoints" not in p.parts)
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -132,3 +142,12 @@ def test_beginner_and_developer_prose_has_no_tex(lesson):
     tex = [(cell.id, line) for cell in nb.cells if cell.cell_type == "markdown"
            for line in cell.source.splitlines() if "$" in line]
     assert tex == []
+
+
+def test_stored_outputs_come_from_the_stored_code(lesson):
+    """``make execute`` stamps the code its outputs came from: a cell edited after the run (its
+    outputs, timings included, would be another code's) shows as a mismatch here."""
+    tool = _execute_tool()
+    nb = nbformat.reads(lesson.read_text(encoding="utf-8"), as_version=4)
+    assert tool.stamped_fingerprint(nb) == tool.sources_fingerprint(nb), (
+        f"{lesson.name}: its code changed since make execute stored its outputs: run make execute")

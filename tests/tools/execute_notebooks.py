@@ -26,13 +26,19 @@ What `make execute` runs.  For each notebook:
   rules nbval uses, tests/nbval_sanitize.cfg), and the outputs of the cells
   tagged ``nbval-ignore-output`` differ at most in their contents (the same
   number and kinds of outputs), the file is left as it is, with the outputs
-  of the earlier real run.  So a second run changes nothing.
+  of the earlier real run.  So a second run changes nothing;
+* but only if those outputs came from the same code: each run stamps the
+  notebook's metadata with a fingerprint of its code cells' sources
+  (``autograd_in_depth.executed_sources``), and a file whose stamp does not
+  match its code is always written, so a changed timing cell never keeps the
+  outputs of the code it replaced.
 
 Exit status 1 if any notebook failed.
 """
 
 import argparse
 import copy
+import hashlib
 import json
 import pathlib
 import re
@@ -67,6 +73,21 @@ def _sanitized(text, rules):
 
 
 IGNORE_TAG = "nbval-ignore-output"
+STAMP = "autograd_in_depth"  # notebook metadata: {"executed_sources": fingerprint}
+
+
+def sources_fingerprint(nb):
+    """A short sha256 of ``nb``'s code cells' sources, in order: which code outputs came from."""
+    digest = hashlib.sha256()
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            digest.update(cell.source.encode("utf-8") + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def stamped_fingerprint(nb):
+    """The fingerprint the stored outputs were made with, or None for an unstamped file."""
+    return nb.metadata.get(STAMP, {}).get("executed_sources")
 
 
 def _comparable(text, rules):
@@ -225,11 +246,13 @@ def execute(path, timeout):
         print(f"FAILED {path}: left untouched\n{err}", file=sys.stderr)
         return False
     work = _normalise(work, work.metadata.get("language_info"))
+    work.metadata[STAMP] = {"executed_sources": sources_fingerprint(work)}
     text = nbformat.writes(work)
     if not text.endswith("\n"):
         text += "\n"
     rules = _sanitize_rules()
-    if _comparable(text, rules) == _comparable(original, rules):
+    same_code = stamped_fingerprint(nb) == sources_fingerprint(nb)
+    if same_code and _comparable(text, rules) == _comparable(original, rules):
         print(f"unchanged {path} (outputs equal once addresses are sanitised; "
               "timings as stored)")
     else:
