@@ -50,6 +50,16 @@ def test_says_where_when_and_with_what_it_was_recorded(data):
     assert "interleaved" in about["method"]
 
 
+def test_recorded_on_the_lessons_clock(data):
+    # the lesson puts its live ratios beside these: both must be taken on the same clock
+    lesson = json.loads(LESSON.read_text(encoding="utf-8"))
+    source = "".join("".join(c["source"]) for c in lesson["cells"] if c["cell_type"] == "code")
+    clock = re.search(r"^cpu_time = (time\.\w+)", source, re.M).group(1)
+    assert data["recorded"]["clock"].split()[0] == clock
+    script = (ROOT / "tests" / "tools" / "record_torch_timings.py").read_text(encoding="utf-8")
+    assert re.search(r"^CLOCK = (time\.\w+)", script, re.M).group(1) == clock
+
+
 def test_sweeps_cover_the_scripts_sizes_with_spreads(data):
     sizes = script_sizes()
     assert [row["elements"] for row in data["recording_sweep"]] == sizes

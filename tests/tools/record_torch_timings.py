@@ -11,7 +11,8 @@ minute while it compiles C++, Dynamo's full guard tree, ``torch.cond``,
 once, and stored with the machine, the versions and the date.  The lesson
 reads the file and says how to re-record it.  Nothing is typed by hand.
 
-What is recorded (every timing with ``minigrad.timing.measure``: variants
+What is recorded (every timing with ``minigrad.timing.measure`` on the CPU
+clock, ``time.process_time``, as the lesson's live cells time: variants
 interleaved round by round in a rotating order, a warm-up dropped, the
 collector off; medians with interquartile ranges, ratios round by round; as
 in the lesson, each timed call lasts about half a millisecond; 81 rounds
@@ -44,7 +45,8 @@ PyTorch on one thread):
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
 another file with ``--out``; ``--only first_call``: re-record that part alone
-into the existing file, stamped with its own date, leaving the rest as recorded).
+into the existing file, stamped with its own date, leaving the rest as recorded;
+``--keep-first-call``: re-record everything else, keeping the file's first calls).
 """
 
 import argparse
@@ -67,6 +69,9 @@ sys.path.insert(0, str(ROOT))              # this checkout's minigrad.timing
 OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_timings_03.json"
 SIZES = [10, 100, 1_000, 10_000, 100_000, 1_000_000]
 STEPS = 20                                  # steps of the chain; 3 operations each
+# the clock of every timing but the first calls (which record both): this process's CPU time, the
+# lesson's clock, so that its live ratios and these stand on the same clock
+CLOCK = time.process_time
 
 
 def chain(x):
@@ -227,7 +232,8 @@ def record_mlp(torch, measure, rounds):
         variants[backend]()
         first[backend] = time.perf_counter() - t0
     n = repeats_for(variants["eager"])
-    t = measure({k: repeated(v, n) for k, v in variants.items()}, rounds=2 * rounds + 1, warmup=3)
+    t = measure({k: repeated(v, n) for k, v in variants.items()}, rounds=2 * rounds + 1, warmup=3,
+                clock=CLOCK)
     return {
         "what": "the lesson's MLP training step (batch 8, widths 2-16-16-1, forward and backward)",
         "steps_per_timed_call": n,
@@ -255,7 +261,7 @@ def record_sweeps(torch, measure, rounds, sizes):
         x_req = x.clone().requires_grad_()
         reps = repeats_for(forward)
         t = measure({"recording": repeated(forward, reps), "no_grad": repeated(forward_no_grad, reps)},
-                    rounds=rounds_for(n, rounds), warmup=3)
+                    rounds=rounds_for(n, rounds), warmup=3, clock=CLOCK)
         per_op = (t.median("recording") - t.median("no_grad")) / reps / operations
         recording.append({"elements": n, "calls_per_timed_call": reps, "operations": operations,
                           "recording": summary(t, "recording"), "no_grad": summary(t, "no_grad"),
@@ -285,7 +291,8 @@ def record_sweeps(torch, measure, rounds, sizes):
         variants["eager forward"] = lambda: chain(x)
         variants["inductor forward"] = lambda: fused_forward(x)
         reps = repeats_for(variants["eager"])
-        t = measure({k: repeated(v, reps) for k, v in variants.items()}, rounds=rounds_for(n, rounds), warmup=3)
+        t = measure({k: repeated(v, reps) for k, v in variants.items()}, rounds=rounds_for(n, rounds), warmup=3,
+                    clock=CLOCK)
         compiled_sweep.append({"elements": n, "calls_per_timed_call": reps,
                                **{k: summary(t, k) for k in variants},
                                "ratio_to_eager": {b: ratio(t, b, "eager") for b in ["aot_eager", "inductor"]},
@@ -468,6 +475,8 @@ def main(argv=None):
                     help="samples of each backend's first call, each in a fresh process (default 5)")
     ap.add_argument("--only", choices=["first_call"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
+    ap.add_argument("--keep-first-call", action="store_true",
+                    help="re-record everything but the first calls, keeping those of the existing --out file")
     ap.add_argument("--first-call-child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.first_call_child:
@@ -501,6 +510,7 @@ def main(argv=None):
             "threads": torch.get_num_threads(),
             "rounds": rounds,
             "rounds_above_10000_elements": rounds_for(10**6, rounds),
+            "clock": "time.process_time (the recording process's CPU time; first calls: both clocks)",
             "method": "minigrad.timing.measure: variants interleaved round by round in a rotating "
                       "order, 3 warm-up rounds dropped, the collector off; medians with "
                       "interquartile ranges, ratios round by round",
@@ -511,8 +521,11 @@ def main(argv=None):
     data["branches"] = record_branches(torch)
     print("recompiles ...", flush=True)
     data["recompiles"] = record_recompiles(torch)
-    print("first calls, each in a fresh process with an empty Inductor cache ...", flush=True)
-    data["first_call"] = record_first_calls(3 if args.quick else args.first_calls)
+    if args.keep_first_call:
+        data["first_call"] = json.loads(out.read_text(encoding="utf-8"))["first_call"]
+    else:
+        print("first calls, each in a fresh process with an empty Inductor cache ...", flush=True)
+        data["first_call"] = record_first_calls(3 if args.quick else args.first_calls)
     print("MLP step ...", flush=True)
     data["mlp_step"] = record_mlp(torch, measure, rounds)
     print("size sweeps ...", flush=True)
