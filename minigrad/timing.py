@@ -15,7 +15,8 @@ run on a shared, noisy machine:
 * what comes back is every round's time, so a cell prints the median with its
   spread (the interquartile range: half the rounds lie inside it) and a check
   tests a ratio computed round by round (each round's two times were taken a
-  moment apart: their ratio cancels most of the machine's drift).
+  moment apart: their ratio cancels a slow spell of the machine that lasts the whole
+  round, not one that catches a single variant).
 
 ``measure(variants, rounds=15, warmup=3)`` returns a ``Timings``::
 
