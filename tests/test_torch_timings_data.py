@@ -105,6 +105,17 @@ def test_mlp_step_and_first_calls(data):
     assert min(calls["inductor"]["cpu_samples_s"]) > max(calls["aot_eager"]["cpu_samples_s"])
 
 
+
+def test_first_call_cpu_counts_the_compiler_processes():
+    # the lesson says the first calls' CPU seconds are the process's own plus its waited-for children's
+    # (the C++ compiler), with Inductor's compile workers off: the recording script must time them so
+    text = (ROOT / "tests" / "tools" / "record_torch_timings.py").read_text(encoding="utf-8")
+    child = text.split("def first_call_child(", 1)[1].split("\ndef ", 1)[0]
+    assert "time.process_time()" in child and "getrusage(resource.RUSAGE_CHILDREN)" in child
+    assert 'TORCHINDUCTOR_COMPILE_THREADS="1"' in text
+    lesson = LESSON.read_text(encoding="utf-8")
+    assert "RUSAGE_CHILDREN" in lesson and "TORCHINDUCTOR_COMPILE_THREADS=1" in lesson
+
 def test_inductors_code_for_the_chain(data):
     code = data["inductor_code"]
     forward, backward = code["graphs"]
