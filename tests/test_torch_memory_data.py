@@ -1,0 +1,40 @@
+"""The data file researcher lesson 2 reads: PyTorch's CPU memory during its checkpointing walk.
+
+``notebooks/researcher/data/torch_memory_02.json`` is written by
+``tests/tools/record_torch_memory.py`` on real PyTorch.  These tests check that
+a stored or re-recorded file has the fields the lesson reads, for the chain and
+the numbers of segments the script measures, and that its numbers are
+consistent (the peak of the walk is at least what was alive when it started).
+"""
+
+import json
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DATA = ROOT / "notebooks" / "researcher" / "data" / "torch_memory_02.json"
+SCRIPT = ROOT / "tests" / "tools" / "record_torch_memory.py"
+
+
+def script_constant(name):
+    return re.search(rf"^{name} = (.*)$", SCRIPT.read_text(encoding="utf-8"), re.M).group(1)
+
+
+def test_the_file_names_its_recording():
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    assert data["torch"].startswith("2.")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", data["recorded"])
+
+
+def test_the_chain_and_segments_are_the_scripts():
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    depth, width, rows = (int(v) for v in script_constant("DEPTH, WIDTH, ROWS").split(","))
+    assert data["chain"] == {"depth": depth, "width": width, "rows": rows, "activation_bytes": rows * width * 4}
+    segments = json.loads(script_constant("SEGMENTS"))
+    assert sorted(int(s) for s in data["walks"]) == segments
+
+
+def test_each_walk_peaks_at_or_above_its_start():
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    for walk in data["walks"].values():
+        assert 0 < walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], walk

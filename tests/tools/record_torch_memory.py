@@ -1,0 +1,110 @@
+"""Record PyTorch's CPU memory for researcher lesson 2 into notebooks/researcher/data/torch_memory_02.json.
+
+Usage: .venv-torch/bin/python tests/tools/record_torch_memory.py [--out FILE]
+
+The lesson (notebooks/researcher/02_memory_and_checkpointing.ipynb) measures
+minigrad's memory with ``tracemalloc``, which does not see PyTorch's
+allocator.  This script measures PyTorch's side of its checkpointing walk
+with the profiler (``profile_memory=True``; its memory timeline, every CPU
+allocation and free in order, from ``torch.profiler._memory_profiler``) and
+stores it with the versions and the date; the lesson reads the file.
+
+What is recorded: the lesson's chain of k = 16 layers (``Linear`` then
+``Tanh``) of width 32 on a batch of 1,024 (one activation: 131,072 bytes),
+checkpointed with ``checkpoint_sequential(..., use_reentrant=False,
+preserve_rng_state=False)`` for s = 1, 2, 4, 8, 16 (s = 1: no checkpoint).
+For each s: the bytes allocated during the forward pass and still alive when
+``backward()`` starts, and the peak during ``backward()``, both counted from
+the allocations made inside the profiled step (tensors alive before it, the
+parameters and the batch, are not counted).  One thread.
+"""
+
+import argparse
+import datetime
+import json
+import pathlib
+import platform
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+from torch.profiler._memory_profiler import Action, MemoryProfile
+from torch.utils.checkpoint import checkpoint_sequential
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_memory_02.json"
+DEPTH, WIDTH, ROWS = 16, 32, 1024
+SEGMENTS = [1, 2, 4, 8, 16]
+
+
+def tanh_mlp(depth, width):
+    layers = []
+    for _ in range(depth):
+        layers += [torch.nn.Linear(width, width), torch.nn.Tanh()]
+    return torch.nn.Sequential(*layers)
+
+
+def batch(rows, width):
+    return torch.linspace(-1.0, 1.0, rows * width).reshape(rows, width)
+
+
+def step_memory(net, x, s):
+    """Bytes alive after the forward pass and the peak during backward(), from the allocator's timeline."""
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
+                 with_stack=True) as prof:
+        out = net(x) if s == 1 else checkpoint_sequential(net, s, x, use_reentrant=False,
+                                                          preserve_rng_state=False)
+        loss = out.sum()
+        with torch.profiler.record_function("backward"):
+            loss.backward()
+    net.zero_grad()
+    results = prof.profiler.kineto_results                  # events in microseconds from the trace's start
+    start_ns = results.trace_start_ns() + next(e for e in prof.events()
+                                               if e.name == "backward").time_range.start * 1000
+    created, alive, after_forward, peak = {}, 0, None, 0
+    for t, action, (key, _), size in MemoryProfile(results).timeline:
+        if after_forward is None and t >= start_ns:
+            after_forward = peak = alive
+        if action == Action.CREATE:
+            created[key] = size
+            alive += size
+        elif action == Action.DESTROY and key in created:
+            alive -= created.pop(key)
+        if after_forward is not None:
+            peak = max(peak, alive)
+    return after_forward, peak
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=pathlib.Path, default=OUT)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    net, x = tanh_mlp(DEPTH, WIDTH), batch(ROWS, WIDTH)
+    step_memory(net, x, 4)                                  # a first run fills one-time caches
+    walks = {}
+    for s in SEGMENTS:
+        for attempt in range(3):      # the profiler's event parser now and then fails to decode a name
+            try:
+                after_forward, peak = step_memory(net, x, s)
+                break
+            except UnicodeDecodeError:
+                if attempt == 2:
+                    raise
+        walks[str(s)] = {"after_forward_bytes": after_forward, "peak_in_backward_bytes": peak}
+    data = {
+        "recorded": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "chain": {"depth": DEPTH, "width": WIDTH, "rows": ROWS, "activation_bytes": ROWS * WIDTH * 4},
+        "walks": walks,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    for s, w in walks.items():
+        print(s, {k: v / (ROWS * WIDTH * 4) for k, v in w.items()})
+
+
+if __name__ == "__main__":
+    main()
