@@ -12,6 +12,8 @@
 #   make fuzz            the differential fuzzer on more seeds: make fuzz SEEDS=0:20000 (FATAL=kinds)
 #   make record-torch-timings  PyTorch's numbers for researcher lesson 3 (Inductor, guards, torch.cond),
 #                        measured on this machine into notebooks/researcher/data/torch_timings_03.json
+#   make record-torch-memory  PyTorch's memory timeline for researcher lesson 2 (the checkpointed
+#                        chain at s = 1, 2, 4, 8, 16) into notebooks/researcher/data/torch_memory_02.json
 #   make bench           speed and memory benchmarks, as ratios to a baseline run alongside
 #                        (and to PyTorch: with .venv-torch from make torch-setup, or BENCH_PYTHON=...)
 #   make clean           remove the environments and caches
@@ -51,7 +53,7 @@ LAB_CHECK ?= 1
 LAB_OVERRIDES := {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}, "@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Markdown Preview"}}}
 
 .PHONY: setup lab test test-library execute restore-lessons bench clean dot lab-check \
-        browser-setup test-torch torch-setup fuzz record-torch-timings
+        browser-setup test-torch torch-setup fuzz record-torch-timings record-torch-memory
 
 setup: $(STAMP) dot
 
@@ -153,6 +155,9 @@ fuzz: torch-setup
 # re-measures them on this machine with the machine, versions and date (a few minutes).
 record-torch-timings: torch-setup
 	$(TORCH_BIN)/python tests/tools/record_torch_timings.py
+
+record-torch-memory: torch-setup
+	$(TORCH_BIN)/python tests/tools/record_torch_memory.py
 
 # The bench compares with PyTorch when its Python has it: BENCH_PYTHON, else .venv-torch if made.
 bench: setup
