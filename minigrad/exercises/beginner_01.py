@@ -31,12 +31,11 @@ def check(my_guess, walk_in):
 def watch_notes(result):
     """Watch the notes of ``result``'s trail without holding them (lesson 1, section 4).
 
-    Returns a function that lists the names (last written first) of the notes still there, and
-    ``AccumulateGrad`` for each leaf's collector (the walk's last stop for that leaf) still there.
-    A note cannot be watched directly (PyTorch's notes refuse ``weakref``), so a tiny tag is hung on
-    each one (in ``node.metadata``, which only the note holds) and the tags are watched: a tag
-    goes exactly when its note goes.  A collector is held by the trail, not by its leaf (PyTorch's
-    leaf holds it only weakly), so it goes with the trail.
+    Returns a function that lists the names (last written first) of the notes still there.  Only
+    notes are watched, not a leaf's collector (``AccumulateGrad``), which is not a note.  A note
+    cannot be watched directly (PyTorch's notes refuse ``weakref``), so a tiny tag is hung on each
+    one (in ``node.metadata``, which only the note holds) and the tags are watched: a tag goes
+    exactly when its note goes.
     """
     import weakref
 
@@ -51,6 +50,8 @@ def watch_notes(result):
             continue
         seen.add(id(node))
         todo.extend(next_node for next_node, _ in node.next_functions)
+        if type(node).__name__ == "AccumulateGrad":  # a collector, not a note
+            continue
         tag = node.metadata["watch_notes"] = Tag()
         watches.append((type(node).__name__, weakref.ref(tag)))
     del node, tag  # hold no note here: only the tags are watched
