@@ -8,6 +8,7 @@ without a browser; ``make lab-check`` checks the same for real in JupyterLab.
 import base64
 import importlib.util
 import json
+import re
 import pathlib
 from html.parser import HTMLParser
 
@@ -151,3 +152,33 @@ def test_stored_outputs_come_from_the_stored_code(lesson):
     nb = nbformat.reads(lesson.read_text(encoding="utf-8"), as_version=4)
     assert tool.stamped_fingerprint(nb) == tool.sources_fingerprint(nb), (
         f"{lesson.name}: its code changed since make execute stored its outputs: run make execute")
+
+
+_LIST_ITEM = re.compile(r"^\s{0,3}(\d+[.)]|[-*+])\s")
+_NUMBERED_LINE = re.compile(r"^\s{0,3}\d+[.)](\s|$)")
+
+
+def test_no_wrapped_line_begins_like_a_numbered_list(lesson):
+    """A prose line wrapped so that it begins ``1)`` or ``1.`` starts a list on the rendered page and
+    breaks its sentence (a reader met "(near or made two walks more" in researcher 01): wrap it
+    elsewhere.  Lines inside a list, or after a blank line, are list items on purpose."""
+    nb = nbformat.reads(lesson.read_text(encoding="utf-8"), as_version=4)
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        in_list, after_blank, in_fence = False, True, False
+        for line in cell.source.split("\n"):
+            if line.strip().startswith("```"):
+                in_fence = not in_fence
+            if in_fence:
+                continue
+            if not line.strip():
+                in_list, after_blank = False, True
+                continue
+            if _NUMBERED_LINE.match(line) and not after_blank and not in_list:
+                found.append(f"{cell.get('id')}: {line[:50]!r}")
+            if _LIST_ITEM.match(line) and (after_blank or in_list):
+                in_list = True
+            after_blank = False
+    assert not found, f"{lesson.name}: lines that would render as a list: {found}"
