@@ -159,3 +159,19 @@ def test_recompiles(data):
     assert rec["limit_message_last_reason"].startswith("last reason:") and "size mismatch" in rec["limit_message_last_reason"]
     before, after = rec["graphs_before_and_after_set_num_threads"]
     assert after == before + 1
+
+
+def test_saved_tensors_counted_two_ways(data):
+    saved = data["saved_tensors"]
+    n = saved["elements"]
+    assert n in script_sizes()
+    graph = saved["aot_eager_backward_inputs"]
+    assert graph["gradients_in"] and all(name.startswith("tangents") for name in graph["gradients_in"])
+    # the two counts of aot_eager's plan share no code: the hooks at run time, the graph's inputs
+    hooks = saved["aot_eager_hooks"]
+    assert hooks["count"] == len(graph["saved"]) and hooks["bytes"] == graph["bytes"]
+    for counted in [saved["eager_hooks"], hooks]:
+        assert 0 < counted["storages"] <= counted["count"]
+        assert counted["bytes"] >= counted["storages"] * 4      # at least one float32 each
+    # the chain's arrays are float32 of n elements: the bytes are whole arrays and scalars
+    assert graph["bytes"] % 4 == 0 and graph["bytes"] <= len(graph["saved"]) * 4 * n

@@ -36,6 +36,14 @@ PyTorch on one thread):
   machine's load average when the samples started and ended;
 * ``inductor_code``: for that step, the kernels Inductor generated (counted
   in its output code) against the operations of the eager tape;
+* ``saved_tensors``: what the chain's step at 1,000 elements saves for the
+  backward, eager against ``aot_eager``, counted two ways that do not share
+  code: the tensors the saved-tensor hooks see packed
+  (``torch.autograd.graph.saved_tensors_hooks``: count, bytes, distinct
+  storages), and for ``aot_eager`` the inputs of the backward graph its
+  partitioner made (``aot_eager`` itself, handed spying forward and backward
+  compilers that record the graphs and then do what its own do), by name, with
+  their bytes from the graph's shapes;
 * ``branches``: the lesson's ``g`` (an ``if`` on a tensor's value): the graphs
   made after each call, Dynamo's guard tree, ``fullgraph=True``, ``torch.export``
   (strict and not), and ``torch.cond`` capturing both branches;
@@ -44,8 +52,9 @@ PyTorch on one thread):
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
-another file with ``--out``; ``--only first_call``: re-record that part alone
-into the existing file, stamped with its own date, leaving the rest as recorded;
+another file with ``--out``; ``--only first_call`` (or ``saved_tensors``):
+re-record that part alone into the existing file, the first calls stamped with
+their own date, leaving the rest as recorded;
 ``--keep-first-call``: re-record everything else, keeping the file's first calls).
 """
 
@@ -326,6 +335,53 @@ def inductor_code(sources):
             "forward_kernel_head": "\n".join(lines[:24])}
 
 
+def record_saved(torch, n=1_000):
+    """What the chain's step saves for the backward: eager against aot_eager, counted two ways."""
+    from torch._dynamo.backends.debugging import aot_eager, boxed_nop
+
+    x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+
+    def hooked(fn):
+        # every tensor autograd packs for the backward during one step, as the hooks see it
+        packed = []
+
+        def pack(t):
+            packed.append((t.numel() * t.element_size(), t.untyped_storage().data_ptr()))
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            chain_step(fn, x)()
+        return {"count": len(packed), "bytes": sum(b for b, _ in packed),
+                "storages": len({p for _, p in packed})}
+
+    graphs = {}
+
+    def spy(kind):
+        def compiler(gm, example_inputs):
+            graphs[kind] = gm
+            return boxed_nop(gm, example_inputs)
+        return compiler
+
+    def spying_aot_eager(gm, example_inputs):
+        return aot_eager(gm, example_inputs, fw_compiler=spy("forward"), bw_compiler=spy("backward"))
+
+    torch._dynamo.reset()
+    chain_step(torch.compile(chain, backend=spying_aot_eager, dynamic=False), x)()
+    inputs = [node for node in graphs["backward"].graph.nodes if node.op == "placeholder"]
+    saved = [node for node in inputs if not node.name.startswith("tangents")]   # the rest: gradients in
+    torch._dynamo.reset()
+    return {
+        "elements": n,
+        "eager_hooks": hooked(chain),
+        "aot_eager_hooks": hooked(torch.compile(chain, backend="aot_eager", dynamic=False)),
+        "aot_eager_backward_inputs": {
+            "saved": [node.name for node in saved],
+            "bytes": sum(node.meta["val"].numel() * node.meta["val"].element_size() for node in saved),
+            "gradients_in": [node.name for node in inputs if node.name.startswith("tangents")],
+        },
+    }
+
+
 def record_branches(torch):
     import torch._dynamo as dynamo
 
@@ -473,7 +529,7 @@ def main(argv=None):
                          "the machine is shared, and more rounds steady the medians)")
     ap.add_argument("--first-calls", type=int, default=5,
                     help="samples of each backend's first call, each in a fresh process (default 5)")
-    ap.add_argument("--only", choices=["first_call"],
+    ap.add_argument("--only", choices=["first_call", "saved_tensors"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--keep-first-call", action="store_true",
                     help="re-record everything but the first calls, keeping those of the existing --out file")
@@ -489,6 +545,17 @@ def main(argv=None):
         data["first_call"] = record_first_calls(args.first_calls)
         out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote first_call into {out}")
+        return 0
+    if args.only == "saved_tensors":
+        import torch
+
+        torch.set_num_threads(1)
+        data = json.loads(out.read_text(encoding="utf-8"))
+        data["saved_tensors"] = record_saved(torch)
+        data["saved_tensors"]["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        data["saved_tensors"]["torch"] = torch.__version__
+        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote saved_tensors into {out}")
         return 0
 
     import numpy
@@ -526,6 +593,8 @@ def main(argv=None):
     else:
         print("first calls, each in a fresh process with an empty Inductor cache ...", flush=True)
         data["first_call"] = record_first_calls(3 if args.quick else args.first_calls)
+    print("saved tensors ...", flush=True)
+    data["saved_tensors"] = record_saved(torch)
     print("MLP step ...", flush=True)
     data["mlp_step"] = record_mlp(torch, measure, rounds)
     print("size sweeps ...", flush=True)
