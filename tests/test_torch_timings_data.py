@@ -175,3 +175,18 @@ def test_saved_tensors_counted_two_ways(data):
         assert counted["bytes"] >= counted["storages"] * 4      # at least one float32 each
     # the chain's arrays are float32 of n elements: the bytes are whole arrays and scalars
     assert graph["bytes"] % 4 == 0 and graph["bytes"] <= len(graph["saved"]) * 4 * n
+    assert graph["operations"] and all(count > 0 for count in graph["operations"].values())
+
+
+def test_forward_split_at_the_large_sizes(data):
+    rows = data["forward_split"]["rows"]
+    assert [row["elements"] for row in rows] == [n for n in script_sizes() if n >= 100_000]
+    for row in rows:
+        for name in ["eager step", "aot_eager step", "recording forward", "no_grad forward", "aot_eager forward"]:
+            low, high = row[name]["iqr_ms"]
+            assert 0 < low <= row[name]["median_ms"] <= high
+        # a forward is part of a step: its median below the step's
+        assert row["recording forward"]["median_ms"] < row["eager step"]["median_ms"]
+        assert row["aot_eager forward"]["median_ms"] < row["aot_eager step"]["median_ms"]
+        for r in row["ratio"].values():
+            assert r["iqr"][0] <= r["median"] <= r["iqr"][1]
