@@ -159,3 +159,34 @@ def test_recompiles(data):
     assert rec["limit_message_last_reason"].startswith("last reason:") and "size mismatch" in rec["limit_message_last_reason"]
     before, after = rec["graphs_before_and_after_set_num_threads"]
     assert after == before + 1
+
+
+def test_saved_tensors_counted_two_ways(data):
+    saved = data["saved_tensors"]
+    n = saved["elements"]
+    assert n in script_sizes()
+    graph = saved["aot_eager_backward_inputs"]
+    assert graph["gradients_in"] and all(name.startswith("tangents") for name in graph["gradients_in"])
+    # the two counts of aot_eager's plan share no code: the hooks at run time, the graph's inputs
+    hooks = saved["aot_eager_hooks"]
+    assert hooks["count"] == len(graph["saved"]) and hooks["bytes"] == graph["bytes"]
+    for counted in [saved["eager_hooks"], hooks]:
+        assert 0 < counted["storages"] <= counted["count"]
+        assert counted["bytes"] >= counted["storages"] * 4      # at least one float32 each
+    # the chain's arrays are float32 of n elements: the bytes are whole arrays and scalars
+    assert graph["bytes"] % 4 == 0 and graph["bytes"] <= len(graph["saved"]) * 4 * n
+    assert graph["operations"] and all(count > 0 for count in graph["operations"].values())
+
+
+def test_forward_split_at_the_large_sizes(data):
+    rows = data["forward_split"]["rows"]
+    assert [row["elements"] for row in rows] == [n for n in script_sizes() if n >= 100_000]
+    for row in rows:
+        for name in ["eager step", "aot_eager step", "recording forward", "no_grad forward", "aot_eager forward"]:
+            low, high = row[name]["iqr_ms"]
+            assert 0 < low <= row[name]["median_ms"] <= high
+        # a forward is part of a step: its median below the step's
+        assert row["recording forward"]["median_ms"] < row["eager step"]["median_ms"]
+        assert row["aot_eager forward"]["median_ms"] < row["aot_eager step"]["median_ms"]
+        for r in row["ratio"].values():
+            assert r["iqr"][0] <= r["median"] <= r["iqr"][1]

@@ -36,6 +36,20 @@ PyTorch on one thread):
   machine's load average when the samples started and ended;
 * ``inductor_code``: for that step, the kernels Inductor generated (counted
   in its output code) against the operations of the eager tape;
+* ``saved_tensors``: what the chain's step at 1,000 elements saves for the
+  backward, eager against ``aot_eager``, counted two ways that do not share
+  code: the tensors the saved-tensor hooks see packed
+  (``torch.autograd.graph.saved_tensors_hooks``: count, bytes, distinct
+  storages), and for ``aot_eager`` the inputs of the backward graph its
+  partitioner made (``aot_eager`` itself, handed spying forward and backward
+  compilers that record the graphs and then do what its own do), by name, with
+  their bytes from the graph's shapes, and the operations that graph runs;
+* ``forward_split``: at 100,000 and 1,000,000 elements, where ``aot_eager``'s
+  step came out at or below eager's, the forward alone beside the step, in the
+  same interleaved rounds: eager's recording forward, its forward under
+  ``no_grad``, ``aot_eager``'s forward (on an input that needs a gradient, its
+  output dropped unused), and both steps; ratios to eager's recording forward
+  and step;
 * ``branches``: the lesson's ``g`` (an ``if`` on a tensor's value): the graphs
   made after each call, Dynamo's guard tree, ``fullgraph=True``, ``torch.export``
   (strict and not), and ``torch.cond`` capturing both branches;
@@ -44,12 +58,14 @@ PyTorch on one thread):
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
-another file with ``--out``; ``--only first_call``: re-record that part alone
-into the existing file, stamped with its own date, leaving the rest as recorded;
+another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``):
+re-record that part alone into the existing file, the first calls stamped with
+their own date, leaving the rest as recorded;
 ``--keep-first-call``: re-record everything else, keeping the file's first calls).
 """
 
 import argparse
+import collections
 import datetime
 import json
 import logging
@@ -326,6 +342,88 @@ def inductor_code(sources):
             "forward_kernel_head": "\n".join(lines[:24])}
 
 
+def record_saved(torch, n=1_000):
+    """What the chain's step saves for the backward: eager against aot_eager, counted two ways."""
+    from torch._dynamo.backends.debugging import aot_eager, boxed_nop
+
+    x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+
+    def hooked(fn):
+        # every tensor autograd packs for the backward during one step, as the hooks see it
+        packed = []
+
+        def pack(t):
+            packed.append((t.numel() * t.element_size(), t.untyped_storage().data_ptr()))
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            chain_step(fn, x)()
+        return {"count": len(packed), "bytes": sum(b for b, _ in packed),
+                "storages": len({p for _, p in packed})}
+
+    graphs = {}
+
+    def spy(kind):
+        def compiler(gm, example_inputs):
+            graphs[kind] = gm
+            return boxed_nop(gm, example_inputs)
+        return compiler
+
+    def spying_aot_eager(gm, example_inputs):
+        return aot_eager(gm, example_inputs, fw_compiler=spy("forward"), bw_compiler=spy("backward"))
+
+    torch._dynamo.reset()
+    chain_step(torch.compile(chain, backend=spying_aot_eager, dynamic=False), x)()
+    inputs = [node for node in graphs["backward"].graph.nodes if node.op == "placeholder"]
+    saved = [node for node in inputs if not node.name.startswith("tangents")]   # the rest: gradients in
+    torch._dynamo.reset()
+    return {
+        "elements": n,
+        "eager_hooks": hooked(chain),
+        "aot_eager_hooks": hooked(torch.compile(chain, backend="aot_eager", dynamic=False)),
+        "aot_eager_backward_inputs": {
+            "saved": [node.name for node in saved],
+            "bytes": sum(node.meta["val"].numel() * node.meta["val"].element_size() for node in saved),
+            "gradients_in": [node.name for node in inputs if node.name.startswith("tangents")],
+            # the kernels its backward graph runs, counted by name (eager's backward: its nodes)
+            "operations": dict(sorted(collections.Counter(
+                str(node.target).split(".")[1] for node in graphs["backward"].graph.nodes
+                if node.op == "call_function").items())),
+        },
+    }
+
+
+def record_forward_split(torch, measure, rounds, sizes=(100_000, 1_000_000)):
+    """Where aot_eager's step differs from eager's at large sizes: the forward alone, beside the step."""
+    rows = []
+    for n in sizes:
+        x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+        torch._dynamo.reset()
+        compiled = torch.compile(chain, backend="aot_eager", dynamic=False)
+        chain_step(compiled, x)()                       # the first call: captures and compiles
+
+        def no_grad_forward():
+            with torch.no_grad():
+                chain(x)
+
+        variants = {"eager step": chain_step(chain, x), "aot_eager step": chain_step(compiled, x),
+                    "recording forward": lambda: chain(x), "no_grad forward": no_grad_forward,
+                    "aot_eager forward": lambda: compiled(x)}
+        t = measure(variants, rounds=rounds_for(n, rounds), warmup=3, clock=CLOCK)
+        rows.append({"elements": n, **{k: summary(t, k) for k in variants},
+                     "ratio": {"aot_eager step / eager step": ratio(t, "aot_eager step", "eager step"),
+                               "aot_eager forward / recording forward": ratio(t, "aot_eager forward",
+                                                                              "recording forward"),
+                               "no_grad forward / recording forward": ratio(t, "no_grad forward",
+                                                                            "recording forward"),
+                               "aot_eager forward / no_grad forward": ratio(t, "aot_eager forward",
+                                                                            "no_grad forward")}})
+        print(f"  forward split n = {n:>9,}: " + ", ".join(f"{k} {v['median']:.3f}" for k, v in rows[-1]["ratio"].items()),
+              flush=True)
+    torch._dynamo.reset()
+    return rows
+
+
 def record_branches(torch):
     import torch._dynamo as dynamo
 
@@ -473,7 +571,7 @@ def main(argv=None):
                          "the machine is shared, and more rounds steady the medians)")
     ap.add_argument("--first-calls", type=int, default=5,
                     help="samples of each backend's first call, each in a fresh process (default 5)")
-    ap.add_argument("--only", choices=["first_call"],
+    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--keep-first-call", action="store_true",
                     help="re-record everything but the first calls, keeping those of the existing --out file")
@@ -489,6 +587,21 @@ def main(argv=None):
         data["first_call"] = record_first_calls(args.first_calls)
         out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote first_call into {out}")
+        return 0
+    if args.only in ("saved_tensors", "forward_split"):
+        import torch
+
+        from minigrad.timing import measure
+
+        torch.set_num_threads(1)
+        data = json.loads(out.read_text(encoding="utf-8"))
+        load = list(os.getloadavg())
+        part = (record_saved(torch) if args.only == "saved_tensors"
+                else {"rows": record_forward_split(torch, measure, args.rounds)})
+        data[args.only] = {**part, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                           "torch": torch.__version__, "load_average_at_start": load}
+        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {args.only} into {out}")
         return 0
 
     import numpy
@@ -526,6 +639,10 @@ def main(argv=None):
     else:
         print("first calls, each in a fresh process with an empty Inductor cache ...", flush=True)
         data["first_call"] = record_first_calls(3 if args.quick else args.first_calls)
+    print("saved tensors ...", flush=True)
+    data["saved_tensors"] = record_saved(torch)
+    print("forward split ...", flush=True)
+    data["forward_split"] = {"rows": record_forward_split(torch, measure, rounds)}
     print("MLP step ...", flush=True)
     data["mlp_step"] = record_mlp(torch, measure, rounds)
     print("size sweeps ...", flush=True)
