@@ -12,8 +12,9 @@
 #   make fuzz            the differential fuzzer on more seeds: make fuzz SEEDS=0:20000 (FATAL=kinds)
 #   make record-torch-timings  PyTorch's numbers for researcher lesson 3 (Inductor, guards, torch.cond),
 #                        measured on this machine into notebooks/researcher/data/torch_timings_03.json
-#   make record-torch-memory  PyTorch's memory timeline for researcher lesson 2 (the checkpointed
-#                        chain at s = 1, 2, 4, 8, 16) into notebooks/researcher/data/torch_memory_02.json
+#   make record-torch-memory  PyTorch's numbers for researcher lesson 2 (the checkpointed chain's memory
+#                        timeline at s = 1, 2, 4, 8, 16, both variants; tanh_backward's rounding; the
+#                        cost per segment) into notebooks/researcher/data/torch_memory_02.json
 #   make bench           speed and memory benchmarks, as ratios to a baseline run alongside
 #                        (and to PyTorch: with .venv-torch from make torch-setup, or BENCH_PYTHON=...)
 #   make clean           remove the environments and caches

@@ -4,9 +4,13 @@
 ``tests/tools/record_torch_memory.py`` on real PyTorch.  These tests check that
 a stored or re-recorded file has the fields the lesson reads, for the chain and
 the numbers of segments the script measures, and that its numbers are
-consistent (the peak of the walk is at least what was alive when it started).
+consistent (the peak of the walk is at least what was alive when it started;
+the reentrant walks keep after the forward pass what the others keep; the
+rounding counts are of the script's points; each timing's median lies in its
+interquartile range).
 """
 
+import ast
 import json
 import pathlib
 import re
@@ -38,3 +42,30 @@ def test_each_walk_peaks_at_or_above_its_start():
     data = json.loads(DATA.read_text(encoding="utf-8"))
     for walk in data["walks"].values():
         assert 0 < walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], walk
+
+
+def test_the_reentrant_walks_keep_what_the_non_reentrant_keep():
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    assert data["walks_reentrant"].keys() == data["walks"].keys()
+    for s, walk in data["walks_reentrant"].items():
+        assert walk["after_forward_bytes"] == data["walks"][s]["after_forward_bytes"], s
+        assert walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], s
+
+
+def test_the_tanh_backward_counts_are_of_the_scripts_points():
+    data = json.loads(DATA.read_text(encoding="utf-8"))["tanh_backward"]
+    points = ast.literal_eval(script_constant("TANH_POINTS"))
+    assert data["points"] == points
+    for key in ["equal_to_one_rounding", "equal_to_two_roundings"]:
+        assert isinstance(data[key], int) and 0 <= data[key] <= points, key
+
+
+def test_the_per_segment_cost_is_a_median_inside_its_spread():
+    data = json.loads(DATA.read_text(encoding="utf-8"))["per_segment_cost"]
+    _, sizes, steps, rounds = ast.literal_eval(script_constant("CHEAP_MODULES, CHEAP_SIZES, CHEAP_STEPS, CHEAP_ROUNDS"))
+    assert (data["sizes"], data["steps_per_call"], data["rounds"]) == (sizes, steps, rounds)
+    for state in ["rng_state_saved", "rng_state_not_saved"]:
+        for cost in ["c_us", "a_us"]:
+            value = data[state][cost]
+            assert value["low"] <= value["median"] <= value["high"], (state, cost)
+        assert data[state]["c_us"]["median"] > 0, state
