@@ -7,6 +7,9 @@ run on a shared, noisy machine:
 * every variant runs once per round, round after round, so a busy spell of the
   machine hits them all alike; the order within a round rotates, so that no
   variant always runs first (a position effect would look like a real difference);
+  ``order="shuffle"`` draws each round's order at random instead (seeded, so a run
+  repeats), so that no variant is always preceded by the same one either (a carry-over
+  from one call to the next, such as a warm cache, then varies from round to round);
 * the first rounds are a warm-up and are dropped;
 * Python's garbage collector is off while timing (``gc.disable()``): a collection
   triggered by one variant's garbage would land on whichever runs next;
@@ -30,6 +33,7 @@ A teaching helper of minigrad's own, like ``memory``; PyTorch has none.
 """
 
 import gc
+import random
 import statistics
 import time
 from collections import namedtuple
@@ -41,7 +45,7 @@ Ratio.__doc__ = """A ratio of two variants' times, round by round: its median an
 interquartile range (``low``, ``high``: the middle half of the rounds' ratios)."""
 
 
-def measure(variants, rounds=15, warmup=3, clock=None):
+def measure(variants, rounds=15, warmup=3, clock=None, order="rotate", seed=0):
     """Time each of ``variants`` (a dict of name: callable taking no argument) ``rounds`` times.
 
     Round after round, each variant runs once, in an order that rotates from one
@@ -50,25 +54,35 @@ def measure(variants, rounds=15, warmup=3, clock=None):
     each call: wall-clock time (``time.perf_counter``) unless told otherwise; on a machine
     shared with other busy processes, ``time.process_time`` (this process's CPU time)
     leaves out the time the machine gives to them, which wall-clock time counts in
-    whichever call it interrupts.  Returns a ``Timings``.
+    whichever call it interrupts.  ``order="shuffle"`` runs each round in an order
+    shuffled by ``random.Random(seed)`` in place of the rotation, so that each variant's
+    predecessor changes from round to round.  Returns a ``Timings``.
 
     Raises:
-        ValueError: no variants, or fewer than 3 rounds (no spread to speak of).
+        ValueError: no variants, fewer than 3 rounds (no spread to speak of), or an
+            ``order`` other than ``"rotate"`` and ``"shuffle"``.
     """
     if not variants:
         raise ValueError("measure: give at least one variant to time")
     if rounds < 3:
         raise ValueError(f"measure: at least 3 rounds are needed for a spread, got {rounds}")
+    if order not in ("rotate", "shuffle"):
+        raise ValueError(f"measure: order is 'rotate' or 'shuffle', got {order!r}")
     clock = time.perf_counter if clock is None else clock
     names = list(variants)
+    shuffler = random.Random(seed)
     times = {name: [] for name in names}
     was_enabled = gc.isenabled()
     gc.collect()
     gc.disable()
     try:
         for r in range(warmup + rounds):
-            shift = r % len(names)
-            for name in names[shift:] + names[:shift]:
+            if order == "shuffle":
+                this_round = shuffler.sample(names, len(names))
+            else:
+                shift = r % len(names)
+                this_round = names[shift:] + names[:shift]
+            for name in this_round:
                 fn = variants[name]
                 t0 = clock()
                 fn()

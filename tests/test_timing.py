@@ -36,6 +36,26 @@ def test_variants_interleave_with_a_rotating_order_and_the_warmup_is_dropped(clo
     assert gc.isenabled()
 
 
+def test_a_shuffled_order_varies_each_variants_predecessor_and_repeats_with_its_seed(clock):
+    def run_order(**kwargs):
+        calls = []
+        variants = {name: (lambda name=name: calls.append(name)) for name in "abcd"}
+        t = timing.measure(variants, rounds=20, warmup=1, **kwargs)
+        rounds = [calls[i:i + 4] for i in range(0, len(calls), 4)]
+        assert all(sorted(r) == list("abcd") for r in rounds)      # every variant once per round
+        assert all(len(t.times[name]) == 20 for name in "abcd")      # the warm-up round dropped
+        return rounds
+
+    shuffled = run_order(order="shuffle", seed=3)
+    assert shuffled == run_order(order="shuffle", seed=3)           # the seed fixes the orders
+    assert shuffled != run_order(order="shuffle", seed=4)
+    before_a = {r[r.index("a") - 1] for r in shuffled if r.index("a") > 0}
+    assert len(before_a) >= 2                                       # a's predecessor varies
+    rotated = run_order()                                           # the default: the rotation
+    assert rotated[:4] == [list("abcd"), list("bcda"), list("cdab"), list("dabc")]
+    assert {r[r.index("a") - 1] for r in rotated if r.index("a") > 0} == {"d"}
+
+
 def test_medians_spreads_and_ratios_round_by_round(clock):
     costs = {"fast": iter([1, 2, 3, 4, 5, 100]), "slow": iter([2, 4, 6, 8, 10, 200])}
 
@@ -57,6 +77,8 @@ def test_bad_calls_say_what_is_wrong():
         timing.measure({})
     with pytest.raises(ValueError, match="at least 3 rounds"):
         timing.measure({"a": lambda: None}, rounds=2)
+    with pytest.raises(ValueError, match="'rotate' or 'shuffle'"):
+        timing.measure({"a": lambda: None}, order="latin")
 
 
 def test_the_collector_stays_off_if_it_was_off(clock):
