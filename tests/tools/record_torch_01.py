@@ -1,0 +1,131 @@
+"""Record PyTorch's side of researcher lesson 1 into notebooks/researcher/data/torch_01.json.
+
+Run with the Python of .venv-torch (PyTorch 2.13 CPU), from the repository root:
+
+    PYTHONPATH=. .venv-torch/bin/python tests/tools/record_torch_01.py
+
+The lesson runs on PyTorch in ``make test-torch``, but there its timing outputs are
+not compared and nobody reads them; what the lesson says about PyTorch it prints from
+this file.  Two things, made as the lesson makes them (same functions, sizes,
+repetitions, rounds and order; the lesson's cells are the reference):
+
+* section 2: the nodes the walk over the recorded tangent runs (``transpose_walk_nodes``);
+* section 7: H u by forward over reverse over a gradient, at n = 16 to 16,384, with the
+  slope of its log against log n, from the medians and fitted in each round alone.
+
+Stored with the machine, the versions and the date.
+"""
+
+import datetime
+import json
+import math
+import os
+import pathlib
+import platform
+import statistics
+import time
+
+import torch
+
+from minigrad import timing
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_01.json"
+SIZES = [16, 128, 1024, 16384]
+REPS = {16: 32, 128: 32, 1024: 24, 16384: 8}
+f64 = torch.float64
+fwAD = torch.autograd.forward_ad
+
+
+def f_scalar(x, A):
+    return torch.tanh(A @ x).sum()
+
+
+def inputs(m, n):
+    A = torch.sin(torch.arange(1.0, m * n + 1.0, dtype=f64)).reshape(m, n) / n ** 0.5
+    return torch.cos(torch.arange(n, dtype=f64)), A
+
+
+def gradient(f, x):
+    x = x.detach().requires_grad_()
+    return torch.autograd.grad(f(x), x)[0]
+
+
+def hvp_forward_over_reverse(f, x, u):
+    with fwAD.dual_level():
+        x = fwAD.make_dual(x.detach().requires_grad_(), u)
+        (g,) = torch.autograd.grad(f(x), x, create_graph=True)
+        return fwAD.unpack_dual(g).tangent.detach()
+
+
+def log_slope(xs, ys):
+    lx, ly = [math.log(v) for v in xs], [math.log(v) for v in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+
+def summary(values):
+    q = statistics.quantiles(values, n=4, method="inclusive")
+    return {"median": statistics.median(values), "iqr": [q[0], q[2]]}
+
+
+def transpose_walk_nodes():
+    # section 2's cells: the tangent of tanh(A x) along u, recorded, walked back with respect to u
+    x0 = torch.linspace(-1.0, 1.5, 5, dtype=f64)
+    A = torch.sin(torch.arange(1.0, 16.0, dtype=f64)).reshape(3, 5)
+    u = torch.zeros(5, dtype=f64, requires_grad=True)
+    with fwAD.dual_level():
+        Ju = fwAD.unpack_dual(torch.tanh(A @ fwAD.make_dual(x0, u))).tangent
+    todo, seen = [Ju.grad_fn], []
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in seen:
+            seen.append(node)
+            todo += [nxt for nxt, _ in node.next_functions]
+    ran = []
+    for node in seen:
+        node.register_prehook(lambda grads, node=node: ran.append(node.name()))
+    torch.autograd.grad(Ju, u, torch.cos(torch.arange(3, dtype=f64)))
+    return ran
+
+
+def hvp_sweep():
+    jobs = {}
+    for n in SIZES:
+        x, A = inputs(64, n)
+        u = torch.sin(torch.arange(n, dtype=f64))
+        f = lambda x, A=A: f_scalar(x, A)
+        jobs[f"gradient, n = {n}"] = (lambda f=f, x=x: gradient(f, x), REPS[n])
+        jobs[f"H u, n = {n}"] = (lambda f=f, x=x, u=u: hvp_forward_over_reverse(f, x, u), REPS[n])
+
+    def repeat(fn, k):
+        def run():
+            for _ in range(k):
+                fn()
+        return run
+
+    t = timing.measure({name: repeat(fn, k) for name, (fn, k) in jobs.items()},
+                       rounds=21, warmup=5, clock=time.process_time, order="shuffle")
+    per_round = {n: [a / b for a, b in zip(t.times[f"H u, n = {n}"], t.times[f"gradient, n = {n}"])] for n in SIZES}
+    ratio = {str(n): summary(per_round[n]) for n in SIZES}
+    return {"sizes": SIZES, "reps": {str(n): k for n, k in REPS.items()}, "rounds": 21,
+            "H_u_over_gradient": ratio,
+            "slope_from_medians": log_slope(SIZES, [ratio[str(n)]["median"] for n in SIZES]),
+            "slope_each_round": summary([log_slope(SIZES, r) for r in zip(*(per_round[n] for n in SIZES))])}
+
+
+def main():
+    torch.set_num_threads(1)
+    data = {"recorded": {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                         "by": "tests/tools/record_torch_01.py",
+                         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
+                                     "system": platform.platform(), "load_average_at_start": list(os.getloadavg())},
+                         "versions": {"python": platform.python_version(), "torch": torch.__version__}},
+            "transpose_walk_nodes": transpose_walk_nodes(),
+            "hvp_sweep": hvp_sweep()}
+    OUT.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(data["hvp_sweep"], indent=1), data["transpose_walk_nodes"])
+
+
+if __name__ == "__main__":
+    main()
