@@ -66,8 +66,8 @@ def check(my_sizes, my_peak, schedule_step, tanh_mlp, batch, k_layers=36):
     measured = schedule_step(net, x_small, sizes) // unit
     best = least_peak(k_layers)
     if measured == best:
-        print(f"sizes {sizes}: right, measured peak {measured}, the least a schedule evaluating each layer"
-              " at most twice can reach (Griewank's binomial bound).")
+        bound = "the least possible with each layer evaluated at most twice (Griewank's binomial bound)"
+        print(f"sizes {sizes}: right, measured peak {measured}, {bound}.")
     elif len(sizes) == 1:
         print("One segment, run normally, is no checkpointing: every layer's activation is kept.")
     else:
