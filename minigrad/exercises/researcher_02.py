@@ -4,9 +4,10 @@ The learner gives segment sizes along a chain of 36 layers (all but the last seg
 checkpointed, the last run normally; each layer is then evaluated at most twice) and
 predicts the peak of saved activations.  The check measures the schedule with the
 lesson's own ``schedule_step`` (on a chain built by its ``tanh_mlp``, fed by its
-``batch``) and compares the peak with the least any schedule evaluating each layer at
-most twice can reach: the least M with k <= C(M + 1, 2), Griewank's binomial bound in
-the lesson's count.  Equal segments reach 11 at best (s = 6, the law (s - 1) + k/s).
+``batch``) and compares the peak with the least a schedule of this family can reach:
+segment j of m_j layers is recomputed beside the inputs of segments 2, ..., j, so
+(j - 1) + m_j <= M and k <= M(M + 1)/2 = C(M + 1, 2), Griewank's binomial bound in the
+lesson's count.  Equal segments reach 11 at best (s = 6, the law (s - 1) + k/s).
 
 ``count(answer)`` reads a count as every check reads a number (``answers.number``), and
 gives it back as an ``int`` when it is whole, so that a reply writes ``4``, not ``4.0``.
@@ -66,7 +67,7 @@ def check(my_sizes, my_peak, schedule_step, tanh_mlp, batch, k_layers=36):
     measured = schedule_step(net, x_small, sizes) // unit
     best = least_peak(k_layers)
     if measured == best:
-        bound = "the least possible with each layer evaluated at most twice (Griewank's binomial bound)"
+        bound = "the least possible for this family: (j - 1) + m_j <= M for every segment j, so k <= M(M+1)/2"
         print(f"sizes {sizes}: right, measured peak {measured}, {bound}.")
     elif len(sizes) == 1:
         print("One segment, run normally, is no checkpointing: every layer's activation is kept.")
