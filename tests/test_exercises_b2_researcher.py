@@ -96,32 +96,37 @@ def test_researcher1_no_hint_gives_the_answer_away():
         assert "x . v" not in reply and "1^T" not in reply and "diag" not in reply, (source, reply)
 
 
-# --- researcher 02: the best number of segments for k = 36, and its peak --------------------
+# --- researcher 02: a checkpointing schedule for k = 36, and its peak ------------------------
 
 def _researcher2():
-    ns = load("researcher/02_memory_and_checkpointing.ipynb", "r2-01", "r2-03", "r2-14")
-    return replier(researcher_02.check, ns["train_step"], ns["tanh_mlp"], ns["batch"])
+    ns = load("researcher/02_memory_and_checkpointing.ipynb", "r2-01", "r2-03", "r2-87d")
+    return replier(researcher_02.check, ns["schedule_step"], ns["tanh_mlp"], ns["batch"])
 
 
-def test_researcher2_checkpoint_prediction():
+def test_researcher2_least_peak_is_the_binomial_bound():
+    # k <= M (M + 1) / 2: 36 = C(9, 2) is reached by M = 8, 37 needs 9; 16 needs 6 (the lesson's)
+    assert [researcher_02.least_peak(k) for k in [16, 36, 37]] == [6, 8, 9]
+
+
+def test_researcher2_checkpoint_schedule():
     check = _researcher2()
-    # k = 36: (s - 1) + 36 / s is smallest at s = 6, where it is 5 + 6 = 11
-    right = check(6, 11)
-    assert "s = 6: right" in right and "peak = 11: right" in right
-    assert "s = 6: right" in check("6", 11.0)  # a number in any form
-    assert "no checkpointing" in check(1, 36)
-    assert "every layer its own segment" in check(36, 36)
-    assert check("six", 11).startswith("Write numbers")
-    wrong = check(4, 12)
-    assert "s = 4: measured peak 12" in wrong and "peak = 12: not the measured value" in wrong
-    assert "not a divisor of 36" in check(5, 12)
+    right = check(list(range(8, 0, -1)), 8)   # 8 + 7 + ... + 1 = 36: each recomputation holds 8
+    assert "right, measured peak 8" in right and "peak = 8: right" in right
+    assert "peak = 8: right" in check(["8", 7.0, 6, 5, 4, 3, 2, 1], "8")   # numbers in any form
+    equal = check([6] * 6, 11)                 # the best equal split: 5 inputs + 6 activations
+    assert "measured peak 11, not the least" in equal and "peak = 11: right for your sizes" in equal
+    assert "not the measured value" in check([6] * 6, 12)
+    assert "no checkpointing" in check([36], 36)
+    assert check([12, 12], 13).startswith("Write a list")        # adds up to 24
+    assert check([12, 12, "twelve"], 13).startswith("Write a list")
+    assert check([12, 12, 12], "thirteen").startswith("Write a number")
 
 
 def test_researcher2_no_hint_gives_the_answer_away():
     check = _researcher2()
-    for segments, peak in [(None, None), (1, 36), (36, 36), (4, 12), (5, 12), (9, 14)]:
-        reply = check(segments, peak)
-        assert not gives_away(reply, "6", "11"), (segments, peak, reply)
+    for sizes, peak in [(None, None), ([36], 36), ([6] * 6, 11), ([12, 12, 12], 13), ([9, 9, 9, 9], 12)]:
+        reply = check(sizes, peak)
+        assert not gives_away(reply, "8", "8, 7"), (sizes, peak, reply)
 
 
 # --- researcher 03: graphs and graph breaks of two decisions in a row -----------------------

@@ -19,14 +19,12 @@ the allocations made inside the profiled step (tensors alive before it, the
 parameters and the batch, are not counted); the same with
 ``use_reentrant=True`` (the batch then requires grad).  One thread.
 
-Two more measurements the lesson sets beside minigrad's:
+The step is the lesson's ``traced_walk``: the loss is the sum of the
+chain's output, and no variable holds that output (so the walk may free it
+as in the lesson).  Also recorded: the CPU model and numpy's version.
 
-- ``tanh_backward``'s rounding: the gradient of ``tanh`` at 100,000 float32
-  points (``linspace(-5, 5)``, incoming gradient 1) against ``1 - h*h``
-  rounded once to float32 from its exact value (rational arithmetic) and
-  against two float32 roundings (``h*h`` rounded, then ``1 - that``): how many
-  results equal each.
-- the cost per checkpointed segment: the lesson's chain of 32 ``Tanh`` modules
+One more measurement the lesson sets beside minigrad's, the cost per
+checkpointed segment: the lesson's chain of 32 ``Tanh`` modules
   on four numbers, one training step unchecked, checkpointed at s = 4, 8, 16,
   32 and the forward pass alone, interleaved round by round with the collector
   off in this process's CPU time (``minigrad/timing.py``'s ``measure``, loaded
@@ -45,7 +43,6 @@ import pathlib
 import platform
 import statistics
 import time
-from fractions import Fraction
 
 import numpy as np
 
@@ -58,7 +55,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_memory_02.json"
 DEPTH, WIDTH, ROWS = 16, 32, 1024
 SEGMENTS = [1, 2, 4, 8, 16]
-TANH_POINTS = 100_000
 CHEAP_MODULES, CHEAP_SIZES, CHEAP_STEPS, CHEAP_ROUNDS = 32, [4, 8, 16, 32], 10, 25
 
 
@@ -77,9 +73,8 @@ def step_memory(net, x, s, use_reentrant=False):
     """Bytes alive after the forward pass and the peak during backward(), from the allocator's timeline."""
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
                  with_stack=True) as prof:
-        out = net(x) if s == 1 else checkpoint_sequential(net, s, x, use_reentrant=use_reentrant,
-                                                          preserve_rng_state=False)
-        loss = out.sum()
+        loss = (net(x) if s == 1 else checkpoint_sequential(net, s, x, use_reentrant=use_reentrant,
+                                                            preserve_rng_state=False)).sum()
         with torch.profiler.record_function("backward"):
             loss.backward()
     net.zero_grad()
@@ -118,24 +113,15 @@ def walks(net, x, use_reentrant):
     return measured
 
 
-def rounded_once(v):
-    """1 - v*v rounded to the nearest float32 (ties to even) from its exact value."""
-    exact = 1 - Fraction(v) ** 2
-    y = np.float32(float(exact))                     # within one float32 step of the answer
-    candidates = [y, np.nextafter(y, np.float32(-np.inf)), np.nextafter(y, np.float32(np.inf))]
-    return float(min(candidates, key=lambda c: (abs(Fraction(float(c)) - exact), int(c.view(np.int32)) & 1)))
-
-
-def tanh_backward_rounding():
-    z = torch.linspace(-5.0, 5.0, TANH_POINTS).requires_grad_()
-    h = torch.tanh(z)
-    (g,) = torch.autograd.grad(h, z, torch.ones(TANH_POINTS))
-    hs, got = h.tolist(), g.tolist()
-    h32 = np.array(hs, dtype=np.float32)
-    twice = (np.float32(1) - h32 * h32).tolist()    # h*h rounded to float32, then 1 - that rounded
-    return {"points": TANH_POINTS,
-            "equal_to_one_rounding": sum(a == rounded_once(v) for a, v in zip(got, hs)),
-            "equal_to_two_roundings": sum(a == b for a, b in zip(got, twice))}
+def cpu_model():
+    """The CPU's model name from /proc/cpuinfo (Linux), else platform.processor()."""
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def median_iqr_us(values):
@@ -195,10 +181,11 @@ def main():
         "torch": torch.__version__,
         "python": platform.python_version(),
         "machine": platform.machine(),
+        "cpu": cpu_model(),
+        "numpy": np.__version__,
         "chain": {"depth": DEPTH, "width": WIDTH, "rows": ROWS, "activation_bytes": ROWS * WIDTH * 4},
         "walks": walks(net, x, use_reentrant=False),
         "walks_reentrant": walks(net, x_grad, use_reentrant=True),
-        "tanh_backward": tanh_backward_rounding(),
         "per_segment_cost": per_segment_cost(),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -206,7 +193,6 @@ def main():
     for name in ["walks", "walks_reentrant"]:
         for s, w in data[name].items():
             print(name, s, {k: v / (ROWS * WIDTH * 4) for k, v in w.items()})
-    print(data["tanh_backward"])
     print(data["per_segment_cost"])
 
 
