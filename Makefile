@@ -13,8 +13,10 @@
 #   make record-torch-timings  PyTorch's numbers for researcher lesson 3 (Inductor, guards, torch.cond),
 #                        measured on this machine into notebooks/researcher/data/torch_timings_03.json
 #   make record-torch-memory  PyTorch's numbers for researcher lesson 2 (the checkpointed chain's memory
-#                        timeline at s = 1, 2, 4, 8, 16, both variants; tanh_backward's rounding; the
-#                        cost per segment) into notebooks/researcher/data/torch_memory_02.json
+#                        timeline at s = 1, 2, 4, 8, 16, both variants; the cost per segment) into
+#                        notebooks/researcher/data/torch_memory_02.json
+#   make record-torch-01  PyTorch's numbers for researcher lesson 1 (the transpose walk's nodes, the
+#                        H u sweep) into notebooks/researcher/data/torch_01.json
 #   make bench           speed and memory benchmarks, as ratios to a baseline run alongside
 #                        (and to PyTorch: with .venv-torch from make torch-setup, or BENCH_PYTHON=...)
 #   make clean           remove the environments and caches
@@ -54,7 +56,8 @@ LAB_CHECK ?= 1
 LAB_OVERRIDES := {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}, "@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Markdown Preview"}}}
 
 .PHONY: setup lab test test-library execute restore-lessons bench clean dot lab-check \
-        browser-setup test-torch torch-setup fuzz record-torch-timings record-torch-memory
+        browser-setup test-torch torch-setup fuzz record-torch-timings record-torch-memory \
+        record-torch-01
 
 setup: $(STAMP) dot
 
@@ -159,6 +162,10 @@ record-torch-timings: torch-setup
 
 record-torch-memory: torch-setup
 	$(TORCH_BIN)/python tests/tools/record_torch_memory.py
+
+# Researcher lesson 1 prints PyTorch's transpose-walk nodes and its H u sweep from a data file.
+record-torch-01: torch-setup
+	PYTHONPATH=. $(TORCH_BIN)/python tests/tools/record_torch_01.py
 
 # The bench compares with PyTorch when its Python has it: BENCH_PYTHON, else .venv-torch if made.
 bench: setup
