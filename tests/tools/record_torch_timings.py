@@ -59,13 +59,14 @@ PyTorch on one thread):
 * ``branches``: the lesson's ``g`` (an ``if`` on a tensor's value): the graphs
   made after each call, Dynamo's guard tree, ``fullgraph=True``, ``torch.export``
   (strict and not), ``torch.cond`` capturing both branches, Dynamo's own ``explain`` of ``g``
-  and the guard failure it reports when a float read from outside the call changes;
+  and the guard failure it reports when a float read from outside the call changes
+  (``--only scale_guard`` re-records that list alone);
 * ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
   Dynamo's ``recompile_limit`` and its warning, and the recompile a
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
-another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``):
+another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``):
 re-record that part alone into the existing file, the first calls stamped with
 their own date, leaving the rest as recorded;
 ``--keep-first-call``: re-record everything else, keeping the file's first calls).
@@ -569,6 +570,41 @@ def record_forward_split(torch, measure, rounds, sizes=(100_000, 1_000_000)):
     return rows
 
 
+def record_scale_guard(torch, x_big, w):
+    """The guard that failed before each call of the lesson's `scaled` (None: every guard held), for
+    scale = 2.0, 0.5, 0.5, 2.0, 3.0, in the words of Dynamo's RecompileError, cut only at the guard's
+    source-location comment. The fifth call tells whether the second version is float-generic."""
+    import torch._dynamo as dynamo
+
+    def make_scaled(scale):
+        def scaled(x, w):
+            return (x * w).sum() * scale
+        def set_scale(value):
+            nonlocal scale
+            scale = value
+        return scaled, set_scale
+
+    scaled, set_scale = make_scaled(2.0)
+    dynamo.reset()
+    compiled = torch.compile(scaled, backend="aot_eager")
+    failed = []
+    for value in [2.0, 0.5, 0.5, 2.0, 3.0]:
+        set_scale(value)
+        dynamo.config.error_on_recompile = True
+        try:
+            compiled(x_big, w)
+            reason = None
+        except dynamo.exc.RecompileError as error:
+            # the guard's own text, without the source-location comment and the user stack
+            reason = re.search(r"- \d+/\d+: (.*?)\s+#", str(error)).group(1)
+        finally:
+            dynamo.config.error_on_recompile = False
+        compiled(x_big, w)
+        failed.append({"scale": value, "failed_guard": reason})
+    dynamo.reset()
+    return failed
+
+
 def record_branches(torch):
     import torch._dynamo as dynamo
 
@@ -668,32 +704,7 @@ def record_branches(torch):
                                "op_count": ex.op_count,
                                "break_reasons": [br.reason for br in ex.break_reasons]}
 
-    def make_scaled(scale):
-        def scaled(x, w):
-            return (x * w).sum() * scale
-        def set_scale(value):
-            nonlocal scale
-            scale = value
-        return scaled, set_scale
-
-    scaled, set_scale = make_scaled(2.0)
-    dynamo.reset()
-    compiled = torch.compile(scaled, backend="aot_eager")
-    failed = []
-    for value in [2.0, 0.5, 0.5, 2.0]:
-        set_scale(value)
-        dynamo.config.error_on_recompile = True
-        try:
-            compiled(x_big, w)
-            reason = None
-        except dynamo.exc.RecompileError as error:
-            # the guard's own text, without the source-location comment and the user stack
-            reason = re.search(r"- \d+/\d+: (.*?)\s+#", str(error)).group(1)
-        finally:
-            dynamo.config.error_on_recompile = False
-        compiled(x_big, w)
-        failed.append({"scale": value, "failed_guard": reason})
-    out["dynamo_scale_guard"] = failed
+    out["dynamo_scale_guard"] = record_scale_guard(torch, x_big, w)
     dynamo.reset()
     return out
 
@@ -753,7 +764,7 @@ def main(argv=None):
                          "the machine is shared, and more rounds steady the medians)")
     ap.add_argument("--first-calls", type=int, default=5,
                     help="samples of each backend's first call, each in a fresh process (default 5)")
-    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op"],
+    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--keep-first-call", action="store_true",
                     help="re-record everything but the first calls, keeping those of the existing --out file")
@@ -769,6 +780,15 @@ def main(argv=None):
         data["first_call"] = record_first_calls(args.first_calls)
         out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote first_call into {out}")
+        return 0
+    if args.only == "scale_guard":
+        import torch
+
+        data = json.loads(out.read_text(encoding="utf-8"))
+        x_big, w = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 1.0, 1.0], requires_grad=True)  # as record_branches
+        data["branches"]["dynamo_scale_guard"] = record_scale_guard(torch, x_big, w)
+        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote branches.dynamo_scale_guard into {out}")
         return 0
     if args.only in ("saved_tensors", "forward_split", "per_op"):
         import torch
