@@ -26,6 +26,7 @@ run on a shared, noisy machine:
     t = timing.measure({"forward": forward, "backward": forward_and_backward})
     print(t)                                   # median and interquartile range of each
     r = t.ratio("backward", "forward")         # a Ratio: .median, .low, .high (IQR)
+    ci = t.ratio_ci("backward", "forward")     # the median with a 95% bootstrap interval
     assert 1.5 < r.median < 4                  # a band the claim predicts
 
 Works the same with minigrad's and PyTorch's tensors (it times Python callables).
@@ -120,6 +121,24 @@ class Timings:
         """``a``'s time over ``b``'s, round by round: a ``Ratio`` (median, interquartile range)."""
         ratios = [x / y for x, y in zip(self.times[a], self.times[b])]
         low, high = _quartiles(ratios)
+        return Ratio(statistics.median(ratios), low, high)
+
+    def ratio_ci(self, a, b, level=0.95, resamples=2000, seed=0):
+        """The median of ``a``'s time over ``b``'s, round by round, with a bootstrap confidence interval.
+
+        The rounds are resampled with replacement ``resamples`` times (a round's two times stay
+        together) and the median ratio taken each time; ``low`` and ``high`` are the percentiles
+        that leave ``(1 - level) / 2`` of those medians on each side.  Where the interquartile range
+        says how the rounds spread, this says how well their median is known: two medians whose
+        intervals do not overlap differ beyond the rounds' own noise.  ``seed`` fixes the resampling.
+        Returns a ``Ratio`` (median, low, high)."""
+        ratios = [x / y for x, y in zip(self.times[a], self.times[b])]
+        rng = random.Random(seed)
+        n = len(ratios)
+        medians = sorted(statistics.median(rng.choices(ratios, k=n)) for _ in range(resamples))
+        tail = (1 - level) / 2
+        low = medians[int(tail * (resamples - 1))]
+        high = medians[int(round((1 - tail) * (resamples - 1)))]
         return Ratio(statistics.median(ratios), low, high)
 
     def __repr__(self):

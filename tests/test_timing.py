@@ -101,3 +101,22 @@ def test_a_clock_can_be_given_and_is_the_one_read():
 
     t = timing.measure({"a": run, "b": run}, rounds=3, warmup=1, clock=fake_cpu_time)
     assert t.times == {"a": [0.5] * 3, "b": [0.5] * 3}
+
+
+def test_the_bootstrap_interval_holds_the_median_and_narrows_with_more_rounds():
+    import random
+    rng = random.Random(1)
+    def timings(rounds):
+        b = [1.0 + rng.random() for _ in range(rounds)]
+        return timing.Timings({"a": [v * (2.0 + rng.gauss(0, 0.2)) for v in b], "b": b})
+    few, many = timings(15).ratio_ci("a", "b"), timings(400).ratio_ci("a", "b")
+    for ci in (few, many):
+        assert ci.low <= ci.median <= ci.high
+    assert many.high - many.low < (few.high - few.low) / 2       # about 1/sqrt(rounds)
+    assert many.low < 2.0 < many.high                           # the true median ratio, 2
+    iqr = timings(400).ratio("a", "b")
+    assert many.high - many.low < iqr.high - iqr.low            # the median's uncertainty, not the spread
+    same = timing.Timings({"a": [2.0, 4.0, 6.0], "b": [1.0, 2.0, 3.0]}).ratio_ci("a", "b")
+    assert same == timing.Ratio(2.0, 2.0, 2.0)                  # every round's ratio 2: no uncertainty
+    t = timings(31)
+    assert t.ratio_ci("a", "b", seed=3) == t.ratio_ci("a", "b", seed=3)

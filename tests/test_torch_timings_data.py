@@ -33,6 +33,9 @@ def script_sizes():
 def assert_ratio(r):
     low, high = r["iqr"]
     assert 0 < low <= r["median"] <= high, r
+    # the median's 95% bootstrap interval: around the median, and inside the rounds' spread's reach
+    ci_low, ci_high = r["ci95"]
+    assert 0 < ci_low <= r["median"] <= ci_high, r
 
 
 def assert_timing(t):
@@ -100,6 +103,11 @@ def test_mlp_step_and_first_calls(data):
         assert first["median_s"] == sorted(first["samples_s"])[len(first["samples_s"]) // 2]
         assert first["cpu_median_s"] == sorted(first["cpu_samples_s"])[len(first["cpu_samples_s"]) // 2]
         assert all(cpu > 0 for cpu in first["cpu_samples_s"])
+        # a second fresh function in each process, after its one-off start-up
+        second = first["second_function_cpu_samples_s"]
+        assert len(second) == len(first["second_function_samples_s"]) == len(first["cpu_samples_s"])
+        assert first["second_function_cpu_median_s"] == sorted(second)[len(second) // 2]
+        assert all(0 < s for s in second)
     # Inductor compiles C++: its cold first call is longer than aot_eager's in every sample, on both clocks
     assert min(calls["inductor"]["samples_s"]) > max(calls["aot_eager"]["samples_s"])
     assert min(calls["inductor"]["cpu_samples_s"]) > max(calls["aot_eager"]["cpu_samples_s"])
@@ -146,6 +154,12 @@ def test_branches_guards_export_and_cond(data):
     for call in cond["compiled_fullgraph_calls"]:
         assert call["graphs_so_far"] == 1
         assert call["value"] == pytest.approx(call["eager_value"])
+    # Dynamo's own words: one break in g, and the guard on the closed-over float failing once (not at 3.0)
+    ex = b["dynamo_explain_g"]
+    assert ex["graph_count"] == 2 and ex["graph_break_count"] == len(ex["break_reasons"]) == 1
+    failed = [row["failed_guard"] for row in b["dynamo_scale_guard"]]
+    assert [row["scale"] for row in b["dynamo_scale_guard"]] == [2.0, 0.5, 0.5, 2.0, 3.0]
+    assert failed[0] is None and failed[1] and "scale" in failed[1] and failed[2:] == [None, None, None]
 
 
 def test_recompiles(data):
@@ -189,4 +203,37 @@ def test_forward_split_at_the_large_sizes(data):
         assert row["recording forward"]["median_ms"] < row["eager step"]["median_ms"]
         assert row["aot_eager forward"]["median_ms"] < row["aot_eager step"]["median_ms"]
         for r in row["ratio"].values():
-            assert r["iqr"][0] <= r["median"] <= r["iqr"][1]
+            assert_ratio(r)
+
+
+def test_aot_eagers_extra_fitted_against_the_operations(data):
+    per_op = data["per_op"]
+    rows = per_op["rows"]
+    ops = [row["operations"] for row in rows]
+    assert ops == sorted(ops) and len(ops) >= 3
+    # longer chains call more aten operations in both graphs
+    for kind in ["aten_calls_forward_graph", "aten_calls_backward_graph"]:
+        calls = [row[kind] for row in rows]
+        assert calls == sorted(calls) and calls[0] < calls[-1]
+    assert all(row["eager_step_us"] > 0 and row["aot_eager_step_us"] > 0 for row in rows)
+    fit = per_op["fit_extra_against_aten_calls"]
+    for key in ["fixed_us", "per_call_us"]:
+        low, high = fit[f"{key}_ci95"]
+        assert low <= fit[key] <= high
+    # the fit passes near the medians it was made from (within the spread of a loaded machine)
+    for row in rows:
+        calls = row["aten_calls_forward_graph"] + row["aten_calls_backward_graph"]
+        predicted = fit["fixed_us"] + fit["per_call_us"] * calls
+        assert abs(predicted - row["extra_us"]) < 0.5 * max(abs(row["extra_us"]), predicted)
+    code = per_op["generated_code_5_operations"]
+    assert "torch.ops.aten." in code["forward"] and "torch.ops.aten." in code["backward"]
+    mlp = per_op["mlp"]
+    assert mlp["aten_calls_forward_graph"] > 0 and mlp["aten_calls_backward_graph"] > 0
+    assert mlp["eager_step_us"] > 0 and mlp["aot_eager_step_us"] > 0
+
+
+def test_decompositions_make_inductors_plan(data):
+    saved = data["saved_tensors"]
+    # aot_eager_decomp_partition (Inductor's decompositions and partitioner, no codegen) saves what Inductor saves
+    assert saved["aot_eager_decomp_partition_hooks"]["count"] == saved["inductor_hooks"]["count"]
+    assert saved["inductor_hooks"]["count"] < saved["aot_eager_hooks"]["count"]

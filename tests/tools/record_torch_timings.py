@@ -14,7 +14,8 @@ reads the file and says how to re-record it.  Nothing is typed by hand.
 What is recorded (every timing with ``minigrad.timing.measure`` on the CPU
 clock, ``time.process_time``, as the lesson's live cells time: variants
 interleaved round by round in a rotating order, a warm-up dropped, the
-collector off; medians with interquartile ranges, ratios round by round; as
+collector off; medians with interquartile ranges, ratios round by round with 95% bootstrap intervals of their
+medians; as
 in the lesson, each timed call lasts about half a millisecond; 81 rounds
 up to 10,000 elements and 30 above by default (``--rounds``), more than the
 lesson's live cells take, since the recorded medians are tested as they stand;
@@ -33,7 +34,8 @@ PyTorch on one thread):
   (``TORCHINDUCTOR_COMPILE_THREADS=1``, no pool of compile workers): 5 samples per
   backend (``--first-calls``), each on the wall clock and in CPU seconds (the
   process's own and those of the compiler processes it waited for), with the
-  machine's load average when the samples started and ended;
+  machine's load average when the samples started and ended; then, in the same process, the
+  first call of a second fresh function (the process's one-off start-up already paid);
 * ``inductor_code``: for that step, the kernels Inductor generated (counted
   in its output code) against the operations of the eager tape;
 * ``saved_tensors``: what the chain's step at 1,000 elements saves for the
@@ -50,15 +52,21 @@ PyTorch on one thread):
   ``no_grad``, ``aot_eager``'s forward (on an input that needs a gradient, its
   output dropped unused), and both steps; ratios to eager's recording forward
   and step;
+* ``per_op``: ``aot_eager``'s extra time over eager on chains of 5, 10, 20 and 40
+  elementwise operations at 10 elements and on the MLP step (all interleaved in the same
+  rounds), the chains' fitted as a fixed cost plus a cost per aten call of its graphs, with
+  95% bootstrap intervals (the rounds resampled), and the Python code its forward graph runs;
 * ``branches``: the lesson's ``g`` (an ``if`` on a tensor's value): the graphs
   made after each call, Dynamo's guard tree, ``fullgraph=True``, ``torch.export``
-  (strict and not), and ``torch.cond`` capturing both branches;
+  (strict and not), ``torch.cond`` capturing both branches, Dynamo's own ``explain`` of ``g``
+  and the guard failure it reports when a float read from outside the call changes
+  (``--only scale_guard`` re-records that list alone);
 * ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
   Dynamo's ``recompile_limit`` and its warning, and the recompile a
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
-another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``):
+another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``):
 re-record that part alone into the existing file, the first calls stamped with
 their own date, leaving the rest as recorded;
 ``--keep-first-call``: re-record everything else, keeping the file's first calls).
@@ -74,6 +82,7 @@ import pathlib
 import platform
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -131,7 +140,22 @@ def first_call_child(backend):
     c0, t0 = cpu(), time.perf_counter()
     chain_step(compiled, x)()
     first, first_cpu = time.perf_counter() - t0, cpu() - c0
-    print(json.dumps({"seconds": first, "cpu_seconds": first_cpu}))
+    # then a second function, new to Dynamo and to the caches, compiled in the same process: its
+    # first call pays the compile of a function without the process's one-off start-up (imports,
+    # Dynamo's and Inductor's initialisation, the first compiler run's setup)
+    # (other constants: a graph of its own, so that no cache the first compile filled serves it)
+    def other(x):
+        y = x
+        for _ in range(STEPS):
+            y = (y * 0.8 + 0.2).tanh()
+        return y
+
+    compiled_again = torch.compile(other, backend=backend, dynamic=False)
+    c0, t0 = cpu(), time.perf_counter()
+    chain_step(compiled_again, x)()
+    second, second_cpu = time.perf_counter() - t0, cpu() - c0
+    print(json.dumps({"seconds": first, "cpu_seconds": first_cpu,
+                      "second_function_seconds": second, "second_function_cpu_seconds": second_cpu}))
 
 
 def summary(t, name):
@@ -140,8 +164,8 @@ def summary(t, name):
 
 
 def ratio(t, a, b):
-    r = t.ratio(a, b)
-    return {"median": r.median, "iqr": [r.low, r.high]}
+    r, ci = t.ratio(a, b), t.ratio_ci(a, b)
+    return {"median": r.median, "iqr": [r.low, r.high], "ci95": [ci.low, ci.high]}
 
 
 def repeats_for(fn, target=0.0005):
@@ -194,7 +218,7 @@ def record_first_calls(samples):
              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
              "load_average_at_start": list(os.getloadavg())}
     for backend in ["aot_eager", "inductor"]:
-        wall, cpu = [], []
+        wall, cpu, wall2, cpu2 = [], [], [], []
         for _ in range(samples):
             with tempfile.TemporaryDirectory() as cache:
                 # compiling in the process itself (no pool of compile workers), so that the CPU
@@ -206,14 +230,22 @@ def record_first_calls(samples):
                 got = json.loads(res.stdout.strip().splitlines()[-1])
             wall.append(got["seconds"])
             cpu.append(got["cpu_seconds"])
-            print(f"  {backend}: {wall[-1]:.2f} s, {cpu[-1]:.2f} s of CPU", flush=True)
+            wall2.append(got["second_function_seconds"])
+            cpu2.append(got["second_function_cpu_seconds"])
+            print(f"  {backend}: {wall[-1]:.2f} s, {cpu[-1]:.2f} s of CPU; a second function in that"
+                  f" process {wall2[-1]:.2f} s, {cpu2[-1]:.2f} s of CPU", flush=True)
         first[backend] = {"samples_s": wall, "median_s": sorted(wall)[len(wall) // 2],
-                          "cpu_samples_s": cpu, "cpu_median_s": sorted(cpu)[len(cpu) // 2]}
+                          "cpu_samples_s": cpu, "cpu_median_s": sorted(cpu)[len(cpu) // 2],
+                          "second_function_samples_s": wall2,
+                          "second_function_median_s": sorted(wall2)[len(wall2) // 2],
+                          "second_function_cpu_samples_s": cpu2,
+                          "second_function_cpu_median_s": sorted(cpu2)[len(cpu2) // 2]}
     first["load_average_at_end"] = list(os.getloadavg())
     return first
 
 
-def record_mlp(torch, measure, rounds):
+def mlp_problem(torch):
+    """The lesson's MLP loss and its arguments (batch 8, widths 2-16-16-1)."""
     def param(shape, offset):
         count = 1
         for s in shape:
@@ -231,6 +263,12 @@ def record_mlp(torch, measure, rounds):
         h = (h @ w2 + b2).tanh()
         out = h @ w3 + b3
         return ((out - t) * (out - t)).mean()
+
+    return mlp_loss, x_batch, *params, target
+
+
+def record_mlp(torch, measure, rounds):
+    mlp_loss, x_batch, *params, target = mlp_problem(torch)
 
     def train_step(loss_fn):
         def run():
@@ -344,8 +382,6 @@ def inductor_code(sources):
 
 def record_saved(torch, n=1_000):
     """What the chain's step saves for the backward: eager against aot_eager, counted two ways."""
-    from torch._dynamo.backends.debugging import aot_eager, boxed_nop
-
     x = torch.linspace(-1.0, 1.0, n).requires_grad_()
 
     def hooked(fn):
@@ -361,19 +397,9 @@ def record_saved(torch, n=1_000):
         return {"count": len(packed), "bytes": sum(b for b, _ in packed),
                 "storages": len({p for _, p in packed})}
 
-    graphs = {}
-
-    def spy(kind):
-        def compiler(gm, example_inputs):
-            graphs[kind] = gm
-            return boxed_nop(gm, example_inputs)
-        return compiler
-
-    def spying_aot_eager(gm, example_inputs):
-        return aot_eager(gm, example_inputs, fw_compiler=spy("forward"), bw_compiler=spy("backward"))
-
-    torch._dynamo.reset()
-    chain_step(torch.compile(chain, backend=spying_aot_eager, dynamic=False), x)()
+    # aot_eager itself, handed spying forward and backward compilers (spied_aot_eager)
+    _, graphs = spied_aot_eager(torch, chain, x)
+    x.grad = None
     inputs = [node for node in graphs["backward"].graph.nodes if node.op == "placeholder"]
     saved = [node for node in inputs if not node.name.startswith("tangents")]   # the rest: gradients in
     torch._dynamo.reset()
@@ -381,6 +407,11 @@ def record_saved(torch, n=1_000):
         "elements": n,
         "eager_hooks": hooked(chain),
         "aot_eager_hooks": hooked(torch.compile(chain, backend="aot_eager", dynamic=False)),
+        # Inductor's decompositions and partitioner settings with aot_eager's nop compilers: which of
+        # the two makes Inductor's plan differ from aot_eager's
+        "aot_eager_decomp_partition_hooks": hooked(torch.compile(chain, backend="aot_eager_decomp_partition",
+                                                                 dynamic=False)),
+        "inductor_hooks": hooked(torch.compile(chain, backend="inductor", dynamic=False)),
         "aot_eager_backward_inputs": {
             "saved": [node.name for node in saved],
             "bytes": sum(node.meta["val"].numel() * node.meta["val"].element_size() for node in saved),
@@ -390,6 +421,121 @@ def record_saved(torch, n=1_000):
                 str(node.target).split(".")[1] for node in graphs["backward"].graph.nodes
                 if node.op == "call_function").items())),
         },
+    }
+
+
+def op_chain(k):
+    """``k`` elementwise operations in a row, cycling through the chain's three (mul, add, tanh)."""
+    def fn(x):
+        y = x
+        for i in range(k):
+            y = y * 0.9 if i % 3 == 0 else (y + 0.1 if i % 3 == 1 else y.tanh())
+        return y
+    return fn
+
+
+def aten_calls(gm):
+    """The operations a graph module's generated Python code calls, one line each."""
+    return sum(1 for node in gm.graph.nodes if node.op == "call_function")
+
+
+def spied_aot_eager(torch, fn, *args):
+    """Compile ``fn`` with aot_eager, keeping its forward and backward graph modules; run one step."""
+    from torch._dynamo.backends.debugging import aot_eager, boxed_nop
+
+    graphs = {}
+
+    def spy(kind):
+        def compiler(gm, example_inputs):
+            graphs[kind] = gm
+            return boxed_nop(gm, example_inputs)
+        return compiler
+
+    def spying(gm, example_inputs):
+        return aot_eager(gm, example_inputs, fw_compiler=spy("forward"), bw_compiler=spy("backward"))
+
+    torch._dynamo.reset()
+    compiled = torch.compile(fn, backend=spying, dynamic=False)
+    compiled(*args).sum().backward()
+    return compiled, graphs
+
+
+def bootstrap_fit(xs, diffs, resamples=2000, seed=0):
+    """Least-squares ``extra = fixed + per_call * x`` on the medians of round-by-round differences,
+    with 95% intervals from resampling the rounds (the same rounds for every chain: they were paired)."""
+    import numpy
+
+    diffs = numpy.asarray(diffs)                        # chains x rounds
+    design = numpy.column_stack([numpy.ones(len(xs)), xs])
+
+    def fit(d):
+        return numpy.linalg.lstsq(design, numpy.median(d, axis=1), rcond=None)[0]
+
+    rng = numpy.random.default_rng(seed)
+    rounds = diffs.shape[1]
+    boot = numpy.array([fit(diffs[:, rng.integers(0, rounds, rounds)]) for _ in range(resamples)])
+    low, high = numpy.percentile(boot, [2.5, 97.5], axis=0)
+    best = fit(diffs)
+    return {"fixed_us": best[0] * 1e6, "per_call_us": best[1] * 1e6,
+            "fixed_us_ci95": [low[0] * 1e6, high[0] * 1e6], "per_call_us_ci95": [low[1] * 1e6, high[1] * 1e6],
+            "resamples": resamples}
+
+
+def record_per_op(torch, measure, rounds, lengths=(5, 10, 20, 40), n=10):
+    """aot_eager's extra time over eager against the aten calls its graphs make: fixed + per-call cost.
+
+    The chains of ``lengths`` operations and the lesson's MLP step, all in the same interleaved rounds."""
+    x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+    variants, calls, code = {}, {}, None
+    for k in lengths:
+        fn = op_chain(k)
+        compiled, graphs = spied_aot_eager(torch, fn, x)
+        x.grad = None
+        calls[k] = {kind: aten_calls(gm) for kind, gm in graphs.items()}
+        if code is None:
+            code = {kind: gm.code.strip() for kind, gm in graphs.items()}
+        variants[f"eager {k}"] = chain_step(fn, x)
+        variants[f"aot_eager {k}"] = chain_step(compiled, x)
+    mlp_loss, *args = mlp_problem(torch)
+    mlp_compiled, mlp_graphs = spied_aot_eager(torch, mlp_loss, *args)
+
+    def mlp_step(fn):
+        def run():
+            fn(*args).backward()
+            for a in args:
+                a.grad = None
+        return run
+
+    variants["eager mlp"], variants["aot_eager mlp"] = mlp_step(mlp_loss), mlp_step(mlp_compiled)
+    # the same number of steps per timed call for every variant: the longest eager chain's half millisecond
+    reps = repeats_for(variants[f"eager {lengths[-1]}"])
+    t = measure({name: repeated(v, reps) for name, v in variants.items()}, rounds=rounds, warmup=3,
+                clock=CLOCK)
+
+    def extra(label):
+        return [(a - e) / reps for a, e in zip(t.times[f"aot_eager {label}"], t.times[f"eager {label}"])]
+
+    diffs = [extra(k) for k in lengths]
+    xs = [calls[k]["forward"] + calls[k]["backward"] for k in lengths]
+    rows = [{"operations": k, "aten_calls_forward_graph": calls[k]["forward"],
+             "aten_calls_backward_graph": calls[k]["backward"],
+             "eager_step_us": t.median(f"eager {k}") / reps * 1e6,
+             "aot_eager_step_us": t.median(f"aot_eager {k}") / reps * 1e6,
+             "extra_us": statistics.median(d) * 1e6} for k, d in zip(lengths, diffs)]
+    torch._dynamo.reset()
+    return {
+        "what": "chains of k elementwise operations (mul 0.9, add 0.1, tanh in turn) at "
+                f"{n} elements, the step (forward, sum, backward) eager against aot_eager, and the lesson's "
+                "MLP step likewise, all interleaved in the same rounds; extra = aot_eager minus eager, round "
+                "by round, its median; fitted against the aten calls of aot_eager's two graphs",
+        "steps_per_timed_call": reps, "rounds": rounds, "rows": rows,
+        "fit_extra_against_aten_calls": bootstrap_fit(xs, diffs),
+        "generated_code_5_operations": code,
+        "mlp": {"aten_calls_forward_graph": aten_calls(mlp_graphs["forward"]),
+                "aten_calls_backward_graph": aten_calls(mlp_graphs["backward"]),
+                "eager_step_us": t.median("eager mlp") / reps * 1e6,
+                "aot_eager_step_us": t.median("aot_eager mlp") / reps * 1e6,
+                "extra_us": statistics.median(extra("mlp")) * 1e6},
     }
 
 
@@ -422,6 +568,41 @@ def record_forward_split(torch, measure, rounds, sizes=(100_000, 1_000_000)):
               flush=True)
     torch._dynamo.reset()
     return rows
+
+
+def record_scale_guard(torch, x_big, w):
+    """The guard that failed before each call of the lesson's `scaled` (None: every guard held), for
+    scale = 2.0, 0.5, 0.5, 2.0, 3.0, in the words of Dynamo's RecompileError, cut only at the guard's
+    source-location comment. The fifth call tells whether the second version is float-generic."""
+    import torch._dynamo as dynamo
+
+    def make_scaled(scale):
+        def scaled(x, w):
+            return (x * w).sum() * scale
+        def set_scale(value):
+            nonlocal scale
+            scale = value
+        return scaled, set_scale
+
+    scaled, set_scale = make_scaled(2.0)
+    dynamo.reset()
+    compiled = torch.compile(scaled, backend="aot_eager")
+    failed = []
+    for value in [2.0, 0.5, 0.5, 2.0, 3.0]:
+        set_scale(value)
+        dynamo.config.error_on_recompile = True
+        try:
+            compiled(x_big, w)
+            reason = None
+        except dynamo.exc.RecompileError as error:
+            # the guard's own text, without the source-location comment and the user stack
+            reason = re.search(r"- \d+/\d+: (.*?)\s+#", str(error)).group(1)
+        finally:
+            dynamo.config.error_on_recompile = False
+        compiled(x_big, w)
+        failed.append({"scale": value, "failed_guard": reason})
+    dynamo.reset()
+    return failed
 
 
 def record_branches(torch):
@@ -513,6 +694,18 @@ def record_branches(torch):
     cond["compiled_fullgraph_calls"] = checks
     cond["exported_module_on_z_0.3"] = float(ep.module()(x_small, w))
     out["cond"] = cond
+
+    # Dynamo's own words: its explain of g (one call, z = 6), and the guard that failed when a Python
+    # float read from the enclosing function changed (the lesson's `scaled`), as error_on_recompile
+    # reports it instead of recompiling
+    dynamo.reset()
+    ex = dynamo.explain(g)(x_big, w)
+    out["dynamo_explain_g"] = {"graph_count": ex.graph_count, "graph_break_count": ex.graph_break_count,
+                               "op_count": ex.op_count,
+                               "break_reasons": [br.reason for br in ex.break_reasons]}
+
+    out["dynamo_scale_guard"] = record_scale_guard(torch, x_big, w)
+    dynamo.reset()
     return out
 
 
@@ -571,7 +764,7 @@ def main(argv=None):
                          "the machine is shared, and more rounds steady the medians)")
     ap.add_argument("--first-calls", type=int, default=5,
                     help="samples of each backend's first call, each in a fresh process (default 5)")
-    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split"],
+    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--keep-first-call", action="store_true",
                     help="re-record everything but the first calls, keeping those of the existing --out file")
@@ -588,7 +781,16 @@ def main(argv=None):
         out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote first_call into {out}")
         return 0
-    if args.only in ("saved_tensors", "forward_split"):
+    if args.only == "scale_guard":
+        import torch
+
+        data = json.loads(out.read_text(encoding="utf-8"))
+        x_big, w = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 1.0, 1.0], requires_grad=True)  # as record_branches
+        data["branches"]["dynamo_scale_guard"] = record_scale_guard(torch, x_big, w)
+        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote branches.dynamo_scale_guard into {out}")
+        return 0
+    if args.only in ("saved_tensors", "forward_split", "per_op"):
         import torch
 
         from minigrad.timing import measure
@@ -597,6 +799,7 @@ def main(argv=None):
         data = json.loads(out.read_text(encoding="utf-8"))
         load = list(os.getloadavg())
         part = (record_saved(torch) if args.only == "saved_tensors"
+                else record_per_op(torch, measure, args.rounds) if args.only == "per_op"
                 else {"rows": record_forward_split(torch, measure, args.rounds)})
         data[args.only] = {**part, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                            "torch": torch.__version__, "load_average_at_start": load}
@@ -642,7 +845,11 @@ def main(argv=None):
     print("saved tensors ...", flush=True)
     data["saved_tensors"] = record_saved(torch)
     print("forward split ...", flush=True)
-    data["forward_split"] = {"rows": record_forward_split(torch, measure, rounds)}
+    data["forward_split"] = {"rows": record_forward_split(torch, measure, rounds),
+                             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                             "load_average_at_start": list(os.getloadavg())}
+    print("aot_eager's extra time against the number of operations ...", flush=True)
+    data["per_op"] = record_per_op(torch, measure, rounds)
     print("MLP step ...", flush=True)
     data["mlp_step"] = record_mlp(torch, measure, rounds)
     print("size sweeps ...", flush=True)
