@@ -10,15 +10,15 @@ this file.  Two things, made as the lesson makes them (same functions, sizes,
 repetitions, rounds and order; the lesson's cells are the reference):
 
 * section 2: the nodes the walk over the recorded tangent runs (``transpose_walk_nodes``);
-* section 7: H u by forward over reverse over a gradient, at n = 16 to 16,384, with the
-  slope of its log against log n, from the medians and fitted in each round alone.
+* section 7: H u by forward over reverse over a gradient, at n = 16 to 65,536, and, at the
+  two largest sizes, the gradient's growth and the ratio's growth, each taken round by round.
 
 Stored with the machine, the versions and the date.
 """
 
 import datetime
 import json
-import math
+import ctypes
 import os
 import pathlib
 import platform
@@ -31,8 +31,9 @@ from minigrad import timing
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_01.json"
-SIZES = [16, 128, 1024, 16384]
-REPS = {16: 32, 128: 32, 1024: 24, 16384: 8}
+SIZES = [16, 1024, 16384, 65536]
+REPS = {16: 32, 1024: 24, 16384: 8, 65536: 2}
+PAIR = (16384, 65536)   # the two sizes the constancy check compares
 f64 = torch.float64
 fwAD = torch.autograd.forward_ad
 
@@ -56,12 +57,6 @@ def hvp_forward_over_reverse(f, x, u):
         x = fwAD.make_dual(x.detach().requires_grad_(), u)
         (g,) = torch.autograd.grad(f(x), x, create_graph=True)
         return fwAD.unpack_dual(g).tangent.detach()
-
-
-def log_slope(xs, ys):
-    lx, ly = [math.log(v) for v in xs], [math.log(v) for v in ys]
-    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
-    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
 
 
 def summary(values):
@@ -110,12 +105,19 @@ def hvp_sweep():
     ratio = {str(n): summary(per_round[n]) for n in SIZES}
     return {"sizes": SIZES, "reps": {str(n): k for n, k in REPS.items()}, "rounds": 21,
             "H_u_over_gradient": ratio,
-            "slope_from_medians": log_slope(SIZES, [ratio[str(n)]["median"] for n in SIZES]),
-            "slope_each_round": summary([log_slope(SIZES, r) for r in zip(*(per_round[n] for n in SIZES))])}
+            "pair": list(PAIR),
+            "gradient_growth_pair": summary([(a / REPS[PAIR[1]]) / (b / REPS[PAIR[0]]) for a, b in zip(
+                t.times[f"gradient, n = {PAIR[1]}"], t.times[f"gradient, n = {PAIR[0]}"])]),   # per call
+            "ratio_growth_pair": summary([a / b for a, b in zip(per_round[PAIR[1]], per_round[PAIR[0]])])}
 
 
 def main():
     torch.set_num_threads(1)
+    try:                                          # as the lesson's section 5 does (glibc only)
+        ctypes.CDLL(None).mallopt(-3, 1 << 25)
+        ctypes.CDLL(None).mallopt(-1, 1 << 30)
+    except (OSError, AttributeError):
+        pass
     data = {"recorded": {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                          "by": "tests/tools/record_torch_01.py",
                          "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
