@@ -96,7 +96,7 @@ def test_researcher1_no_hint_gives_the_answer_away():
         assert "x . v" not in reply and "1^T" not in reply and "diag" not in reply, (source, reply)
 
 
-# --- researcher 02: a checkpointing schedule for k = 36, and its peak ------------------------
+# --- researcher 02: a checkpointing schedule for k = 40, its peak and evaluations ------------
 
 def _researcher2():
     ns = load("researcher/02_memory_and_checkpointing.ipynb", "r2-01", "r2-03", "r2-87d")
@@ -105,28 +105,42 @@ def _researcher2():
 
 def test_researcher2_least_peak_is_the_binomial_bound():
     # k <= M (M + 1) / 2: 36 = C(9, 2) is reached by M = 8, 37 needs 9; 16 needs 6 (the lesson's)
-    assert [researcher_02.least_peak(k) for k in [16, 36, 37]] == [6, 8, 9]
+    assert [researcher_02.least_peak(k) for k in [16, 36, 37, 40, 45, 46]] == [6, 8, 9, 9, 9, 10]
+
+
+def test_researcher2_least_evaluations():
+    # every layer but the last segment's is evaluated twice; segment j holds at most M - (j - 1)
+    # layers.  k = 36, M = 8: only 8, 7, ..., 1 fits, so the last segment is 1 layer: 71.
+    # k = 40, M = 9: 7 segments hold at most 9 + ... + 3 = 42 >= 40 with a last of 3; 6 segments
+    # hold 39 < 40, and 8 or more leave a last of at most 2: 80 - 3 = 77.
+    assert researcher_02.least_evaluations(36, 8) == 71
+    assert researcher_02.least_evaluations(40, 9) == 77
+    assert researcher_02.least_evaluations(5, 5) == 5            # k <= M: no checkpoint
 
 
 def test_researcher2_checkpoint_schedule():
     check = _researcher2()
-    right = check(list(range(8, 0, -1)), 8)   # 8 + 7 + ... + 1 = 36: each recomputation holds 8
-    assert "right, measured peak 8" in right and "peak = 8: right" in right
-    assert "peak = 8: right" in check(["8", 7.0, 6, 5, 4, 3, 2, 1], "8")   # numbers in any form
-    equal = check([6] * 6, 11)                 # the best equal split: 5 inputs + 6 activations
-    assert "measured peak 11, not the least" in equal and "peak = 11: right for your sizes" in equal
-    assert "not the measured value" in check([6] * 6, 12)
-    assert "no checkpointing" in check([36], 36)
+    right = check([9, 8, 7, 6, 5, 2, 3], 9)   # last segment: 6 inputs + 3 activations
+    assert "right, measured peak 9" in right and "77 layer evaluations" in right and "peak = 9: right" in right
+    assert "peak = 9: right" in check(["8", 8.0, 7, 6, 5, 3, 3], "9")   # numbers in any form, another schedule
+    shrink = check([9, 8, 7, 6, 5, 4, 1], 9)  # the page's shrinking(40, 9): least peak, 79 evaluations
+    assert "measured peak 9, the least possible, but 79 layer evaluations" in shrink
+    assert "peak = 9: right" in shrink
+    equal = check([8] * 5, 12)                 # equal split: 4 inputs + 8 activations
+    assert "measured peak 12, not the least" in equal and "peak = 12: right for your sizes" in equal
+    assert "not the measured value" in check([8] * 5, 13)
+    assert "no checkpointing" in check([40], 40)
     assert check([12, 12], 13).startswith("Write a list")        # adds up to 24
-    assert check([12, 12, "twelve"], 13).startswith("Write a list")
-    assert check([12, 12, 12], "thirteen").startswith("Write a number")
+    assert check([20, 10, "ten"], 13).startswith("Write a list")
+    assert check([20, 20], "thirteen").startswith("Write a number")
 
 
 def test_researcher2_no_hint_gives_the_answer_away():
     check = _researcher2()
-    for sizes, peak in [(None, None), ([36], 36), ([6] * 6, 11), ([12, 12, 12], 13), ([9, 9, 9, 9], 12)]:
+    for sizes, peak in [(None, None), ([40], 40), ([8] * 5, 12), ([9, 8, 7, 6, 5, 4, 1], 9),
+                        ([20, 20], 21), ([10, 10, 10, 10], 13)]:
         reply = check(sizes, peak)
-        assert not gives_away(reply, "8", "8, 7"), (sizes, peak, reply)
+        assert not gives_away(reply, "77", "2, 3]", "3, 3]", "last of 3"), (sizes, peak, reply)
 
 
 # --- researcher 03: graphs and graph breaks of two decisions in a row -----------------------
