@@ -34,3 +34,28 @@ def test_the_sweep_has_the_scripts_sizes_and_consistent_numbers():
     for r in [*sweep["H_u_over_gradient"].values(), sweep["gradient_growth_pair"], sweep["ratio_growth_pair"]]:
         low, high = r["iqr"]
         assert 0 < low <= r["median"] <= high
+
+
+def test_the_script_records_torch_func_and_the_times_the_lesson_bounds_the_fixed_parts_with():
+    # The lesson prints these fields when the recording has them (a recording older than the
+    # script's torch.func variant lacks them); the script must write them, in this form.
+    for field in ('"func_H_u_over_gradient"', '"func_equals_forward_over_reverse"', '"median_per_call_s"'):
+        assert field in SCRIPT
+    sweep = DATA["hvp_sweep"]
+    if "func_H_u_over_gradient" in sweep:
+        assert set(sweep["func_H_u_over_gradient"]) == set(sweep["H_u_over_gradient"])
+        assert sweep["func_equals_forward_over_reverse"] is True
+        for r in sweep["func_H_u_over_gradient"].values():
+            low, high = r["iqr"]
+            assert 0 < low <= r["median"] <= high
+        times = sweep["median_per_call_s"]
+        for n in sweep["sizes"]:
+            assert times[f"gradient, n = {n}"] > 0 and times[f"H u, n = {n}"] > 0
+
+
+def test_the_recording_turns_off_mmap_as_the_lesson_does():
+    # glibc mmaps every block at or above its threshold, which cannot exceed 32 MB, the size of A
+    # at n = 65,536: so both the script and the lesson set M_MMAP_MAX (-4) to 0, and check it took
+    lesson = (ROOT / "notebooks" / "researcher" / "01_reverse_mode_as_vjps.ipynb").read_text(encoding="utf-8")
+    for text in (SCRIPT, lesson):
+        assert "mallopt(-4, 0) == 1" in text and "mallopt(-3" not in text

@@ -11,7 +11,11 @@ repetitions, rounds and order; the lesson's cells are the reference):
 
 * section 2: the nodes the walk over the recorded tangent runs (``transpose_walk_nodes``);
 * section 7: H u by forward over reverse over a gradient, at n = 16 to 65,536, and, at the
-  two largest sizes, the gradient's growth and the ratio's growth, each taken round by round.
+  two largest sizes, the gradient's growth and the ratio's growth, each taken round by round;
+  in the same rounds (the lesson's sweep has no such variant), H u by ``torch.func.jvp`` over
+  ``torch.func.grad`` (PyTorch's own forward over reverse, which minigrad does not have) over the
+  gradient (``func_H_u_over_gradient``), checked equal to the lesson's H u; and each variant's
+  median time per call (``median_per_call_s``), for the lesson's bound on the fixed costs.
 
 Stored with the machine, the versions and the date.
 """
@@ -59,6 +63,11 @@ def hvp_forward_over_reverse(f, x, u):
         return fwAD.unpack_dual(g).tangent.detach()
 
 
+def hvp_func(f, x, u):
+    # torch.func's forward over reverse: the JVP, along u, of the function x -> grad f(x)
+    return torch.func.jvp(torch.func.grad(f), (x,), (u,))[1]
+
+
 def summary(values):
     q = statistics.quantiles(values, n=4, method="inclusive")
     return {"median": statistics.median(values), "iqr": [q[0], q[2]]}
@@ -92,6 +101,7 @@ def hvp_sweep():
         f = lambda x, A=A: f_scalar(x, A)
         jobs[f"gradient, n = {n}"] = (lambda f=f, x=x: gradient(f, x), REPS[n])
         jobs[f"H u, n = {n}"] = (lambda f=f, x=x, u=u: hvp_forward_over_reverse(f, x, u), REPS[n])
+        jobs[f"H u by torch.func, n = {n}"] = (lambda f=f, x=x, u=u: hvp_func(f, x, u), REPS[n])
 
     def repeat(fn, k):
         def run():
@@ -103,8 +113,17 @@ def hvp_sweep():
                        rounds=21, warmup=5, clock=time.process_time, order="shuffle")
     per_round = {n: [a / b for a, b in zip(t.times[f"H u, n = {n}"], t.times[f"gradient, n = {n}"])] for n in SIZES}
     ratio = {str(n): summary(per_round[n]) for n in SIZES}
+    func_ratio = {str(n): summary([a / b for a, b in zip(t.times[f"H u by torch.func, n = {n}"],
+                                                          t.times[f"gradient, n = {n}"])]) for n in SIZES}
+    x, A = inputs(64, 64)
+    u = torch.sin(torch.arange(64, dtype=f64))
+    f = lambda x: f_scalar(x, A)
+    same = torch.allclose(hvp_func(f, x, u), hvp_forward_over_reverse(f, x, u), rtol=1e-12, atol=1e-14)
     return {"sizes": SIZES, "reps": {str(n): k for n, k in REPS.items()}, "rounds": 21,
             "H_u_over_gradient": ratio,
+            "func_H_u_over_gradient": func_ratio,
+            "func_equals_forward_over_reverse": same,
+            "median_per_call_s": {name: statistics.median(t.times[name]) / jobs[name][1] for name in jobs},
             "pair": list(PAIR),
             "gradient_growth_pair": summary([(a / REPS[PAIR[1]]) / (b / REPS[PAIR[0]]) for a, b in zip(
                 t.times[f"gradient, n = {PAIR[1]}"], t.times[f"gradient, n = {PAIR[0]}"])]),   # per call
@@ -113,15 +132,22 @@ def hvp_sweep():
 
 def main():
     torch.set_num_threads(1)
-    try:                                          # as the lesson's section 5 does (glibc only)
-        ctypes.CDLL(None).mallopt(-3, 1 << 25)
-        ctypes.CDLL(None).mallopt(-1, 1 << 30)
+    # As the lesson's section 5 does (glibc only): no block is served by mmap (M_MMAP_MAX = 0) and the
+    # heap is not trimmed (M_TRIM_THRESHOLD), so freed memory stays in the process.  Raising the mmap
+    # threshold instead cannot work: glibc maps every request at or above it, refuses thresholds above
+    # 32 MB on 64-bit, and section 7's A is exactly 32 MB at n = 65,536.
+    try:
+        libc = ctypes.CDLL(None)
+        heap_only = libc.mallopt(-4, 0) == 1 and libc.mallopt(-1, 1 << 30) == 1
     except (OSError, AttributeError):
-        pass
+        heap_only = False
+    if not heap_only:
+        print("warning: glibc's mallopt refused or is absent; large blocks may be mmapped")
     data = {"recorded": {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                          "by": "tests/tools/record_torch_01.py",
                          "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                                      "system": platform.platform(), "load_average_at_start": list(os.getloadavg())},
+                         "freed_memory_kept_by_mallopt": heap_only,
                          "versions": {"python": platform.python_version(), "torch": torch.__version__}},
             "transpose_walk_nodes": transpose_walk_nodes(),
             "hvp_sweep": hvp_sweep()}
