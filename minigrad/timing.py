@@ -39,7 +39,7 @@ import statistics
 import time
 from collections import namedtuple
 
-__all__ = ["Ratio", "Timings", "measure"]
+__all__ = ["Ratio", "Timings", "measure", "median_ratio_ci"]
 
 Ratio = namedtuple("Ratio", "median low high")
 Ratio.__doc__ = """A ratio of two variants' times, round by round: its median and its
@@ -94,6 +94,24 @@ def measure(variants, rounds=15, warmup=3, clock=None, order="rotate", seed=0):
         if was_enabled:
             gc.enable()
     return Timings(times)
+
+
+def median_ratio_ci(a, b, level=0.95, resamples=2000, seed=0):
+    """``median(a) / median(b)`` of two independent samples, with a bootstrap confidence interval.
+
+    For two quantities measured apart (no round pairs an ``a`` with a ``b``, so
+    ``Timings.ratio_ci`` does not apply): each resample draws ``a`` and ``b`` again with
+    replacement, each on its own, and takes the ratio of their medians; ``low`` and ``high`` leave
+    ``(1 - level) / 2`` of those ratios on each side.  An interval that excludes 1 says the two
+    medians differ beyond both samples' noise.  ``seed`` fixes the resampling.  Returns a
+    ``Ratio`` (median, low, high)."""
+    a, b = list(a), list(b)
+    rng = random.Random(seed)
+    ratios = sorted(statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
+                    for _ in range(resamples))
+    tail = (1 - level) / 2
+    return Ratio(statistics.median(a) / statistics.median(b), ratios[int(tail * (resamples - 1))],
+                 ratios[int(round((1 - tail) * (resamples - 1)))])
 
 
 def _quartiles(values):

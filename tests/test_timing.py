@@ -120,3 +120,21 @@ def test_the_bootstrap_interval_holds_the_median_and_narrows_with_more_rounds():
     assert same == timing.Ratio(2.0, 2.0, 2.0)                  # every round's ratio 2: no uncertainty
     t = timings(31)
     assert t.ratio_ci("a", "b", seed=3) == t.ratio_ci("a", "b", seed=3)
+
+
+def test_the_ratio_of_two_independent_medians_has_an_interval_that_narrows_and_holds_the_truth():
+    import random
+    rng = random.Random(2)
+    def samples(n, centre):
+        return [centre * (1 + rng.gauss(0, 0.1)) for _ in range(n)]
+    few = timing.median_ratio_ci(samples(11, 3.0), samples(15, 2.0))
+    many = timing.median_ratio_ci(samples(400, 3.0), samples(400, 2.0))
+    for ci in (few, many):
+        assert ci.low <= ci.median <= ci.high
+    assert many.high - many.low < (few.high - few.low) / 2       # about 1/sqrt(n)
+    assert many.low < 1.5 < many.high                           # the true ratio of the medians
+    assert not few.low <= 1.0 <= few.high                       # 3 against 2 at 10% noise: a difference
+    assert timing.median_ratio_ci([4.0, 4.0], [2.0, 2.0, 2.0]) == timing.Ratio(2.0, 2.0, 2.0)
+    a, b = samples(9, 1.0), samples(9, 1.0)
+    assert timing.median_ratio_ci(a, b, seed=3) == timing.median_ratio_ci(a, b, seed=3)
+    assert timing.median_ratio_ci(iter(a), iter(b)) == timing.median_ratio_ci(a, b)   # any iterables

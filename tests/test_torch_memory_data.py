@@ -5,7 +5,8 @@
 a stored or re-recorded file has the fields the lesson reads, for the chain and
 the numbers of segments the script measures, and that its numbers are
 consistent (the peak of the walk is at least what was alive when it started;
-the reentrant walks keep after the forward pass what the others keep; each
+the reentrant walks, and the control walks on an input that requires grad, keep
+after the forward pass what the others keep; each
 timing's median lies in its interquartile range; the machine is named).
 """
 
@@ -13,6 +14,8 @@ import ast
 import json
 import pathlib
 import re
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "notebooks" / "researcher" / "data" / "torch_memory_02.json"
@@ -44,10 +47,13 @@ def test_each_walk_peaks_at_or_above_its_start():
         assert 0 < walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], walk
 
 
-def test_the_reentrant_walks_keep_what_the_non_reentrant_keep():
+@pytest.mark.parametrize("variant", ["walks_reentrant", "walks_grad_input"])
+def test_the_other_walks_keep_what_the_non_reentrant_keep(variant):
+    # walks_reentrant: use_reentrant=True; walks_grad_input: the control, use_reentrant=False on
+    # the same input requiring grad, which separates the variant's change from its input's
     data = json.loads(DATA.read_text(encoding="utf-8"))
-    assert data["walks_reentrant"].keys() == data["walks"].keys()
-    for s, walk in data["walks_reentrant"].items():
+    assert data[variant].keys() == data["walks"].keys()
+    for s, walk in data[variant].items():
         assert walk["after_forward_bytes"] == data["walks"][s]["after_forward_bytes"], s
         assert walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], s
 

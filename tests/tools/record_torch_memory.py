@@ -17,7 +17,9 @@ For each s: the bytes allocated during the forward pass and still alive when
 ``backward()`` starts, and the peak during ``backward()``, both counted from
 the allocations made inside the profiled step (tensors alive before it, the
 parameters and the batch, are not counted); the same with
-``use_reentrant=True`` (the batch then requires grad).  One thread.
+``use_reentrant=True`` (the batch then requires grad), and, as the control
+that separates the two changes, ``use_reentrant=False`` on that same batch
+requiring grad.  One thread.
 
 The step is the lesson's ``traced_walk``: the loss is the sum of the
 chain's output, and no variable holds that output (so the walk may free it
@@ -186,11 +188,12 @@ def main():
         "chain": {"depth": DEPTH, "width": WIDTH, "rows": ROWS, "activation_bytes": ROWS * WIDTH * 4},
         "walks": walks(net, x, use_reentrant=False),
         "walks_reentrant": walks(net, x_grad, use_reentrant=True),
+        "walks_grad_input": walks(net, x_grad, use_reentrant=False),   # the control: the input alone changed
         "per_segment_cost": per_segment_cost(),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    for name in ["walks", "walks_reentrant"]:
+    for name in ["walks", "walks_reentrant", "walks_grad_input"]:
         for s, w in data[name].items():
             print(name, s, {k: v / (ROWS * WIDTH * 4) for k, v in w.items()})
     print(data["per_segment_cost"])
