@@ -646,3 +646,88 @@ def test_layout_crosses_no_arrows_pages_beside_their_step_and_fits_the_page():
     assert 'ordering="in"' in p.source and "ordering" not in walk.after().source
     width_pt = float(re.search(r'<svg width="([\d.]+)pt"', p.bare().svg()).group(1))
     assert width_pt <= 10.4 * 72 + 1
+
+
+def _rows_beside(source):
+    """``{step box: [the boxes on its row by rank=same]}``, from a picture's DOT source."""
+    rows = {}
+    for line in source.splitlines():
+        m = re.fullmatch(r"  \{rank=same; (node\d+(?:; \w+)*)\}", line)
+        if m:
+            step, *beside = m.group(1).split("; ")
+            assert step not in rows  # one group a step
+            rows[step] = beside
+    return rows
+
+
+def _centres(source):
+    """``{box: (x, y)}`` as Graphviz lays ``source`` out (inches)."""
+    from minigrad.viz.render import _plain
+
+    return {p[1]: (float(p[2]), float(p[3])) for p in map(str.split, _plain(source).splitlines())
+            if p and p[0] == "node"}
+
+
+def test_saved_values_are_grouped_with_the_step_that_saved_them():
+    """Issue 25: each saved value, a page or a constant the step kept, is in one rank=same
+    group with its step; so is a constant it did not keep (one oval, one place: beside the
+    step it goes into)."""
+    x = mg.tensor(-2.0, requires_grad=True)
+    z = x * 3 + 1                        # #1 keeps the 3 (other); #2 keeps nothing
+    p = viz.draw(z)
+    assert _rows_beside(p.source) == {"node1": ["const1_2"], "node2": ["const2_2"]}
+    # a step with both: c / x keeps c (self, a constant) and x (other, on a page)
+    c = mg.tensor(2.0)
+    q = viz.draw((c / x) * 5, names={"x": x, "c": c})
+    assert "saved: self = c (alive), other = x (alive)" in q.text
+    assert _rows_beside(q.source) == {"node1": ["const1_1", "saved1"], "node2": ["const2_2"]}
+    # seed: the page of #1; the 1 of #2 (not kept)
+    _x, _y, s = seed()
+    assert _rows_beside(viz.draw(s).source) == {"node1": ["saved1"], "node2": ["const2_2"]}
+    # with show_saved=False no page; a kept constant is still drawn kept, beside its step
+    assert _rows_beside(viz.draw(x * 3, show_saved=False).source) == {"node1": ["const1_2"]}
+
+
+@needs_dot
+def test_saved_values_sit_beside_their_step_and_their_arrows_keep_their_direction():
+    """Issue 25: laid out, a saved value is on its step's row with no other box between them;
+    a step's kept constant and its page are on either side of it; a kept constant's dotted
+    arrow still points into the step, whichever side it is on."""
+    from minigrad.viz.render import _layout_score
+
+    x = mg.tensor(-2.0, requires_grad=True)
+    c = mg.tensor(2.0)
+    z = (c / x) * 5 + 1
+    walk = viz.record_backward(z, names={"x": x, "c": c, "z": z})
+    pictures = [walk.draw(i) for i in range(len(walk) + 1)] + [walk.after()]
+    for p in pictures:
+        assert _layout_score(p.source) == (0, 0)  # (saved values apart from their step, crossings)
+        at = _centres(p.source)
+        for step, beside in _rows_beside(p.source).items():
+            for box in beside:
+                assert abs(at[box][1] - at[step][1]) < 1e-6, (step, box)
+        const, page, step = at["const1_1"][0], at["saved1"][0], at["node1"][0]
+        assert (const - step) * (page - step) < 0  # on either side of #1
+        for k, j in (("1", "1"), ("2", "2"), ("3", "2")):
+            into = f'const{k}_{j} -> node{k} [style="dotted"'
+            back = re.search(rf'node{k} -> const{k}_{j} \[style="dotted"[^]]*dir="back"', p.source)
+            assert (into in p.source) != bool(back)  # drawn one way: into the step
+    # the same graph keeps its layout over the walk: the same boxes, joined the same way
+    edges = {tuple(re.findall(r"^  (\w+ -> \w+)", p.source, re.M)) for p in pictures}
+    assert len(edges) == 1
+    # a training loop: three kept constants, each beside its own MulBackward0, and the
+    # constants not kept beside their own steps (not between another step and its constant)
+    w = mg.tensor(0.0, requires_grad=True)
+    xs = mg.tensor([0.0, 1.0, 2.0, 3.0])
+    total = 0.0
+    for _ in range(3):
+        total = total + ((w * xs - xs) ** 2).mean()
+    p = viz.draw(total, names={"w": w, "total": total})
+    rows = _rows_beside(p.source)
+    kept = [b for beside in rows.values() for b in beside
+            if re.search(rf"^  {b} \[label=<.*kept as other", p.source, re.M)]
+    assert len(kept) == 3 and all(rows[f"node{b[5:].split('_')[0]}"] == [b] for b in kept)
+    assert sum(len(beside) for beside in rows.values()) == 7 + 3  # 7 constants, 3 pages
+    assert _layout_score(p.source)[0] == 0
+    boxes = [b for beside in rows.values() for b in beside]
+    assert len(boxes) == len(set(boxes))  # no box beside two steps

@@ -38,7 +38,7 @@ _LEGEND = (  # (kind, text), in this order, each only when drawn
     ("saved_modified", "saved, modified in place since (backward would fail)"),
     ("saved_just_freed", "saved, freed just now (struck out: the graph let go of it; the memory goes if nothing else holds it)"),
     ("saved_freed", "saved, freed by the walk (struck out: the graph let go of it; the memory goes if nothing else holds it)"),
-    ("constant_saved", "constant input, kept for backward by the node it goes into"),
+    ("constant_saved", "constant input, kept for backward by the node beside it (the node it goes into)"),
     ("constant_just_freed", "constant input that was kept, freed just now (struck out)"),
     ("constant_freed", "constant input that was kept, freed by the walk (struck out)"),
     ("constant", "constant input: no gradient goes back to it ((None, 0) in next_functions)"),
@@ -54,7 +54,7 @@ _MARK_LEGEND = (
 _ARROW_LEGEND = (
     (("data", "output"), "data",
      "recording, points forward: from an input to the node that used it, and on to what it made"),
-    (("constant",), "constant", "a constant going into the node that used it"),
+    (("constant", "constant_back"), "constant", "a constant going into the node that used it"),
     (("grad",), "grad", "gradient, points back: from a node to its input, with its value"),
 )
 

@@ -17,7 +17,9 @@ The picture language (the same in every picture a lesson shows):
   never saved);
 * a **constant** (an input that needs no gradient: ``(None, 0)`` in
   ``next_functions``): an oval with a dotted border, its value (``2``) when the
-  step kept it, with ``(None, 0)`` under it;
+  step kept it, with ``(None, 0)`` under it, on the row of the step it goes
+  into, beside it (a kept constant is one of the step's saved values: so it sits
+  where its pages sit, and the step's pages go on its other side);
 * **arrows**: thin grey arrows are the recording and point forward, from an
   input to the node that used it (``next_functions`` point the other way, from
   a node back to its inputs); in pictures of the backward walk, thick
@@ -238,10 +240,11 @@ def _saved_pages(k, values):
     return pages
 
 
-def boxes_and_edges(g, side="left"):
+def boxes_and_edges(g, side="left", const_side="left"):
     """The picture as ``Box`` es and edges ``(from, to, kind, label)``, in a stable order.
 
-    ``side``: where a step's first page of saved values goes, "left" or "right" of it.
+    ``side``: where a step's first page of saved values goes, "left" or "right" of it;
+    ``const_side``: where its constant inputs go (its pages then go on the other side).
     """
     boxes, edges = [], []
     for leaf in g.leaves:
@@ -290,7 +293,13 @@ def boxes_and_edges(g, side="left"):
             if kind == "constant":
                 cid = f"const{k}_{j + 1}"
                 boxes.append(_constant_box(cid, inp))
-                edges.append((cid, sid, "constant", None))
+                if const_side == "right":
+                    # on the step's row, right of it: the arrow still points into the step (a
+                    # flat edge runs from left to right, so it is written the other way
+                    # round, with its arrowhead at the tail)
+                    edges.append((sid, cid, "constant_back", None))
+                else:
+                    edges.append((cid, sid, "constant", None))
             elif kind == "leaf":
                 edges.append((f"leaf{inp['ref'] + 1}", sid, "data" if grad is None else "grad",
                               _edge_label(None, grad)))
@@ -305,13 +314,19 @@ def boxes_and_edges(g, side="left"):
                     edges.append((f"more{gap}", sid, "more", None))
         # the saved values (a constant's own box says it was kept) on pages beside the step,
         # on its row: the first on its ``side``, any others on its right, each joined to the
-        # one before (a flat edge runs from left to right)
+        # one before (a flat edge runs from left to right).  A constant input sits on the row
+        # too, on ``const_side``: the step's pages then all go on the other side, outwards,
+        # so that no line runs through another box
+        has_const = any(inp["kind"] == "constant" for inp in s["inputs"])
         pages = _saved_pages(k, [v[:4] for v in s["saved"] if not v[4]])
         prev = sid
         for j, (vid, kind, rows) in enumerate(pages):
             boxes.append(Box(vid, kind, rows))
             line = "saved_freed" if kind in ("saved_freed", "saved_just_freed") else "saved"
-            if j == 0 and side == "left":
+            if has_const and const_side == "right":  # ... <- page 2 <- page 1 <- step
+                edges.append((vid, prev, line, None))
+                prev = vid
+            elif j == 0 and side == "left" and not has_const:
                 edges.append((vid, sid, line, None))
             else:
                 edges.append((prev, vid, line, None))
@@ -355,12 +370,36 @@ def _caption_label(caption, width=90):
             + ('<BR ALIGN="LEFT"/>' if len(lines) > 1 else "") + "</FONT>>")
 
 
-def source_of(g, legend, dpi=None, caption_width=90, side="left"):
+def _beside(boxes):
+    """``{step number: [ids of the boxes on its row]}``: its pages of saved values and its
+    constant inputs (kept for backward or not: one oval, one place, so that an oval not kept
+    never sits between another step and the constant that step kept).
+
+    A box's id carries its step (``saved3``, ``saved3_1``, ``const3_2``): each step draws its
+    own pages and constant boxes (x saved by two steps is on a page of each), so a box has one
+    owner.  Were a box ever shared, it would stay beside the first step in recording order
+    only (``setdefault``): a box in two ``rank=same`` groups would pull both steps onto one
+    row.
+    """
+    owner = {}  # box id -> the step whose row it sits on
+    for b in boxes:
+        if b.id.startswith("saved"):
+            owner.setdefault(b.id, int(b.id.split("_")[0][len("saved"):]))
+        elif b.id.startswith("const"):
+            owner.setdefault(b.id, int(b.id.split("_")[0][len("const"):]))
+    rows = {}
+    for bid, k in sorted(owner.items(), key=lambda item: item[1]):
+        rows.setdefault(k, []).append(bid)
+    return rows
+
+
+def source_of(g, legend, dpi=None, caption_width=90, side="left", const_side="left"):
     """``(DOT source, what its legend explains)``: deterministic, no addresses or ids.
 
-    ``side``: where each step's saved values go (``best_side`` chooses).
+    ``side``, ``const_side``: where each step's pages of saved values and its constant
+    inputs go (``best_side`` chooses).
     """
-    boxes, edges = boxes_and_edges(g, side)
+    boxes, edges = boxes_and_edges(g, side, const_side)
     graph_attrs = dict(GRAPH_ATTRS)
     if dpi is not None:
         graph_attrs["dpi"] = str(dpi)
@@ -376,20 +415,17 @@ def source_of(g, legend, dpi=None, caption_width=90, side="left"):
         lines.append(f'  graph [label={_caption_label(g.caption, caption_width)}, labelloc="t", '
                      'labeljust="l"];')
     # the constants first: Graphviz starts from the order it meets the boxes in, and a
-    # constant placed left of the leaves leaves the recording's arrows uncrossed more often
-    # (x * y + x * 2: the 2 left of x, step 2 left of step 1)
+    # constant met first, left of the other boxes of its row, leaves the recording's arrows
+    # uncrossed more often
     for b in sorted(boxes, key=lambda b: not b.id.startswith("const")):
         lines.append(f"{indent}{b.id} [label={html_label(b.rows)}, {_attr_list(_box_attrs(b))}];")
     leaf_ids = [b.id for b in boxes if b.id.startswith("leaf")]
     if len(leaf_ids) > 1:
         # the leaves keep their order (first use) left to right in every picture of the graph
         lines.append(f"{indent}{{rank=same; " + " -> ".join(leaf_ids) + " [style=invis]}")
-    saved_of = {}
-    for b in boxes:
-        if b.id.startswith("saved"):
-            saved_of.setdefault(b.id.split("_")[0][len("saved"):], []).append(b.id)
-    for k, ids in saved_of.items():
-        # a step's saved values beside it, on its row, so their lines cross no other box
+    for k, ids in _beside(boxes).items():
+        # a step's saved values (pages, kept constants) and its other constants beside it, on
+        # its row: their lines are short and cross no other box, and they add no row
         lines.append(f"{indent}{{rank=same; " + "; ".join([f"node{k}"] + ids) + "}")
     for src, dst, kind, label in edges:
         a = dict(EDGES[kind])
@@ -401,9 +437,16 @@ def source_of(g, legend, dpi=None, caption_width=90, side="left"):
 
 
 def _layout_score(source):
-    """How well Graphviz lays ``source`` out, lower is better: ``(pages not next to their
-    step, arrows crossing)``.  Both follow from the order of the boxes, not their sizes: the
-    same graph with other labels (before and after a walk) scores the same."""
+    """How well Graphviz lays ``source`` out, lower is better: ``(saved values not next to
+    their step, arrows crossing)``.  Both follow from the order of the boxes, not their sizes:
+    the same graph with other labels (before and after a walk) scores the same.
+
+    A saved value (a page, a constant) is a box of a ``{rank=same; nodeK; ...}`` group; it is
+    apart when another box, not of its group, lies between it and its step."""
+    groups = [line.strip()[len("{rank=same; "):-1].split("; ")
+              for line in source.splitlines()
+              if line.strip().startswith("{rank=same; node") and "->" not in line]
+    owner = {bid: (g[0], set(g)) for g in groups for bid in g[1:]}
     nodes, edges = {}, []
     for line in _plain(source).splitlines():
         p = line.split()
@@ -414,11 +457,11 @@ def _layout_score(source):
             edges.append((p[1], p[2], [(float(p[4 + 2 * i]), float(p[5 + 2 * i]))
                                        for i in range(n)]))
     apart = 0
-    for name, (x, y, _w) in nodes.items():
-        if name.startswith("saved"):
-            sx = nodes[f"node{name.split('_')[0][len('saved'):]}"][0]
-            apart += any(abs(oy - y) < 1e-3 and min(x, sx) < ox < max(x, sx)
-                         for other, (ox, oy, _ow) in nodes.items() if other != name)
+    for name, (step, group) in owner.items():
+        x, y, _w = nodes[name]
+        sx = nodes[step][0]
+        apart += any(abs(oy - y) < 1e-3 and min(x, sx) < ox < max(x, sx)
+                     for other, (ox, oy, _ow) in nodes.items() if other not in group)
     return apart, _crossings(edges)
 
 
@@ -455,21 +498,28 @@ def _crossings(edges):
 
 
 def best_side(g, caption_width=90):
-    """Where the saved values of ``g``'s steps read best: "left" or "right" of their step.
+    """Where the saved values of ``g``'s steps read best: ``(side, const_side)``, each "left"
+    or "right" of their step (``side``: the pages; ``const_side``: the constant inputs).
 
-    Graphviz lays the picture out both ways (``dot -Tplain``); the better layout keeps every
-    page next to its step, then crosses fewer arrows.  "left" (the narrower, most often)
-    when they tie, when there is nothing to choose, or without Graphviz.
+    Graphviz lays the picture out every way there is a choice (``dot -Tplain``); the best
+    layout keeps every saved value next to its step, then crosses the fewest arrows.  "left"
+    (the narrower, most often) when they tie, when there is nothing to choose, or without
+    Graphviz.
     """
-    if not any(s["saved"] for s in g.steps):
-        return "left"
+    consts = {s["k"] for s in g.steps if any(inp["kind"] == "constant" for inp in s["inputs"])}
+    # a step with a constant puts its pages on the constant's other side: no choice of its own
+    pages = any(any(not v[4] for v in s["saved"]) for s in g.steps if s["k"] not in consts)
+    sides = [(side, const_side) for const_side in (("left", "right") if consts else ("left",))
+             for side in (("left", "right") if pages else ("left",))]
+    if len(sides) == 1:
+        return sides[0]
     try:
-        scores = {side: _layout_score(source_of(g, False, caption_width=caption_width,
-                                                side=side)[0])
-                  for side in ("left", "right")}
+        scores = [_layout_score(source_of(g, False, caption_width=caption_width, side=side,
+                                          const_side=const_side)[0])
+                  for side, const_side in sides]
     except GraphvizMissingError:
-        return "left"
-    return "right" if scores["right"] < scores["left"] else "left"
+        return sides[0]
+    return sides[scores.index(min(scores))]
 
 
 # ------------------------------------------------------------------ rendering
@@ -533,10 +583,11 @@ class GraphPicture:
         keys = picture_legend(snapshot, boxes, edges, legend)
 
         def sources():
-            side = best_side(snapshot, caption_width)
-            return (source_of(snapshot, legend, caption_width=caption_width, side=side)[0],
+            side, const_side = best_side(snapshot, caption_width)
+            return (source_of(snapshot, legend, caption_width=caption_width, side=side,
+                              const_side=const_side)[0],
                     source_of(snapshot, legend, dpi=PNG_DPI, caption_width=caption_width,
-                              side=side)[0])
+                              side=side, const_side=const_side)[0])
 
         return cls(text_of(snapshot), legend=keys, sources=sources)
 

@@ -130,6 +130,9 @@ EDGES = {  # heavier data edges keep the chain of operations straight
     "saved": {"style": "dashed", "dir": "none", "color": "#9A6A00"},
     "saved_freed": {"style": "dashed", "dir": "none", "color": "#AAAAAA"},
     "constant": {"style": "dotted", "color": RECORDING, "penwidth": "1.2"},
+    # a constant right of its step, on its row: written from the step, its arrowhead at the
+    # tail, so that it still points into the step (a flat edge runs from left to right)
+    "constant_back": {"style": "dotted", "color": RECORDING, "penwidth": "1.2", "dir": "back"},
     "output": {"color": RECORDING, "weight": "4"},
     "more": {"style": "dashed", "weight": "4", "color": RECORDING},
     # a gradient the backward walk sent: from the step back to its input (the arrowhead at
