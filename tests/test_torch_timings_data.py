@@ -237,3 +237,19 @@ def test_decompositions_make_inductors_plan(data):
     # aot_eager_decomp_partition (Inductor's decompositions and partitioner, no codegen) saves what Inductor saves
     assert saved["aot_eager_decomp_partition_hooks"]["count"] == saved["inductor_hooks"]["count"]
     assert saved["inductor_hooks"]["count"] < saved["aot_eager_hooks"]["count"]
+
+
+def test_page_faults_and_the_list_guard(data):
+    # parts added to the script after the stored recording: checked once a re-recording holds them
+    if "page_faults" not in data or "dynamo_list_guard" not in data["branches"]:
+        pytest.skip("recorded before the script counted page faults and Dynamo's guard on a list element")
+    faults = data["page_faults"]
+    assert [row["elements"] for row in faults["rows"]] == [n for n in script_sizes() if n >= 100_000]
+    for row in faults["rows"]:
+        assert row["pages_per_array"] == row["elements"] * 4 / faults["page_bytes"]
+        for name in ["eager step", "aot_eager step"]:
+            low, high = row[name]["range"]
+            assert 0 <= low <= row[name]["median"] <= high
+    listed = data["branches"]["dynamo_list_guard"]
+    # Dynamo guards the element itself: the changed element fails a guard, and the value follows it
+    assert "factors" in listed["failed_guard"] and listed["compiled"] == listed["eager"] == 6.0 * listed["element"]

@@ -52,6 +52,9 @@ PyTorch on one thread):
   ``no_grad``, ``aot_eager``'s forward (on an input that needs a gradient, its
   output dropped unused), and both steps; ratios to eager's recording forward
   and step;
+* ``page_faults``: at the same two sizes, the minor page faults (``ru_minflt`` deltas of this
+  process) of one eager step and one ``aot_eager`` step, interleaved over 15 rounds (the order alternating): how many fresh
+  pages the kernel hands the process per step, against the pages one array of the chain fills;
 * ``per_op``: ``aot_eager``'s extra time over eager on chains of 5, 10, 20 and 40
   elementwise operations at 10 elements and on the MLP step (all interleaved in the same
   rounds), the chains' fitted as a fixed cost plus a cost per aten call of its graphs, with
@@ -60,13 +63,15 @@ PyTorch on one thread):
   made after each call, Dynamo's guard tree, ``fullgraph=True``, ``torch.export``
   (strict and not), ``torch.cond`` capturing both branches, Dynamo's own ``explain`` of ``g``
   and the guard failure it reports when a float read from outside the call changes
-  (``--only scale_guard`` re-records that list alone);
+  (``--only scale_guard`` re-records that list alone, with the next); and the guard Dynamo puts on
+  an element of a global list read inside the call (``dynamo_list_guard``: the lesson's example of
+  what minigrad's identity guard misses);
 * ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
   Dynamo's ``recompile_limit`` and its warning, and the recompile a
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
-another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``):
+another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``, ``page_faults``):
 re-record that part alone into the existing file, the first calls stamped with
 their own date, leaving the rest as recorded;
 ``--keep-first-call``: re-record everything else, keeping the file's first calls).
@@ -570,6 +575,55 @@ def record_forward_split(torch, measure, rounds, sizes=(100_000, 1_000_000)):
     return rows
 
 
+def record_page_faults(torch, sizes=(100_000, 1_000_000), rounds=15):
+    """Minor page faults per training step (``ru_minflt`` deltas of this process), eager against
+    aot_eager, at the large sizes: a fault is the kernel handing the process a fresh page, so a step whose
+    allocator returns its arrays to the system and maps them anew faults about once per 4 KB it writes.
+    Rounds interleaved, the order alternating, the first call and one warm-up step of each before them;
+    per variant the median over the rounds, and the range."""
+    page = resource.getpagesize()
+    rows = []
+    for n in sizes:
+        x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+        torch._dynamo.reset()
+        compiled = torch.compile(chain, backend="aot_eager", dynamic=False)
+        variants = {"eager step": chain_step(chain, x), "aot_eager step": chain_step(compiled, x)}
+        for step in variants.values():
+            step()                                      # the first call (aot_eager: captures and compiles)
+            step()                                      # a warm-up step
+        faults = {name: [] for name in variants}
+        names = list(variants)
+        for i in range(rounds):
+            for name in names[i % 2:] + names[:i % 2]:          # the order alternates round by round
+                step = variants[name]
+                before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+                step()
+                faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+        rows.append({"elements": n, "pages_per_array": n * 4 / page,
+                     **{name: {"median": statistics.median(f), "range": [min(f), max(f)]}
+                        for name, f in faults.items()}})
+        print(f"  page faults per step n = {n:>9,}: " + ", ".join(
+            f"{name} {rows[-1][name]['median']:.0f}" for name in variants), flush=True)
+    torch._dynamo.reset()
+    return {"rows": rows, "rounds": rounds, "page_bytes": page}
+
+
+def guard_that_fails(compiled, *args):
+    """The guard that fails before ``compiled(*args)`` (None if every guard holds), read from the
+    RecompileError Dynamo raises instead of recompiling: the guard's own text, without the
+    source-location comment and the user stack. Nothing is compiled."""
+    import torch._dynamo as dynamo
+
+    dynamo.config.error_on_recompile = True
+    try:
+        compiled(*args)
+        return None
+    except dynamo.exc.RecompileError as error:
+        return re.search(r"- \d+/\d+: (.*?)\s+#", str(error)).group(1)
+    finally:
+        dynamo.config.error_on_recompile = False
+
+
 def record_scale_guard(torch, x_big, w):
     """The guard that failed before each call of the lesson's `scaled` (None: every guard held), for
     scale = 2.0, 0.5, 0.5, 2.0, 3.0, in the words of Dynamo's RecompileError, cut only at the guard's
@@ -590,19 +644,39 @@ def record_scale_guard(torch, x_big, w):
     failed = []
     for value in [2.0, 0.5, 0.5, 2.0, 3.0]:
         set_scale(value)
-        dynamo.config.error_on_recompile = True
-        try:
-            compiled(x_big, w)
-            reason = None
-        except dynamo.exc.RecompileError as error:
-            # the guard's own text, without the source-location comment and the user stack
-            reason = re.search(r"- \d+/\d+: (.*?)\s+#", str(error)).group(1)
-        finally:
-            dynamo.config.error_on_recompile = False
+        reason = guard_that_fails(compiled, x_big, w)
         compiled(x_big, w)
         failed.append({"scale": value, "failed_guard": reason})
     dynamo.reset()
     return failed
+
+
+# the lesson's global list read inside a compiled function (record_list_guard): its element changes
+# between two calls while the list stays the same object
+factors = [2.0]
+
+
+def listed(x, w):
+    return (x * w).sum() * factors[0]
+
+
+def record_list_guard(torch, x_big, w):
+    """The lesson's under-guarding case on Dynamo: ``listed`` reads ``factors[0]`` from a global list;
+    compiled, called with 2.0, then with the element set to 3.0: the compiled and eager values of the
+    second call, and the guard that failed before it, in the words of Dynamo's RecompileError."""
+    import torch._dynamo as dynamo
+
+    factors[0] = 2.0
+    dynamo.reset()
+    compiled = torch.compile(listed, backend="aot_eager")
+    compiled(x_big, w)
+    factors[0] = 3.0
+    reason = guard_that_fails(compiled, x_big, w)
+    out = {"element": factors[0], "compiled": compiled(x_big, w).item(), "eager": listed(x_big, w).item(),
+           "failed_guard": reason}
+    factors[0] = 2.0
+    dynamo.reset()
+    return out
 
 
 def record_branches(torch):
@@ -705,6 +779,7 @@ def record_branches(torch):
                                "break_reasons": [br.reason for br in ex.break_reasons]}
 
     out["dynamo_scale_guard"] = record_scale_guard(torch, x_big, w)
+    out["dynamo_list_guard"] = record_list_guard(torch, x_big, w)
     dynamo.reset()
     return out
 
@@ -764,7 +839,7 @@ def main(argv=None):
                          "the machine is shared, and more rounds steady the medians)")
     ap.add_argument("--first-calls", type=int, default=5,
                     help="samples of each backend's first call, each in a fresh process (default 5)")
-    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard"],
+    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard", "page_faults"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--keep-first-call", action="store_true",
                     help="re-record everything but the first calls, keeping those of the existing --out file")
@@ -787,10 +862,11 @@ def main(argv=None):
         data = json.loads(out.read_text(encoding="utf-8"))
         x_big, w = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 1.0, 1.0], requires_grad=True)  # as record_branches
         data["branches"]["dynamo_scale_guard"] = record_scale_guard(torch, x_big, w)
+        data["branches"]["dynamo_list_guard"] = record_list_guard(torch, x_big, w)
         out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"wrote branches.dynamo_scale_guard into {out}")
+        print(f"wrote branches.dynamo_scale_guard and branches.dynamo_list_guard into {out}")
         return 0
-    if args.only in ("saved_tensors", "forward_split", "per_op"):
+    if args.only in ("saved_tensors", "forward_split", "per_op", "page_faults"):
         import torch
 
         from minigrad.timing import measure
@@ -800,6 +876,7 @@ def main(argv=None):
         load = list(os.getloadavg())
         part = (record_saved(torch) if args.only == "saved_tensors"
                 else record_per_op(torch, measure, args.rounds) if args.only == "per_op"
+                else record_page_faults(torch) if args.only == "page_faults"
                 else {"rows": record_forward_split(torch, measure, args.rounds)})
         data[args.only] = {**part, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                            "torch": torch.__version__, "load_average_at_start": load}
@@ -848,6 +925,9 @@ def main(argv=None):
     data["forward_split"] = {"rows": record_forward_split(torch, measure, rounds),
                              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                              "load_average_at_start": list(os.getloadavg())}
+    print("page faults per step ...", flush=True)
+    data["page_faults"] = {**record_page_faults(torch),
+                           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     print("aot_eager's extra time against the number of operations ...", flush=True)
     data["per_op"] = record_per_op(torch, measure, rounds)
     print("MLP step ...", flush=True)
