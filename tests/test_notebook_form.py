@@ -182,3 +182,59 @@ def test_no_wrapped_line_begins_like_a_numbered_list(lesson):
                 in_list = True
             after_blank = False
     assert not found, f"{lesson.name}: lines that would render as a list: {found}"
+
+
+# A number in the researcher tier's prose that looks measured (a decimal, or thousands grouped by
+# commas) must be one the lesson's code or stored outputs show, so that a new run cannot leave a
+# sentence behind.  Numbers derived by hand are listed here with their derivation.
+_PROSE_NUMBER = re.compile(r"(?<![\w.,/#^_-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)(?![\w.]*\d)")
+_DERIVED_IN_PROSE = {
+    "researcher/01_reverse_mode_as_vjps.ipynb": {
+        "0.015": "the |value| at which 1e-9 + 1e-7 |value| reaches the 2.5e-9 bound",
+        "1,088": "N = 4 w^2 + 4 w at width 16", "66,048": "N at width 128",
+        "1,050,624": "N at width 512", "0.71": "sqrt(2) / 2"},
+    "researcher/02_memory_and_checkpointing.ipynb": {
+        "5,056": "the bytes of torch.get_rng_state() in PyTorch 2.13 (MT19937 state and more)"},
+    "researcher/03_define_by_run_vs_define_then_run.ipynb": {
+        "400,000": "100,000 float32 elements of 4 bytes"},
+}
+
+
+def _shown_by_the_lesson(nb):
+    """The code and the text of the stored outputs (stream, text/*, SVG) in one string."""
+    parts = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        parts.append(cell.source)
+        for out in cell.get("outputs", []):
+            parts.append(out.get("text", ""))
+            parts += [v for k, v in out.get("data", {}).items()
+                      if isinstance(v, str) and (k.startswith("text/") or k == "image/svg+xml")]
+    shown = "\n".join(parts)
+    return shown + "\n" + shown.replace(",", "")
+
+
+@pytest.mark.parametrize("lesson", [p for p in LESSONS if "researcher" in p.parts],
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_researcher_prose_numbers_are_shown_by_a_cell(lesson):
+    """Researcher referees found numbers typed into the prose from one stored run.  Each decimal
+    or comma-grouped number in the markdown appears in the lesson's code or stored outputs, or is
+    in ``_DERIVED_IN_PROSE`` with how it is derived: a re-run that changes a printed number then
+    fails here until the sentence is changed too.  (A number that a cell prints and the prose
+    repeats passes; the prose should say "the cell prints" rather than repeat it.)"""
+    rel = lesson.relative_to(ROOT / "notebooks").as_posix()
+    nb = nbformat.read(lesson, as_version=4)
+    shown, derived = _shown_by_the_lesson(nb), _DERIVED_IN_PROSE.get(rel, {})
+    missing = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        prose = re.sub(r"\]\([^)]*\)|https?://\S+|arXiv[: ]*\d+\.\d+", "", cell.source, flags=re.I)
+        for match in _PROSE_NUMBER.finditer(prose):
+            number = match.group(1)
+            plain = number.replace(",", "")
+            if number in derived or number in shown or plain in shown:
+                continue
+            missing.append(f"{cell.id}: {number}")
+    assert not missing, f"{lesson.name}: numbers in the prose that no cell shows: {missing}"
