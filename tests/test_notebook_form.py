@@ -194,7 +194,8 @@ _DERIVED_IN_PROSE = {
         "1,088": "N = 4 w^2 + 4 w at width 16", "66,048": "N at width 128",
         "1,050,624": "N at width 512", "0.71": "sqrt(2) / 2"},
     "researcher/02_memory_and_checkpointing.ipynb": {
-        "5,056": "the bytes of torch.get_rng_state() in PyTorch 2.13 (MT19937 state and more)"},
+        "5,056": "the bytes of torch.get_rng_state() in PyTorch 2.13 (MT19937 state and more)",
+        "1.52": "1 + the parameters' gradients in activations: 1 + 16 (32 * 32 + 32) * 4 / 131,072"},
     "researcher/03_define_by_run_vs_define_then_run.ipynb": {
         "400,000": "100,000 float32 elements of 4 bytes"},
 }

@@ -93,9 +93,9 @@ def check(my_sizes, my_peak, schedule_step, tanh_mlp, batch, k_layers=40):
     best = least_peak(k_layers)
     if measured == best and evaluations[0] == least_evaluations(k_layers, best):
         bound = "the least possible for this family: (j - 1) + m_j <= M for every segment j, so k <= M(M+1)/2"
-        fewest = (f"{evaluations[0]} layer evaluations, the fewest at that peak: only the last segment is evaluated"
-                  " once, and with s segments it holds at most M - (s - 1) layers while all s hold at most"
-                  " sM - s(s - 1)/2")
+        fewest = (f"{evaluations[0]} layer evaluations = 2k - (the last segment's size), the fewest at that peak:"
+                  " only the last segment is evaluated once, and with s segments it holds at most M - (s - 1)"
+                  " layers while all s hold at most sM - s(s - 1)/2")
         print(f"sizes {sizes}: right, measured peak {measured}, {bound}; {fewest}.")
     elif measured == best:
         print(f"sizes {sizes}: measured peak {measured}, the least possible, but {evaluations[0]} layer"
