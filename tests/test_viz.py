@@ -625,7 +625,8 @@ def test_layout_crosses_no_arrows_pages_beside_their_step_and_fits_the_page():
     z = (x * y) + (x * 2)
     walk = viz.record_backward(z, names={"x": x, "y": y, "z": z})
     for p in (walk.draw(0), walk.after()):
-        assert _layout_score(p.source) == (0, 0)  # (pages apart from their step, crossings)
+        # (pages apart from their step, pages between their step and another box, crossings)
+        assert _layout_score(p.source) == (0, 0, 0)
     # a loop adding up its losses: three copies joined by the running total's AddBackward0
     w = mg.tensor(0.0, requires_grad=True)
     xs = mg.tensor([0.0, 1.0, 2.0, 3.0])
@@ -646,6 +647,26 @@ def test_layout_crosses_no_arrows_pages_beside_their_step_and_fits_the_page():
     assert 'ordering="in"' in p.source and "ordering" not in walk.after().source
     width_pt = float(re.search(r'<svg width="([\d.]+)pt"', p.bare().svg()).group(1))
     assert width_pt <= 10.4 * 72 + 1
+
+
+@needs_dot
+def test_a_page_sits_on_its_steps_outer_side_never_between_two_steps():
+    """Developer lesson 1 draws z = x * y + x * 2: #1 (x * y) and #2 (x * 2) on one row.  #1's
+    page (self = x, other = y) once sat between #2 and #1 and read as #2's; laid out, it is
+    on the side of #1 away from #2, and #2's constant on the side of #2 away from #1."""
+    x = mg.tensor(3.0, requires_grad=True)
+    y = mg.tensor(4.0, requires_grad=True)
+    z = x * y + x * 2
+    p = viz.draw(z, names={"x": x, "y": y, "z": z})  # as the lesson draws it
+    assert "#1 MulBackward0(x, y)" in p.text and "saved: self = x (alive), other = y (alive)" in p.text
+    at = _centres(p.source)
+    one, two = at["node1"], at["node2"]
+    assert abs(one[1] - two[1]) < 1e-6  # one row: the case where a page can land between
+    page = at["saved1"]
+    assert abs(page[1] - one[1]) < 1e-6
+    assert (page[0] - one[0]) * (two[0] - one[0]) < 0  # #1's page: away from #2
+    const = at["const2_2"]
+    assert (const[0] - two[0]) * (one[0] - two[0]) < 0  # #2's 2: away from #1
 
 
 def _rows_beside(source):
@@ -701,7 +722,8 @@ def test_saved_values_sit_beside_their_step_and_their_arrows_keep_their_directio
     walk = viz.record_backward(z, names={"x": x, "c": c, "z": z})
     pictures = [walk.draw(i) for i in range(len(walk) + 1)] + [walk.after()]
     for p in pictures:
-        assert _layout_score(p.source) == (0, 0)  # (saved values apart from their step, crossings)
+        # (saved values apart from their step, between it and another box, crossings)
+        assert _layout_score(p.source) == (0, 0, 0)
         at = _centres(p.source)
         for step, beside in _rows_beside(p.source).items():
             for box in beside:

@@ -36,8 +36,10 @@ of its own, ``legend.py``'s ``legend_source``, set under the picture).
 
 Layout: Graphviz orders the boxes to cross as few arrows as it can (the
 leaves keep their order of first use; a step joining copies of a graph, a
-training loop's running total, keeps its inputs in recording order), and a
-picture wider than 1,000 CSS pixels is scaled down to fit a page.
+training loop's running total, keeps its inputs in recording order); a step's
+pages and constants sit on its outer side, never between it and another box of
+its row (``best_side``); a picture wider than 1,000 CSS pixels is scaled down
+to fit a page.
 
 The attributes each kind of box, mark and arrow is drawn with, and running
 Graphviz, are in ``style.py``.  Rendering needs the ``graphviz`` Python
@@ -438,11 +440,15 @@ def source_of(g, legend, dpi=None, caption_width=90, side="left", const_side="le
 
 def _layout_score(source):
     """How well Graphviz lays ``source`` out, lower is better: ``(saved values not next to
-    their step, arrows crossing)``.  Both follow from the order of the boxes, not their sizes:
-    the same graph with other labels (before and after a walk) scores the same.
+    their step, saved values between their step and another box, arrows crossing)``.  All
+    three follow from the order of the boxes, not their sizes: the same graph with other
+    labels (before and after a walk) scores the same.
 
     A saved value (a page, a constant) is a box of a ``{rank=same; nodeK; ...}`` group; it is
-    apart when another box, not of its group, lies between it and its step."""
+    apart when another box, not of its group, lies between it and its step; it is between
+    when such a box lies further out on its side of its step (``step, page, other box``: the
+    page would read as the other box's).  The positions are the laid-out ones (``dot
+    -Tplain``)."""
     groups = [line.strip()[len("{rank=same; "):-1].split("; ")
               for line in source.splitlines()
               if line.strip().startswith("{rank=same; node") and "->" not in line]
@@ -456,13 +462,15 @@ def _layout_score(source):
             n = int(p[3])
             edges.append((p[1], p[2], [(float(p[4 + 2 * i]), float(p[5 + 2 * i]))
                                        for i in range(n)]))
-    apart = 0
+    apart = between = 0
     for name, (step, group) in owner.items():
         x, y, _w = nodes[name]
         sx = nodes[step][0]
-        apart += any(abs(oy - y) < 1e-3 and min(x, sx) < ox < max(x, sx)
-                     for other, (ox, oy, _ow) in nodes.items() if other not in group)
-    return apart, _crossings(edges)
+        row = [ox for other, (ox, oy, _ow) in nodes.items()
+               if other not in group and abs(oy - y) < 1e-3]
+        apart += any(min(x, sx) < ox < max(x, sx) for ox in row)
+        between += any((ox - x) * (x - sx) > 0 for ox in row)
+    return apart, between, _crossings(edges)
 
 
 def _crossings(edges):
@@ -501,10 +509,12 @@ def best_side(g, caption_width=90):
     """Where the saved values of ``g``'s steps read best: ``(side, const_side)``, each "left"
     or "right" of their step (``side``: the pages; ``const_side``: the constant inputs).
 
-    Graphviz lays the picture out every way there is a choice (``dot -Tplain``); the best
-    layout keeps every saved value next to its step, then crosses the fewest arrows.  "left"
-    (the narrower, most often) when they tie, when there is nothing to choose, or without
-    Graphviz.
+    Graphviz lays the picture out every way there is a choice (``dot -Tplain``), and the
+    choice is read from the laid-out positions (``_layout_score``): the best layout keeps
+    every saved value next to its step; then on its step's outer side, never between its step
+    and another box of that row (where it would read as that box's); only then does it
+    cross the fewest arrows.  "left" (the narrower, most often) when they tie, when there is
+    nothing to choose, or without Graphviz.
     """
     consts = {s["k"] for s in g.steps if any(inp["kind"] == "constant" for inp in s["inputs"])}
     # a step with a constant puts its pages on the constant's other side: no choice of its own
