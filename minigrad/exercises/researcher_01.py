@@ -7,6 +7,9 @@ one cotangent v in float64, with the VJP reverse mode computes (``autograd.grad`
 the two paths by which x reaches the output left out.
 """
 
+import numpy as np
+
+from ..ops import linalg
 from .answers import Unreadable, library_of, reply
 
 __all__ = ["check", "products_with"]
@@ -66,9 +69,6 @@ def products_with(matrix, compute):
     """
     calls = []
     if type(matrix).__module__.startswith("minigrad"):
-        import numpy as np
-        from ..ops import linalg
-
         base = matrix._data
 
         def watching(cls):
