@@ -7,9 +7,12 @@ one cotangent v in float64, with the VJP reverse mode computes (``autograd.grad`
 the two paths by which x reaches the output left out.
 """
 
+import numpy as np
+
+from ..ops import linalg
 from .answers import Unreadable, library_of, reply
 
-__all__ = ["check"]
+__all__ = ["check", "products_with"]
 
 
 def _library(my_vjp):
@@ -51,3 +54,54 @@ def check(my_vjp):
     else:
         print("Not yet. Write J entry by entry, J_ij = d(x_i s)/dx_j with s = sum of x, then take")
         print("sum_i J_ij v_i.")
+
+
+def products_with(matrix, compute):
+    """How many matrix products ``compute()`` runs with ``matrix`` (or a view of it) as an operand.
+
+    Section 7 counts the sweeps of A that a gradient and forward over reverse make.  Values,
+    tangents and the walk's formulas all end in the library's product kernels, so the count
+    watches those kernels: on minigrad the ``forward`` of its Mv and Mm functions (every
+    ``@``, ``mv`` and ``mm`` of a 2-d operand, recorded or not, and each tangent rule's
+    product); on PyTorch the aten ops ``mv``, ``mm``, ``addmv`` and ``addmm``, seen by a
+    ``TorchDispatchMode`` below autograd and forward AD.  An operand counts when it shares
+    memory with ``matrix`` (A, its transpose, a view).
+    """
+    calls = []
+    if type(matrix).__module__.startswith("minigrad"):
+        base = matrix._data
+
+        def watching(cls):
+            real = cls.__dict__["forward"]
+
+            def forward(ctx, a, b, *rest):
+                if np.shares_memory(a._data, base) or np.shares_memory(b._data, base):
+                    calls.append(cls.__name__)
+                return real.__func__(ctx, a, b, *rest)
+            return real, staticmethod(forward)
+
+        saved = {cls: watching(cls) for cls in (linalg.Mv, linalg.Mm)}
+        for cls, (_, new) in saved.items():
+            cls.forward = new
+        try:
+            compute()
+        finally:
+            for cls, (real, _) in saved.items():
+                cls.forward = real
+        return len(calls)
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    aten, storage = torch.ops.aten, matrix.untyped_storage().data_ptr()
+    watched = {aten.mv.default, aten.mm.default, aten.addmv.default, aten.addmm.default}
+
+    class Watch(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func in watched and any(isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() == storage
+                                       for a in args):
+                calls.append(func)
+            return func(*args, **(kwargs or {}))
+
+    with Watch():
+        compute()
+    return len(calls)
