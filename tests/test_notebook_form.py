@@ -239,3 +239,23 @@ def test_researcher_prose_numbers_are_shown_by_a_cell(lesson):
                 continue
             missing.append(f"{cell.id}: {number}")
     assert not missing, f"{lesson.name}: numbers in the prose that no cell shows: {missing}"
+
+
+_LIST_MARKER = re.compile(r"^\s{0,3}([-+*]|\d+[.)])(\s|$)")
+
+
+def test_no_line_inside_a_formula_begins_like_a_list_item(lesson):
+    """A formula wrapped so that a line inside ``$...$`` begins with ``+``, ``-``, ``*`` or ``1.``
+    starts a list on the rendered page: the formula is cut in two and MathJax shows raw LaTeX for
+    the rest of the paragraph (a referee met it in researcher 01, section 7).  Wrap elsewhere."""
+    nb = nbformat.reads(lesson.read_text(encoding="utf-8"), as_version=4)
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        dollars = 0
+        for line in cell.source.split("\n"):
+            if dollars % 2 and _LIST_MARKER.match(line):
+                found.append(f"{cell.get('id')}: {line[:50]!r}")
+            dollars += line.replace("\\$", "").count("$")
+    assert not found, f"{lesson.name}: lines inside a formula that would start a list: {found}"
