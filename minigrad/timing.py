@@ -107,11 +107,17 @@ def median_ratio_ci(a, b, level=0.95, resamples=2000, seed=0):
     ``Ratio`` (median, low, high)."""
     a, b = list(a), list(b)
     rng = random.Random(seed)
-    ratios = sorted(statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
-                    for _ in range(resamples))
-    tail = (1 - level) / 2
-    return Ratio(statistics.median(a) / statistics.median(b), ratios[int(tail * (resamples - 1))],
-                 ratios[int(round((1 - tail) * (resamples - 1)))])
+    draws = (statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
+             for _ in range(resamples))
+    return Ratio(statistics.median(a) / statistics.median(b), *_percentile_interval(draws, level))
+
+
+def _percentile_interval(draws, level):
+    """The percentile bootstrap's interval: the draws' values that leave ``(1 - level) / 2`` of
+    them on each side (``low``, ``high``)."""
+    draws = sorted(draws)
+    last, tail = len(draws) - 1, (1 - level) / 2
+    return draws[int(tail * last)], draws[int(round((1 - tail) * last))]
 
 
 def _quartiles(values):
@@ -152,12 +158,8 @@ class Timings:
         Returns a ``Ratio`` (median, low, high)."""
         ratios = [x / y for x, y in zip(self.times[a], self.times[b])]
         rng = random.Random(seed)
-        n = len(ratios)
-        medians = sorted(statistics.median(rng.choices(ratios, k=n)) for _ in range(resamples))
-        tail = (1 - level) / 2
-        low = medians[int(tail * (resamples - 1))]
-        high = medians[int(round((1 - tail) * (resamples - 1)))]
-        return Ratio(statistics.median(ratios), low, high)
+        draws = (statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(resamples))
+        return Ratio(statistics.median(ratios), *_percentile_interval(draws, level))
 
     def __repr__(self):
         rounds = len(next(iter(self.times.values())))
