@@ -73,6 +73,17 @@ import itertools
 import sys
 import weakref
 
+from . import viz
+from .creation import tensor
+from .viz import GraphvizMissingError
+from .viz.drawing import draw_marked
+from .viz.forward_pass import choose_library, run_recorded
+from .viz.reading import describe_type
+from .viz.recording import Recording, View
+from .viz.render import png_size
+from .viz.strip import CAPTION_WIDTH, compose, strip
+from .viz.values import fmt_value
+
 # (the widget classes StepThrough and Explorer are attributes made on first use, so that
 # ``from minigrad.widgets import *`` does not import ipywidgets)
 __all__ = ["ExploreResult", "explore", "render_step", "run_explore",
@@ -159,7 +170,6 @@ class ExploreResult:
 
 
 def _fmt(v):
-    from .viz.values import fmt_value
 
     return fmt_value(v)
 
@@ -175,7 +185,6 @@ def _values_text(*vs):
     ``_values_text(0.5, 3.0)`` is ``["0.5000", "3.0000"]`` (``tensor([0.5, 3.])``
     prints ``[0.5000, 3.0000]``), ``_values_text(-3.0, 0.0)`` is ``["-3.", "0."]``.
     """
-    from .creation import tensor
 
     return [part.strip() for part in _fmt(tensor([float(v) for v in vs])).strip("[]").split(",")]
 
@@ -195,8 +204,6 @@ def run_explore(fn, *, library=None, **values):
         r = run_explore(lambda x: x * x if x > 0 else x * 3, x=2.0)
         r.tape, r.grads["x"]     # (['MulBackward0'], tensor(4.))
     """
-    from . import viz
-    from .viz.forward_pass import choose_library, run_recorded
 
     lib = choose_library(fn, [], library, _caller_globals())
     inputs = {name: lib.leaf(v) for name, v in values.items()}
@@ -251,12 +258,9 @@ def _caller_globals():
 
 
 def _error_picture(inputs, caption):
-    from .viz.drawing import draw_marked
-    from .viz.recording import View
 
     roots = list(inputs.values())
     if not roots:
-        from .creation import tensor
 
         roots = [tensor(0.0)]
     view = View(caption=caption, header="recorded so far")
@@ -304,7 +308,6 @@ def explore_static(fn, sliders, library=None, **draw_kwargs):
     Returns:
         viz.StripPicture: the pictures, a line per position in its text.
     """
-    from .viz.strip import CAPTION_WIDTH, compose
 
     names = list(sliders)
     runs = [(pos, run_explore(fn, library=library, **pos))
@@ -452,7 +455,6 @@ def _stable_ids(kind):
 
 def _png_width(picture):
     """The CSS width of a picture's PNG: the same size as its SVG would show."""
-    from .viz.render import png_size
 
     w, _h = png_size(picture.png())
     return str(round(w * 96 / _PNG_DPI))
@@ -460,7 +462,6 @@ def _png_width(picture):
 
 def _set_picture(image, fallback, picture):
     """Show ``picture`` in the Image widget, or its text form if Graphviz is missing."""
-    from .viz import GraphvizMissingError
 
     try:
         png = picture.png()
@@ -546,7 +547,6 @@ def _classes():
         """
 
         def __init__(self, steps, value=0, interval=1500, **draw_kwargs):
-            from .viz.strip import strip
 
             n = len(steps)
             value = max(0, min(int(value), n))
@@ -610,7 +610,6 @@ def _classes():
         """
 
         def __init__(self, fn, sliders, library=None, **draw_kwargs):
-            from .viz.forward_pass import choose_library
 
             self.fn = fn
             self.library = choose_library(fn, [], library, _caller_globals()).name
@@ -734,10 +733,8 @@ def step_through(steps, value=0, interval=1500, **draw_kwargs):
         steps = viz.record_backward(z, names={"x": x, "z": z})
         step_through(steps)
     """
-    from .viz.recording import Recording
 
     if not isinstance(steps, Recording):
-        from .viz.reading import describe_type
 
         raise TypeError("step_through() expects a recording (viz.record_backward(...) or "
                         f"viz.record_forward(...)), got {describe_type(steps)}")

@@ -13,6 +13,7 @@
 """
 
 import contextlib
+import gc
 
 import numpy as np
 import pytest
@@ -701,6 +702,33 @@ def test_a_saved_output_keeps_its_tangent_in_the_backward_pass():
     assert tangent.grad_fn is not None  # recorded: x requires grad, as in PyTorch
     np.testing.assert_allclose(tangent.detach().numpy(), np.exp([0.5, -1.0]) * [1.0, 2.0],
                                rtol=1e-14)
+
+
+def test_forward_over_reverse_leaves_no_reference_cycle():
+    # The tangent of a gradient taken with create_graph=True is recorded through the
+    # node that saved exp(x); a saved output holding that tangent past the level would
+    # keep node and tangent in a cycle (PyTorch's levels release saved tangents at exit).
+    def hvp(x, v):
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x.detach().requires_grad_(), v)
+            (g,) = minigrad.autograd.grad((d.exp() * d.tanh()).sum(), d, create_graph=True)
+            return fwAD.unpack_dual(g).tangent.detach()
+
+    x, v = t64([0.5, -1.0]), t64([1.0, 2.0])
+    hvp(x, v)
+    gc.collect()
+    gc.disable()
+    try:
+        hu = hvp(x, v)
+        left = gc.collect()
+    finally:
+        gc.enable()
+    assert left == 0
+    # and the tangents were there while the level was open: H v of sum(exp(x) * tanh(x))
+    e, t = np.exp([0.5, -1.0]), np.tanh([0.5, -1.0])
+    s = 1 - t * t
+    np.testing.assert_allclose(hu.numpy(), (e * t + 2 * e * s - 2 * e * t * s) * [1.0, 2.0],
+                               rtol=1e-13)
 
 
 HESSIAN_FUNCTIONS = {

@@ -75,12 +75,13 @@ __all__ = [
 class _State:
     """The open forward-AD level, if any (PyTorch's levels are global, not per thread)."""
 
-    __slots__ = ("level", "token", "duals")
+    __slots__ = ("level", "token", "duals", "saved")
 
     def __init__(self):
         self.level = None   # None when no level is open, else 0 (one level only)
         self.token = None   # identifies the open level; tangents carry it
         self.duals = []     # weak references to every tensor given a tangent in this level
+        self.saved = []     # the tangents saved outputs hold (each a one-item list), emptied at exit
 
 
 _state = _State()
@@ -111,6 +112,7 @@ def enter_dual_level():
     _state.level = 0
     _state.token = object()
     _state.duals = []
+    _state.saved = []
     return 0
 
 
@@ -142,9 +144,12 @@ def exit_dual_level(*, level=None):
         t = ref()
         if t is not None:
             t.__dict__.pop("_fw_grad", None)
+    for held in _state.saved:
+        held.clear()
     _state.level = None
     _state.token = None
     _state.duals = []
+    _state.saved = []
 
 
 class dual_level:
@@ -439,13 +444,20 @@ def _keep_saved_output_tangents(ctx, outs):
     reverse (the backward pass run on dual tensors) needs it: d/dx of
     ``grad * exp(x)`` uses the tangent of the saved ``exp(x)``.  So the saved
     output re-attaches the tangent to each tensor its ``unpack`` makes.
+
+    The saved output holds the tangent only until the level exits, as
+    PyTorch's ``SavedVariable`` holds its ``fw_grad_``: the tangent of a
+    gradient taken with ``create_graph=True`` is recorded through this very
+    node, and holding it longer would keep node and tangent alive in a
+    reference cycle, left for the garbage collector.
     """
     def reattach_to(out):
-        fw = out._fw_grad  # (the level's token, the tangent)
+        held = [out._fw_grad]  # [(the level's token, the tangent)]; emptied when the level exits
+        _state.saved.append(held)
 
         def reattach(t):
-            if fw[0] is _state.token:
-                _set_tangent(t, fw[1])
+            if held and held[0][0] is _state.token:
+                _set_tangent(t, held[0][1])
 
         return reattach
 
