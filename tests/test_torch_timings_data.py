@@ -272,6 +272,9 @@ def test_the_second_recording_and_the_scale_versions(data):
         assert_ratio(row["forward_ratio_inductor_to_eager"])
     for name in ["aot_eager", "inductor"]:
         assert_ratio(repeat["mlp_step"]["ratio_to_eager"][name])
+    for recording in [data, repeat]:                      # Inductor against the same graphs unfused
+        for row in recording["compile_sweep"]:
+            assert_ratio(row["step_ratio_inductor_to_decomp_partition"])
     b = data["branches"]
     assert b["print_runs_per_call"] == [1, 1, 1]          # the print runs between the pieces, every call
     versions = b["dynamo_scale_versions"]

@@ -27,7 +27,9 @@ PyTorch on one thread):
   elementwise operations), forward recorded against under ``no_grad``, over
   tensor sizes from 10 to 1,000,000 elements;
 * ``compile_sweep``: the same chain's training step (forward, ``sum``,
-  ``backward``), eager against ``aot_eager`` and ``inductor``, over the sizes;
+  ``backward``), eager against ``aot_eager`` and ``inductor``, over the sizes; and Inductor's step
+  against ``aot_eager_decomp_partition``'s (the same decomposed graphs and saved tensors, no fusion:
+  ``step_ratio_inductor_to_decomp_partition``);
 * ``first_call``: the first call of a fresh ``torch.compile`` of that step at
   1,000 elements, each sample in a fresh process with an empty Inductor cache
   (a cold start, as a user meets it), compiling in that process
@@ -352,6 +354,11 @@ def record_sweeps(torch, measure, rounds, sizes):
                 chain_step(compiled, x_req)()
             compile_s[backend] = time.perf_counter() - t0
             variants[backend] = chain_step(compiled, x_req)
+        # Inductor's decompositions and partitioner without its code generation: the same saved tensors,
+        # one aten kernel per operation; against Inductor's step, what fusion itself changes
+        unfused = torch.compile(chain, backend="aot_eager_decomp_partition", dynamic=False)
+        chain_step(unfused, x_req)()
+        variants["aot_eager_decomp_partition"] = chain_step(unfused, x_req)
         # the forward pass alone, on an input that needs no gradient: fusion without the backward
         fused_forward = torch.compile(chain, backend="inductor", dynamic=False)
         fused_forward(x)
@@ -364,6 +371,7 @@ def record_sweeps(torch, measure, rounds, sizes):
                                **{k: summary(t, k) for k in variants},
                                "ratio_to_eager": {b: ratio(t, b, "eager") for b in ["aot_eager", "inductor"]},
                                "forward_ratio_inductor_to_eager": ratio(t, "inductor forward", "eager forward"),
+                               "step_ratio_inductor_to_decomp_partition": ratio(t, "inductor", "aot_eager_decomp_partition"),
                                "first_call_s_in_this_process": compile_s})
         print(f"  compile sweep n = {n:>9,}: aot_eager / eager {t.ratio('aot_eager', 'eager').median:.3f},"
               f" inductor / eager {t.ratio('inductor', 'eager').median:.3f}", flush=True)
