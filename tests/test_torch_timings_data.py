@@ -253,3 +253,36 @@ def test_page_faults_and_the_list_guard(data):
     listed = data["branches"]["dynamo_list_guard"]
     # Dynamo guards the element itself: the changed element fails a guard, and the value follows it
     assert "factors" in listed["failed_guard"] and listed["compiled"] == listed["eager"] == 6.0 * listed["element"]
+
+
+def test_the_second_recording_and_the_scale_versions(data):
+    # written by the script since the lesson's rule for recorded effects asks for two recordings;
+    # a file recorded before that holds neither, and the lesson then claims no recorded timing
+    if "repeat" not in data:
+        pytest.skip("recorded before the script made a second recording")
+    repeat = data["repeat"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", repeat["date"])
+    for key in ["recording_sweep", "compile_sweep"]:
+        assert [row["elements"] for row in repeat[key]] == [row["elements"] for row in data[key]]
+    for row in repeat["recording_sweep"]:
+        assert_ratio(row["ratio"])
+    for row in repeat["compile_sweep"]:
+        for backend in ["aot_eager", "inductor"]:
+            assert_ratio(row["ratio_to_eager"][backend])
+        assert_ratio(row["forward_ratio_inductor_to_eager"])
+    for name in ["aot_eager", "inductor"]:
+        assert_ratio(repeat["mlp_step"]["ratio_to_eager"][name])
+    for recording in [data, repeat]:                      # Inductor against the same graphs unfused
+        for row in recording["compile_sweep"]:
+            assert_ratio(row["step_ratio_inductor_to_decomp_partition"])
+    b = data["branches"]
+    assert b["print_runs_per_call"] == [1, 1, 1]          # the print runs between the pieces, every call
+    versions = b["dynamo_scale_versions"]
+    assert sorted(versions) == ["automatic_dynamic_shapes=False", "automatic_dynamic_shapes=True"]
+    for v in versions.values():
+        counts = v["graphs_after_each_call"]
+        assert len(counts) == 5 and counts == sorted(counts) and counts[-1] == len(v["scale_guards_per_version"])
+        assert all(lines and all("L['scale']" in line for line in lines) for lines in v["scale_guards_per_version"])
+        assert not any(re.search(r"\.py:\d+", line) for lines in v["scale_guards_per_version"] for line in lines)
+    at_1m = data["saved_tensors"]["at_1000000_elements"]
+    assert at_1m["elements"] == 1_000_000 and at_1m["aot_eager_hooks"]["count"] == len(at_1m["aot_eager_backward_inputs"]["saved"])

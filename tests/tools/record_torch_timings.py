@@ -27,7 +27,9 @@ PyTorch on one thread):
   elementwise operations), forward recorded against under ``no_grad``, over
   tensor sizes from 10 to 1,000,000 elements;
 * ``compile_sweep``: the same chain's training step (forward, ``sum``,
-  ``backward``), eager against ``aot_eager`` and ``inductor``, over the sizes;
+  ``backward``), eager against ``aot_eager`` and ``inductor``, over the sizes; and Inductor's step
+  against ``aot_eager_decomp_partition``'s (the same decomposed graphs and saved tensors, no fusion:
+  ``step_ratio_inductor_to_decomp_partition``);
 * ``first_call``: the first call of a fresh ``torch.compile`` of that step at
   1,000 elements, each sample in a fresh process with an empty Inductor cache
   (a cold start, as a user meets it), compiling in that process
@@ -66,12 +68,20 @@ PyTorch on one thread):
   (``--only scale_guard`` re-records that list alone, with the next); and the guard Dynamo puts on
   an element of a global list read inside the call (``dynamo_list_guard``: the lesson's example of
   what minigrad's identity guard misses);
+* ``repeat``: a second recording of ``mlp_step``, ``recording_sweep`` and ``compile_sweep``,
+  made after the first (``--only repeat`` re-records it alone): the lesson claims a recorded
+  effect only where both recordings' 95% intervals show it;
+* ``branches.dynamo_scale_versions``: the versions Dynamo keeps for the lesson's ``scaled``
+  with ``automatic_dynamic_shapes`` on and off: graphs made after each call, and each version's
+  guard lines on ``L['scale']`` as Dynamo prints them; ``branches.print_runs_per_call``: how
+  often a ``print`` between two tensor operations runs on each of three compiled calls;
+* ``saved_tensors.at_1000000_elements``: the same counts at a million elements;
 * ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
   Dynamo's ``recompile_limit`` and its warning, and the recompile a
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
-another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``, ``page_faults``):
+another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``, ``page_faults``, ``repeat``):
 re-record that part alone into the existing file, the first calls stamped with
 their own date, leaving the rest as recorded;
 ``--keep-first-call``: re-record everything else, keeping the file's first calls).
@@ -344,6 +354,11 @@ def record_sweeps(torch, measure, rounds, sizes):
                 chain_step(compiled, x_req)()
             compile_s[backend] = time.perf_counter() - t0
             variants[backend] = chain_step(compiled, x_req)
+        # Inductor's decompositions and partitioner without its code generation: the same saved tensors,
+        # one aten kernel per operation; against Inductor's step, what fusion itself changes
+        unfused = torch.compile(chain, backend="aot_eager_decomp_partition", dynamic=False)
+        chain_step(unfused, x_req)()
+        variants["aot_eager_decomp_partition"] = chain_step(unfused, x_req)
         # the forward pass alone, on an input that needs no gradient: fusion without the backward
         fused_forward = torch.compile(chain, backend="inductor", dynamic=False)
         fused_forward(x)
@@ -356,10 +371,22 @@ def record_sweeps(torch, measure, rounds, sizes):
                                **{k: summary(t, k) for k in variants},
                                "ratio_to_eager": {b: ratio(t, b, "eager") for b in ["aot_eager", "inductor"]},
                                "forward_ratio_inductor_to_eager": ratio(t, "inductor forward", "eager forward"),
+                               "step_ratio_inductor_to_decomp_partition": ratio(t, "inductor", "aot_eager_decomp_partition"),
                                "first_call_s_in_this_process": compile_s})
         print(f"  compile sweep n = {n:>9,}: aot_eager / eager {t.ratio('aot_eager', 'eager').median:.3f},"
               f" inductor / eager {t.ratio('inductor', 'eager').median:.3f}", flush=True)
     return recording, compiled_sweep, code
+
+
+def record_repeat(torch, measure, rounds, sizes):
+    """A second recording of the MLP step and of both sweeps, made after the first in the same run:
+    the lesson claims a recorded effect only where both recordings' 95% intervals show it."""
+    started = list(os.getloadavg())
+    mlp = record_mlp(torch, measure, rounds)
+    recording, compiled_sweep, _ = record_sweeps(torch, measure, rounds, sizes)
+    return {"mlp_step": mlp, "recording_sweep": recording, "compile_sweep": compiled_sweep,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "load_average_at_start": started}
 
 
 def inductor_code(sources):
@@ -624,19 +651,22 @@ def guard_that_fails(compiled, *args):
         dynamo.config.error_on_recompile = False
 
 
+def make_scaled(scale):
+    """The lesson's `scaled`, reading a closed-over float, and a setter for that float."""
+    def scaled(x, w):
+        return (x * w).sum() * scale
+
+    def set_scale(value):
+        nonlocal scale
+        scale = value
+    return scaled, set_scale
+
+
 def record_scale_guard(torch, x_big, w):
     """The guard that failed before each call of the lesson's `scaled` (None: every guard held), for
     scale = 2.0, 0.5, 0.5, 2.0, 3.0, in the words of Dynamo's RecompileError, cut only at the guard's
     source-location comment. The fifth call tells whether the second version is float-generic."""
     import torch._dynamo as dynamo
-
-    def make_scaled(scale):
-        def scaled(x, w):
-            return (x * w).sum() * scale
-        def set_scale(value):
-            nonlocal scale
-            scale = value
-        return scaled, set_scale
 
     scaled, set_scale = make_scaled(2.0)
     dynamo.reset()
@@ -649,6 +679,66 @@ def record_scale_guard(torch, x_big, w):
         failed.append({"scale": value, "failed_guard": reason})
     dynamo.reset()
     return failed
+
+
+def record_scale_versions(torch, x_big, w):
+    """The versions Dynamo keeps for the lesson's `scaled` after the calls with scale = 2.0, 0.5, 0.5,
+    2.0, 3.0, with ``torch._dynamo.config.automatic_dynamic_shapes`` on (the default) and off: the
+    graphs made after each call, and for each version kept (in the cache's order, most recently
+    used first) the lines of its guard tree that
+    read ``L['scale']``, as Dynamo prints them (the source-location comments dropped). Tests the
+    lesson's attribution of the fifth call's missing recompile to automatic dynamic."""
+    import torch._dynamo as dynamo
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    out = {}
+    default = dynamo.config.automatic_dynamic_shapes
+    for automatic in [True, False]:
+        dynamo.reset()
+        dynamo.utils.counters.clear()
+        dynamo.config.automatic_dynamic_shapes = automatic
+        try:
+            scaled, set_scale = make_scaled(2.0)
+            compiled = torch.compile(scaled, backend="aot_eager")
+            made = []
+            for value in [2.0, 0.5, 0.5, 2.0, 3.0]:
+                set_scale(value)
+                compiled(x_big, w)
+                made.append(dynamo.utils.counters["stats"]["unique_graphs"])
+            versions = []
+            for entry in _debug_get_cache_entry_list(scaled.__code__):   # the cache's order: most recently used first
+                lines = [re.sub(r"\s+#\s.*$", "", line).strip() for line in str(entry.guard_manager).splitlines()]
+                versions.append([line for line in lines if "L['scale']" in line and "GuardManager:" not in line])
+        finally:
+            dynamo.config.automatic_dynamic_shapes = default
+        out[f"automatic_dynamic_shapes={automatic}"] = {"graphs_after_each_call": made,
+                                                        "scale_guards_per_version": versions}
+    dynamo.reset()
+    return out
+
+
+def record_print_runs(torch, x_big, w):
+    """How many times a ``print`` between two tensor operations runs on each of three calls of the
+    compiled function (the lesson's ``noisy``): Dynamo breaks the graph there and CPython runs it."""
+    import contextlib
+    import io
+
+    import torch._dynamo as dynamo
+
+    def noisy(x, w):
+        z = (x * w).sum()
+        print("print ran")
+        return z * 2
+
+    dynamo.reset()
+    compiled = torch.compile(noisy, backend="aot_eager")
+    ran = []
+    for _ in range(3):
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            compiled(x_big, w)
+        ran.append(out.getvalue().count("print ran"))
+    dynamo.reset()
+    return ran
 
 
 # the lesson's global list read inside a compiled function (record_list_guard): its element changes
@@ -780,6 +870,8 @@ def record_branches(torch):
 
     out["dynamo_scale_guard"] = record_scale_guard(torch, x_big, w)
     out["dynamo_list_guard"] = record_list_guard(torch, x_big, w)
+    out["dynamo_scale_versions"] = record_scale_versions(torch, x_big, w)
+    out["print_runs_per_call"] = record_print_runs(torch, x_big, w)
     dynamo.reset()
     return out
 
@@ -839,7 +931,7 @@ def main(argv=None):
                          "the machine is shared, and more rounds steady the medians)")
     ap.add_argument("--first-calls", type=int, default=5,
                     help="samples of each backend's first call, each in a fresh process (default 5)")
-    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard", "page_faults"],
+    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard", "page_faults", "repeat"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--keep-first-call", action="store_true",
                     help="re-record everything but the first calls, keeping those of the existing --out file")
@@ -863,8 +955,21 @@ def main(argv=None):
         x_big, w = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 1.0, 1.0], requires_grad=True)  # as record_branches
         data["branches"]["dynamo_scale_guard"] = record_scale_guard(torch, x_big, w)
         data["branches"]["dynamo_list_guard"] = record_list_guard(torch, x_big, w)
+        data["branches"]["dynamo_scale_versions"] = record_scale_versions(torch, x_big, w)
+        data["branches"]["print_runs_per_call"] = record_print_runs(torch, x_big, w)
         out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"wrote branches.dynamo_scale_guard and branches.dynamo_list_guard into {out}")
+        print(f"wrote branches.dynamo_scale_guard, dynamo_list_guard, dynamo_scale_versions and print_runs_per_call into {out}")
+        return 0
+    if args.only == "repeat":
+        import torch
+
+        from minigrad.timing import measure
+
+        torch.set_num_threads(1)
+        data = json.loads(out.read_text(encoding="utf-8"))
+        data["repeat"] = record_repeat(torch, measure, args.rounds, SIZES)
+        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote repeat into {out}")
         return 0
     if args.only in ("saved_tensors", "forward_split", "per_op", "page_faults"):
         import torch
@@ -874,7 +979,8 @@ def main(argv=None):
         torch.set_num_threads(1)
         data = json.loads(out.read_text(encoding="utf-8"))
         load = list(os.getloadavg())
-        part = (record_saved(torch) if args.only == "saved_tensors"
+        part = ({**record_saved(torch), "at_1000000_elements": record_saved(torch, n=1_000_000)}
+                if args.only == "saved_tensors"
                 else record_per_op(torch, measure, args.rounds) if args.only == "per_op"
                 else record_page_faults(torch) if args.only == "page_faults"
                 else {"rows": record_forward_split(torch, measure, args.rounds)})
@@ -921,6 +1027,7 @@ def main(argv=None):
         data["first_call"] = record_first_calls(3 if args.quick else args.first_calls)
     print("saved tensors ...", flush=True)
     data["saved_tensors"] = record_saved(torch)
+    data["saved_tensors"]["at_1000000_elements"] = record_saved(torch, n=1_000_000)
     print("forward split ...", flush=True)
     data["forward_split"] = {"rows": record_forward_split(torch, measure, rounds),
                              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -935,6 +1042,8 @@ def main(argv=None):
     print("size sweeps ...", flush=True)
     data["recording_sweep"], data["compile_sweep"], data["inductor_code"] = record_sweeps(
         torch, measure, rounds, sizes)
+    print("the second recording of the MLP step and the sweeps ...", flush=True)
+    data["repeat"] = record_repeat(torch, measure, rounds, sizes)
     data["recorded"]["seconds_taken"] = round((datetime.datetime.now(datetime.timezone.utc)
                                                - started).total_seconds())
     out.parent.mkdir(parents=True, exist_ok=True)
