@@ -59,3 +59,13 @@ def test_the_recording_turns_off_mmap_as_the_lesson_does():
     lesson = (ROOT / "notebooks" / "researcher" / "01_reverse_mode_as_vjps.ipynb").read_text(encoding="utf-8")
     for text in (SCRIPT, lesson):
         assert "mallopt(-4, 0) == 1" in text and "mallopt(-3" not in text
+
+
+def test_the_script_records_pytorchs_count_of_sweeps_over_A():
+    # the lesson prints PyTorch's count of products with A from the recording, when it has it (a
+    # recording older than the script's count lacks it): f sweeps A once, the gradient twice
+    assert '"products_with_A"' in SCRIPT
+    if "products_with_A" in DATA:
+        counts = DATA["products_with_A"]
+        assert set(counts) == {"f", "gradient", "H_u_forward_over_reverse"}
+        assert counts["f"] == 1 and counts["gradient"] == 2 and counts["H_u_forward_over_reverse"] >= 2

@@ -15,7 +15,9 @@ repetitions, rounds and order; the lesson's cells are the reference):
   in the same rounds (the lesson's sweep has no such variant), H u by ``torch.func.jvp`` over
   ``torch.func.grad`` (PyTorch's own forward over reverse, which minigrad does not have) over the
   gradient (``func_H_u_over_gradient``), checked equal to the lesson's H u; and each variant's
-  median time per call (``median_per_call_s``), for the lesson's bound on the fixed costs.
+  median time per call (``median_per_call_s``), for the lesson's bound on the fixed costs;
+* section 7: the matrix products PyTorch's kernels run with A, at n = 16, for f, the gradient and
+  H u by forward over reverse (``products_with_A``), counted as the lesson counts minigrad's.
 
 Stored with the machine, the versions and the date.
 """
@@ -32,6 +34,7 @@ import time
 import torch
 
 from minigrad import timing
+from minigrad.exercises.researcher_01 import products_with
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_01.json"
@@ -130,6 +133,15 @@ def hvp_sweep():
             "ratio_growth_pair": summary([a / b for a, b in zip(per_round[PAIR[1]], per_round[PAIR[0]])])}
 
 
+def products_with_A():
+    # section 7's count of sweeps over A, on PyTorch's product kernels (the lesson's cell, on PyTorch)
+    x, A = inputs(64, 16)
+    u = torch.sin(torch.arange(16, dtype=f64))
+    f = lambda x: f_scalar(x, A)
+    return {"f": products_with(A, lambda: f(x)), "gradient": products_with(A, lambda: gradient(f, x)),
+            "H_u_forward_over_reverse": products_with(A, lambda: hvp_forward_over_reverse(f, x, u))}
+
+
 def main():
     torch.set_num_threads(1)
     # As the lesson's section 5 does (glibc only): no block is served by mmap (M_MMAP_MAX = 0) and the
@@ -150,6 +162,7 @@ def main():
                          "freed_memory_kept_by_mallopt": heap_only,
                          "versions": {"python": platform.python_version(), "torch": torch.__version__}},
             "transpose_walk_nodes": transpose_walk_nodes(),
+            "products_with_A": products_with_A(),
             "hvp_sweep": hvp_sweep()}
     OUT.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(data["hvp_sweep"], indent=1), data["transpose_walk_nodes"])
