@@ -874,11 +874,11 @@ def main(argv=None):
     parser.add_argument("--chromium", help="the browser (default: /usr/bin/chromium or on PATH)")
     parser.add_argument("--screenshots", type=pathlib.Path,
                         help="where to save screenshots (default: build/lab-check, emptied first)")
-    parser.add_argument("--notebook-timeout", type=float, default=180,
-                        help="seconds for one notebook's run-all (default 180)")
-    parser.add_argument("--total-timeout", type=float, default=900,
+    parser.add_argument("--notebook-timeout", type=float, default=420,
+                        help="seconds for one notebook's run-all (default 420)")
+    parser.add_argument("--total-timeout", type=float, default=1800,
                         help="seconds for the whole check, after which everything is stopped "
-                        "(default 900)")
+                        "(default 1800)")
     parser.add_argument("--headed", action="store_true", help="show the browser window")
     parser.add_argument("--no-static", action="store_true",
                         help="leave out the static pages (check_static.py: nbconvert's HTML)")
