@@ -29,7 +29,11 @@ PyTorch on one thread):
 * ``compile_sweep``: the same chain's training step (forward, ``sum``,
   ``backward``), eager against ``aot_eager`` and ``inductor``, over the sizes; and Inductor's step
   against ``aot_eager_decomp_partition``'s (the same decomposed graphs and saved tensors, no fusion:
-  ``step_ratio_inductor_to_decomp_partition``);
+  ``step_ratio_inductor_to_decomp_partition``); at ``SAVE_ALL_SIZES`` also ``aot_eager_decomp_partition``
+  against eager, and Inductor with AOTAutograd's ``default_partition`` (it saves every value the
+  backward needs and recomputes none: ``inductor saving all``, with its saved-tensor count), against
+  eager and against Inductor (``step_ratio_inductor_to_inductor_saving_all``): does the backward's
+  recomputation of the twenty ``tanh`` make Inductor's step slower there?
 * ``first_call``: the first call of a fresh ``torch.compile`` of that step at
   1,000 elements, each sample in a fresh process with an empty Inductor cache
   (a cold start, as a user meets it), compiling in that process
@@ -130,6 +134,46 @@ def operations_recorded(out):
             seen.add(node)
             todo += [nxt for nxt, _ in node.next_functions]
     return len(seen)
+
+
+# the sizes at which Inductor's step was slower than eager's in earlier recordings: there the step is also
+# timed with Inductor's partitioner replaced by one that recomputes nothing
+SAVE_ALL_SIZES = (10_000, 100_000)
+
+
+def chain_saving_all(x):
+    # the chain under its own code object, so that Dynamo keeps its compiled version apart from chain's
+    return chain(x)
+
+
+def saving_all_partitioner():
+    """An Inductor partitioner (``torch._inductor.config.custom_partitioner_fn``) that recomputes nothing:
+    AOTAutograd's ``default_partition`` saves every forward value the backward needs."""
+    from functorch.compile import default_partition
+    from torch._inductor.custom_graph_pass import CustomPartitionerFn, get_hash_for_files
+
+    class SaveAll(CustomPartitionerFn):
+        def __call__(self, gm, joint_inputs, **kwargs):
+            kwargs.pop("compiler", None)
+            kwargs.pop("static_lifetime_input_indices", None)
+            return default_partition(gm, joint_inputs, **kwargs)
+
+        def uuid(self):
+            return get_hash_for_files((__file__,))
+
+    SaveAll.__qualname__ = "SaveAll"      # found by name at module level, so Inductor's cache key can pickle it
+    globals()["SaveAll"] = SaveAll
+    return SaveAll()
+
+
+def saved_by_hooks(torch, fn, x):
+    """How many tensors the saved-tensor hooks see packed in one step of fn on x."""
+    packed = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(1) or t, lambda t: t):
+        out = fn(x).sum()
+    out.backward()
+    x.grad = None
+    return len(packed)
 
 
 def chain_step(fn, x):
@@ -341,7 +385,7 @@ def record_sweeps(torch, measure, rounds, sizes):
 
         torch._dynamo.reset()
         variants = {"eager": chain_step(chain, x_req)}
-        compile_s = {}
+        compile_s, compiled_fns = {}, {}
         for backend in ["aot_eager", "inductor"]:
             compiled = torch.compile(chain, backend=backend, dynamic=False)
             t0 = time.perf_counter()
@@ -354,11 +398,19 @@ def record_sweeps(torch, measure, rounds, sizes):
                 chain_step(compiled, x_req)()
             compile_s[backend] = time.perf_counter() - t0
             variants[backend] = chain_step(compiled, x_req)
+            compiled_fns[backend] = compiled
         # Inductor's decompositions and partitioner without its code generation: the same saved tensors,
         # one aten kernel per operation; against Inductor's step, what fusion itself changes
         unfused = torch.compile(chain, backend="aot_eager_decomp_partition", dynamic=False)
         chain_step(unfused, x_req)()
         variants["aot_eager_decomp_partition"] = chain_step(unfused, x_req)
+        saving_all_saved = None
+        if n in SAVE_ALL_SIZES:      # Inductor without recomputation: the backward reads the saved tanh results
+            with torch._inductor.config.patch(custom_partitioner_fn=saving_all_partitioner()):
+                saving_all = torch.compile(chain_saving_all, backend="inductor", dynamic=False)
+                chain_step(saving_all, x_req)()
+            saving_all_saved = saved_by_hooks(torch, saving_all, x_req)
+            variants["inductor saving all"] = chain_step(saving_all, x_req)
         # the forward pass alone, on an input that needs no gradient: fusion without the backward
         fused_forward = torch.compile(chain, backend="inductor", dynamic=False)
         fused_forward(x)
@@ -373,6 +425,13 @@ def record_sweeps(torch, measure, rounds, sizes):
                                "forward_ratio_inductor_to_eager": ratio(t, "inductor forward", "eager forward"),
                                "step_ratio_inductor_to_decomp_partition": ratio(t, "inductor", "aot_eager_decomp_partition"),
                                "first_call_s_in_this_process": compile_s})
+        if saving_all_saved is not None:
+            compiled_sweep[-1].update({
+                "step_ratio_to_eager": {k: ratio(t, k, "eager")
+                                        for k in ["aot_eager_decomp_partition", "inductor saving all"]},
+                "step_ratio_inductor_to_inductor_saving_all": ratio(t, "inductor", "inductor saving all"),
+                "inductor_saving_all_saved_tensors": saving_all_saved,
+                "inductor_saved_tensors": saved_by_hooks(torch, compiled_fns["inductor"], x_req)})
         print(f"  compile sweep n = {n:>9,}: aot_eager / eager {t.ratio('aot_eager', 'eager').median:.3f},"
               f" inductor / eager {t.ratio('inductor', 'eager').median:.3f}", flush=True)
     return recording, compiled_sweep, code
@@ -997,7 +1056,7 @@ def main(argv=None):
 
     torch.set_num_threads(1)               # as the lesson: the timings measure work, not the scheduler
     rounds = 5 if args.quick else args.rounds
-    sizes = [10, 1_000, 100_000] if args.quick else SIZES
+    sizes = [10, 1_000, 10_000, 100_000] if args.quick else SIZES
     started = datetime.datetime.now(datetime.timezone.utc)
     data = {
         "recorded": {
