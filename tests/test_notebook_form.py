@@ -192,7 +192,9 @@ _DERIVED_IN_PROSE = {
     "researcher/01_reverse_mode_as_vjps.ipynb": {
         "0.015": "the |value| at which 1e-9 + 1e-7 |value| reaches the 2.5e-9 bound",
         "1,088": "N = 4 w^2 + 4 w at width 16", "66,048": "N at width 128",
-        "1,050,624": "N at width 512", "0.71": "sqrt(2) / 2", "0.32": "log2(1.25)"},
+        "1,050,624": "N at width 512", "0.71": "sqrt(2) / 2", "0.32": "log2(1.25)",
+        "6.5": "softmax's numerator: 2.5 (subtraction amplified by exp) + 4 (exp)",
+        "10.5": "softmax's denominator: 6.5 + 4 (a sum of five)"},
     "researcher/02_memory_and_checkpointing.ipynb": {
         "5,056": "the bytes of torch.get_rng_state() in PyTorch 2.13 (MT19937 state and more)",
         "1.52": "1 + the parameters' gradients in activations: 1 + 16 (32 * 32 + 32) * 4 / 131,072"},

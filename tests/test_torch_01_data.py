@@ -69,3 +69,19 @@ def test_the_script_records_pytorchs_count_of_sweeps_over_A():
         counts = DATA["products_with_A"]
         assert set(counts) == {"f", "gradient", "H_u_forward_over_reverse"}
         assert counts["f"] == 1 and counts["gradient"] == 2 and counts["H_u_forward_over_reverse"] >= 2
+
+
+def test_the_script_counts_every_product_by_operand():
+    # section 7's test of a hypothesis for PyTorch's ratio: products on a 64 x n operand that is not A
+    # (A's tangent made zeros); the lesson prints "not recorded" for a recording older than the count
+    assert '"products_by_operand"' in SCRIPT
+    if "products_by_operand" in DATA:
+        rec = DATA["products_by_operand"]
+        assert set(rec["counts"]) == {"f", "gradient", "H_u_forward_over_reverse"}
+        for name, c in rec["counts"].items():
+            assert set(c) == {"with_A", "other_m_by_n", "other"}
+            assert c["with_A"] == DATA["products_with_A"][name]
+        assert rec["n_timed"] == DATA["hvp_sweep"]["pair"][1]
+        for name in ("gradient", "H_u_forward_over_reverse"):
+            s, c = rec["seconds_per_call"][name], rec["counts"][name]
+            assert all((s[k] > 0) == (c[k] > 0) for k in c)

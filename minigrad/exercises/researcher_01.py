@@ -12,7 +12,7 @@ import numpy as np
 from ..ops import linalg
 from .answers import Unreadable, library_of, reply
 
-__all__ = ["check", "products_with"]
+__all__ = ["check", "products_with", "products_by_operand"]
 
 
 def _library(my_vjp):
@@ -63,11 +63,33 @@ def products_with(matrix, compute):
     tangents and the walk's formulas all end in the library's product kernels, so the count
     watches those kernels: on minigrad the ``forward`` of its Mv and Mm functions (every
     ``@``, ``mv`` and ``mm`` of a 2-d operand, recorded or not, and each tangent rule's
-    product); on PyTorch the aten ops ``mv``, ``mm``, ``addmv`` and ``addmm``, seen by a
-    ``TorchDispatchMode`` below autograd and forward AD.  An operand counts when it shares
-    memory with ``matrix`` (A, its transpose, a view).
+    product); on PyTorch the aten ops ``mv``, ``mm``, ``addmv``, ``addmm``, ``bmm`` and
+    ``baddbmm``, seen by a ``TorchDispatchMode`` below autograd and forward AD.  An operand
+    counts when it shares memory with ``matrix`` (A, its transpose, a view).
     """
-    calls = []
+    return products_by_operand(matrix, compute)["with_A"]
+
+
+def products_by_operand(matrix, compute, clock=None):
+    """The matrix products ``compute()`` runs, by operand: ``with_A`` (an operand shares memory with
+    ``matrix``), ``other_m_by_n`` (none does, but one has ``matrix``'s shape or its transpose's, such
+    as a tangent of A materialised as zeros) and ``other``.  With ``clock`` (e.g.
+    ``time.process_time``), also ``seconds``: the time spent in each kind's kernels.
+    """
+    counts = {"with_A": 0, "other_m_by_n": 0, "other": 0}
+    seconds = dict.fromkeys(counts, 0.0)
+    shapes = {tuple(matrix.shape), tuple(matrix.shape)[::-1]}
+
+    def run(kernel, operands, ours, shape):
+        kind = ("with_A" if any(ours(a) for a in operands) else
+                "other_m_by_n" if any(shape(a) in shapes for a in operands) else "other")
+        start = clock() if clock else 0.0
+        out = kernel()
+        if clock:
+            seconds[kind] += clock() - start
+        counts[kind] += 1
+        return out
+
     if type(matrix).__module__.startswith("minigrad"):
         base = matrix._data
 
@@ -75,9 +97,8 @@ def products_with(matrix, compute):
             real = cls.__dict__["forward"]
 
             def forward(ctx, a, b, *rest):
-                if np.shares_memory(a._data, base) or np.shares_memory(b._data, base):
-                    calls.append(cls.__name__)
-                return real.__func__(ctx, a, b, *rest)
+                return run(lambda: real.__func__(ctx, a, b, *rest), (a, b),
+                           lambda t: np.shares_memory(t._data, base), lambda t: tuple(t.shape))
             return real, staticmethod(forward)
 
         saved = {cls: watching(cls) for cls in (linalg.Mv, linalg.Mm)}
@@ -88,20 +109,23 @@ def products_with(matrix, compute):
         finally:
             for cls, (real, _) in saved.items():
                 cls.forward = real
-        return len(calls)
-    import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
+    else:
+        import torch
+        from torch.utils._python_dispatch import TorchDispatchMode
 
-    aten, storage = torch.ops.aten, matrix.untyped_storage().data_ptr()
-    watched = {aten.mv.default, aten.mm.default, aten.addmv.default, aten.addmm.default}
+        aten, storage = torch.ops.aten, matrix.untyped_storage().data_ptr()
+        watched = {aten.mv.default, aten.mm.default, aten.addmv.default, aten.addmm.default,
+                   aten.bmm.default, aten.baddbmm.default}
+        tensors = lambda args: [a for a in args if isinstance(a, torch.Tensor)]
 
-    class Watch(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            if func in watched and any(isinstance(a, torch.Tensor) and a.untyped_storage().data_ptr() == storage
-                                       for a in args):
-                calls.append(func)
-            return func(*args, **(kwargs or {}))
+        class Watch(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                call = lambda: func(*args, **(kwargs or {}))
+                if func not in watched:
+                    return call()
+                return run(call, tensors(args), lambda t: t.untyped_storage().data_ptr() == storage,
+                           lambda t: tuple(t.shape))
 
-    with Watch():
-        compute()
-    return len(calls)
+        with Watch():
+            compute()
+    return {**counts, "seconds": seconds} if clock else counts

@@ -17,7 +17,11 @@ repetitions, rounds and order; the lesson's cells are the reference):
   gradient (``func_H_u_over_gradient``), checked equal to the lesson's H u; and each variant's
   median time per call (``median_per_call_s``), for the lesson's bound on the fixed costs;
 * section 7: the matrix products PyTorch's kernels run with A, at n = 16, for f, the gradient and
-  H u by forward over reverse (``products_with_A``), counted as the lesson counts minigrad's.
+  H u by forward over reverse (``products_with_A``), counted as the lesson counts minigrad's;
+* section 7: every matrix product of the same three, by operand (``products_by_operand``): with A,
+  with another operand of A's shape or its transpose's (a tangent of A materialised), or other, counted
+  at n = 16; and at n = 65,536 the CPU time each kind's kernels take in one call (median of 5 calls),
+  under the same ``mallopt`` settings as the sweep.
 
 Stored with the machine, the versions and the date.
 """
@@ -34,7 +38,7 @@ import time
 import torch
 
 from minigrad import timing
-from minigrad.exercises.researcher_01 import products_with
+from minigrad.exercises.researcher_01 import products_by_operand, products_with
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_01.json"
@@ -142,6 +146,25 @@ def products_with_A():
             "H_u_forward_over_reverse": products_with(A, lambda: hvp_forward_over_reverse(f, x, u))}
 
 
+def by_operand():
+    # section 7's hypothesis for PyTorch's ratio: products with a 64 x n operand that is not A
+    def three(n):
+        x, A = inputs(64, n)
+        u = torch.sin(torch.arange(n, dtype=f64))
+        f = lambda x: f_scalar(x, A)
+        return A, {"f": lambda: f(x), "gradient": lambda: gradient(f, x),
+                   "H_u_forward_over_reverse": lambda: hvp_forward_over_reverse(f, x, u)}
+
+    A, jobs = three(16)
+    counts = {name: products_by_operand(A, fn) for name, fn in jobs.items()}
+    A, jobs = three(PAIR[1])
+    seconds = {}
+    for name in ("gradient", "H_u_forward_over_reverse"):
+        calls = [products_by_operand(A, jobs[name], clock=time.process_time)["seconds"] for _ in range(6)][1:]
+        seconds[name] = {kind: statistics.median(c[kind] for c in calls) for kind in calls[0]}
+    return {"n_counted": 16, "counts": counts, "n_timed": PAIR[1], "seconds_per_call": seconds}
+
+
 def main():
     torch.set_num_threads(1)
     # As the lesson's section 5 does (glibc only): no block is served by mmap (M_MMAP_MAX = 0) and the
@@ -163,9 +186,11 @@ def main():
                          "versions": {"python": platform.python_version(), "torch": torch.__version__}},
             "transpose_walk_nodes": transpose_walk_nodes(),
             "products_with_A": products_with_A(),
+            "products_by_operand": by_operand(),
             "hvp_sweep": hvp_sweep()}
-    OUT.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps(data["hvp_sweep"], indent=1), data["transpose_walk_nodes"])
+    out = pathlib.Path(os.environ.get("RECORD_TORCH_01_OUT", OUT))   # a temporary copy, for a test run
+    out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(data["hvp_sweep"], indent=1), data["transpose_walk_nodes"], data["products_by_operand"])
 
 
 if __name__ == "__main__":
