@@ -22,9 +22,17 @@ Before the lessons, the library tests that need PyTorch run (tests/on_torch/:
 minigrad's pictures, walks and memory figures of PyTorch graphs equal those
 of the same programs on minigrad).
 
+Each lesson runs on its own; when it matches, its entry in
+``notebooks/torch_check.json`` is written (PyTorch's version, the date, the
+fingerprint of the lesson's code, how many outputs were compared); a lesson that
+fails loses its entry.  The developer lessons print their entry
+(``minigrad.exercises.on_pytorch``), and tests/test_torch_record.py checks that
+the entry belongs to the lesson's code and that the page shows it.
+
 Exit status: 0 when every test passes and every lesson matches.
 """
 
+import datetime
 import json
 import pathlib
 import re
@@ -32,10 +40,15 @@ import shutil
 import subprocess
 import sys
 
+import nbformat
+
+from execute_notebooks import IGNORE_TAG, sources_fingerprint
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "test-torch"
 SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
 TAG = "torch-output-differs"
+RECORD = ROOT / "notebooks" / "torch_check.json"
 IMPORT = re.compile(r"^(\s*)import minigrad as torch\b", re.M)
 TORCH_RULES = """
 [minigrad's module name, where its printout names it by design, reads as PyTorch's]
@@ -92,9 +105,31 @@ def main(argv=None):
     # the library tests that need PyTorch (tests/on_torch), then every lesson
     cmd = [sys.executable, "-m", "pytest", "-q", "tests/on_torch"]
     status = subprocess.call(cmd, cwd=ROOT)
-    cmd = [sys.executable, "-m", "pytest", "-q", "--nbval", "--nbval-current-env",
-           f"--nbval-sanitize-with={rules}", *[str(c) for c in copies]]
-    return subprocess.call(cmd, cwd=ROOT) or status
+    record = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {}
+    if RECORD.exists():  # the lessons that print their record read this copy
+        shutil.copy(RECORD, BUILD / RECORD.name)
+    failed = 0
+    for path, copy in zip(paths, copies):
+        cmd = [sys.executable, "-m", "pytest", "-q", "--nbval", "--nbval-current-env",
+               f"--nbval-sanitize-with={rules}", str(copy)]
+        lesson = path.relative_to(ROOT / "notebooks").as_posix()
+        if subprocess.call(cmd, cwd=ROOT):
+            failed += 1
+            record.pop(lesson, None)
+        else:
+            record[lesson] = compared(path, torch.__version__)
+    RECORD.write_text(json.dumps(dict(sorted(record.items())), indent=1) + "\n", encoding="utf-8")
+    return 1 if failed else status
+
+
+def compared(path, version):
+    """The record of one lesson that matched: what was run, and what was compared."""
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    skipped = sum(bool({TAG, IGNORE_TAG} & set(c.metadata.get("tags", []))) for c in code)
+    return {"torch": version, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+            "sources": sources_fingerprint(nb), "code_cells": len(code),
+            "compared": len(code) - skipped, "not_compared": skipped}
 
 
 if __name__ == "__main__":
