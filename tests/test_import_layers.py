@@ -48,7 +48,7 @@ LAYERS = {
         "autograd.variable"],
     5: ["nn", "nn.*", "optim", "optim.*", "utils", "utils.*", "serialization"],
     6: ["jit", "jit.*"],
-    7: ["viz", "viz.*", "widgets", "memory", "timing", "exercises", "exercises.*"],
+    7: ["viz", "viz.*", "widgets", "memory", "timing", "on_pytorch", "exercises", "exercises.*"],
     8: [""],  # minigrad itself
 }
 

@@ -3,7 +3,7 @@
 Every output on a lesson's page is minigrad's; that they are PyTorch's too rests on
 ``make test-torch`` (tests/tools/test_torch.py), which writes what it compared to
 notebooks/torch_check.json.  Each developer lesson prints its entry
-(``minigrad.exercises.on_pytorch``).  These tests fail when the entry was made from
+(``minigrad.on_pytorch``).  These tests fail when the entry was made from
 other code than the lesson's (run ``make test-torch``), or when the stored page shows
 another entry than the file holds (then re-execute the lesson: ``make execute``).
 """

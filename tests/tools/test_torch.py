@@ -26,7 +26,7 @@ Each lesson runs on its own; when it matches, its entry in
 ``notebooks/torch_check.json`` is written (PyTorch's version, the date, the
 fingerprint of the lesson's code, how many outputs were compared); a lesson that
 fails loses its entry.  The developer lessons print their entry
-(``minigrad.exercises.on_pytorch``), and tests/test_torch_record.py checks that
+(``minigrad.on_pytorch``), and tests/test_torch_record.py checks that
 the entry belongs to the lesson's code and that the page shows it.
 
 Exit status: 0 when every test passes and every lesson matches.
@@ -107,7 +107,7 @@ def main(argv=None):
     status = subprocess.call(cmd, cwd=ROOT)
     record = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {}
     if RECORD.exists():  # the lessons that print their record read this copy
-        shutil.copy(RECORD, BUILD / RECORD.name)
+        shutil.copy(RECORD, BUILD / RECORD.relative_to(ROOT))
     failed = 0
     for path, copy in zip(paths, copies):
         cmd = [sys.executable, "-m", "pytest", "-q", "--nbval", "--nbval-current-env",

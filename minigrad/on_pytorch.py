@@ -22,8 +22,8 @@ RECORD_NAME = "torch_check.json"
 
 def _record_file():
     """The record beside the lessons: the kernel runs in ``notebooks/<tier>/`` (or in
-    test-torch's copy of that folder, which carries a copy of the record)."""
-    for folder in (pathlib.Path.cwd(), *pathlib.Path.cwd().parents[:2]):
+    test-torch's copy of that folder, beside a copy of the record)."""
+    for folder in (pathlib.Path.cwd(), pathlib.Path.cwd().parent):
         if (folder / RECORD_NAME).is_file():
             return folder / RECORD_NAME
     return None
