@@ -1,8 +1,8 @@
-"""The developer lessons show what `make test-torch` compared, and the record is theirs.
+"""The developer and researcher lessons show what `make test-torch` compared, and the record is theirs.
 
 Every output on a lesson's page is minigrad's; that they are PyTorch's too rests on
 ``make test-torch`` (tests/tools/test_torch.py), which writes what it compared to
-notebooks/torch_check.json.  Each developer lesson prints its entry
+notebooks/torch_check.json.  Each developer and researcher lesson prints its entry
 (``minigrad.on_pytorch``).  These tests fail when the entry was made from
 other code than the lesson's (run ``make test-torch``), or when the stored page shows
 another entry than the file holds (then re-execute the lesson: ``make execute``).
@@ -20,7 +20,8 @@ sys.path.insert(0, str(ROOT / "tests" / "tools"))
 from execute_notebooks import IGNORE_TAG, sources_fingerprint  # noqa: E402
 
 RECORD = ROOT / "notebooks" / "torch_check.json"
-LESSONS = sorted((ROOT / "notebooks" / "developer").glob("[0-9][0-9]_*.ipynb"))
+LESSONS = sorted(p for tier in ("developer", "researcher")
+                 for p in (ROOT / "notebooks" / tier).glob("[0-9][0-9]_*.ipynb"))
 
 
 def _entry(notebook):

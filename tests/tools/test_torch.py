@@ -25,7 +25,7 @@ of the same programs on minigrad).
 Each lesson runs on its own; when it matches, its entry in
 ``notebooks/torch_check.json`` is written (PyTorch's version, the date, the
 fingerprint of the lesson's code, how many outputs were compared); a lesson that
-fails loses its entry.  The developer lessons print their entry
+fails loses its entry.  The developer and researcher lessons print their entry
 (``minigrad.on_pytorch``), and tests/test_torch_record.py checks that
 the entry belongs to the lesson's code and that the page shows it.
 
