@@ -228,8 +228,9 @@ class SavedMemory:
             first; ``held_by`` is a tuple of variable names (empty: only the graph).
         text (str): three lines, also the repr (deterministic: names sorted).
             The third names each storage held elsewhere once, by the
-            variables that reach it joined with `` / `` (``batches / x_val``:
-            a view held in ``batches`` and its base ``x_val``).
+            variables that reach it joined with `` and `` (``batches and
+            x_val``: a view held in ``batches`` and its base ``x_val``; never
+            `` / ``, which reads as a division).
     """
 
     def __init__(self, storages):
@@ -243,8 +244,8 @@ class SavedMemory:
         only = [s for s in self.storages if not s[1]]
         other = [s for s in self.storages if s[1]]
         # one entry per storage: the names that reach the same storage go together
-        # ("batches / x_val": a view and its base), so the count matches the list
-        names = sorted(" / ".join(sorted(held)) for _, held in other)
+        # ("batches and x_val": a view and its base), so the count matches the list
+        names = sorted(" and ".join(sorted(held)) for _, held in other)
 
         def count(items):
             return f"{len(items)} storage{'s' if len(items) != 1 else ''}"

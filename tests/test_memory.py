@@ -200,7 +200,7 @@ def test_saved_memory_tells_the_graph_own_from_what_is_held_anyway():
     m = memory.saved_memory(mse(w, b, x_first, y_val[:500]) + (w * y_val).sum(),
                             namespace={"x_val": x_val, "x_first": x_first, "y_val": y_val})
     assert m.text.splitlines()[2] == (
-        "  also held elsewhere:    8,000 bytes (2 storages: x_first / x_val, y_val)")
+        "  also held elsewhere:    8,000 bytes (2 storages: x_first and x_val, y_val)")
     # a namespace given explicitly; a leaf held only by the graph is the graph's
     m = memory.saved_memory(mse(w, b, mg.linspace(0.0, 3.0, 1000), y_val), namespace={})
     assert (m.graph_only, m.elsewhere) == (8000, 0)
