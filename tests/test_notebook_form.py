@@ -190,11 +190,13 @@ def test_no_wrapped_line_begins_like_a_numbered_list(lesson):
 _PROSE_NUMBER = re.compile(r"(?<![\w.,/#^_-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)(?![\w.]*\d)")
 _DERIVED_IN_PROSE = {
     "researcher/01_reverse_mode_as_vjps.ipynb": {
-        "0.015": "the |value| at which 1e-9 + 1e-7 |value| reaches the 2.5e-9 bound",
-        "1,088": "N = 4 w^2 + 4 w at width 16", "66,048": "N at width 128",
+        "66,048": "N = 4 w^2 + 4 w at width 128",
         "1,050,624": "N at width 512", "0.71": "sqrt(2) / 2", "0.32": "log2(1.25)",
         "6.5": "softmax's numerator: 2.5 (subtraction amplified by exp) + 4 (exp)",
-        "10.5": "softmax's denominator: 6.5 + 4 (a sum of five)"},
+        "10.5": "softmax's denominator: 6.5 + 4 (a sum of five)", "4.5": "e^1.5 = 4.48",
+        "1.07": "(B n) n^2 = 16,384 x 65,536 = 1.07e9", "2.2": "a section number (Higham §2.2)",
+        "3.1": "a section number (Higham §3.1)", "3.2": "a section number (Baydin et al. §3.2)",
+        "4.6": "a section number (Griewank & Walther §4.6)"},
     "researcher/02_memory_and_checkpointing.ipynb": {
         "5,056": "the bytes of torch.get_rng_state() in PyTorch 2.13 (MT19937 state and more)",
         "1.52": "1 + the parameters' gradients in activations: 1 + 16 (32 * 32 + 32) * 4 / 131,072"},

@@ -85,3 +85,21 @@ def test_the_script_counts_every_product_by_operand():
         for name in ("gradient", "H_u_forward_over_reverse"):
             s, c = rec["seconds_per_call"][name], rec["counts"][name]
             assert all((s[k] > 0) == (c[k] > 0) for k in c)
+
+
+def test_the_script_records_the_zero_tangents_trace_and_the_intervals_the_checks_test():
+    # section 7 prints these when the recording has them (a recording older than them lacks them): the
+    # zero tensors made and the products run by H u, in dispatch order, and each per-round summary's
+    # 95% bootstrap interval, which the lesson's checks on the recorded run test
+    for field in ('"zeros_tangent_trace"', '"fixed_shift"', '"ci95"'):
+        assert field in SCRIPT
+    if "zeros_tangent_trace" in DATA:
+        trace = DATA["zeros_tangent_trace"]
+        products = sum(DATA["products_by_operand"]["counts"]["H_u_forward_over_reverse"].values())
+        assert sum(re.match(r"(addmv|addmm|mv|mm)\(", t) is not None for t in trace) == products
+        assert any(t.startswith("_efficientzerotensor(") for t in trace)
+    sweep = DATA["hvp_sweep"]
+    if "fixed_shift" in sweep:
+        for r in [*sweep["H_u_over_gradient"].values(), sweep["ratio_growth_pair"], *sweep["fixed_shift"].values()]:
+            low, high = r["ci95"]
+            assert low <= r["median"] <= high

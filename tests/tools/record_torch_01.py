@@ -15,13 +15,17 @@ repetitions, rounds and order; the lesson's cells are the reference):
   in the same rounds (the lesson's sweep has no such variant), H u by ``torch.func.jvp`` over
   ``torch.func.grad`` (PyTorch's own forward over reverse, which minigrad does not have) over the
   gradient (``func_H_u_over_gradient``), checked equal to the lesson's H u; and each variant's
-  median time per call (``median_per_call_s``), for the lesson's bound on the fixed costs;
+  median time per call (``median_per_call_s``) and, round by round, the lesson's bounds on the fixed
+  costs (``fixed_shift``); every per-round summary with its median's 95% bootstrap interval (``ci95``);
 * section 7: the matrix products PyTorch's kernels run with A, at n = 16, for f, the gradient and
   H u by forward over reverse (``products_with_A``), counted as the lesson counts minigrad's;
 * section 7: every matrix product of the same three, by operand (``products_by_operand``): with A,
   with another operand of A's shape or its transpose's (a tangent of A materialised), or other, counted
   at n = 16; and at n = 65,536 the CPU time each kind's kernels take in one call (median of 5 calls),
-  under the same ``mallopt`` settings as the sweep.
+  under the same ``mallopt`` settings as the sweep;
+* section 7: where those other operands come from: in dispatch order, at n = 16, every op of H u by
+  forward over reverse that makes a zero tensor, and every matrix product with its matrix operand
+  (``zeros_tangent_trace``).
 
 Stored with the machine, the versions and the date.
 """
@@ -76,8 +80,10 @@ def hvp_func(f, x, u):
 
 
 def summary(values):
-    q = statistics.quantiles(values, n=4, method="inclusive")
-    return {"median": statistics.median(values), "iqr": [q[0], q[2]]}
+    # the median of per-round values, their interquartile range, and the median's 95% bootstrap
+    # interval (the rounds resampled 2,000 times), which the lesson's checks test
+    q, ci = statistics.quantiles(values, n=4, method="inclusive"), timing.median_ratio_ci(values, [1.0])
+    return {"median": statistics.median(values), "iqr": [q[0], q[2]], "ci95": [ci.low, ci.high]}
 
 
 def transpose_walk_nodes():
@@ -134,7 +140,12 @@ def hvp_sweep():
             "pair": list(PAIR),
             "gradient_growth_pair": summary([(a / REPS[PAIR[1]]) / (b / REPS[PAIR[0]]) for a, b in zip(
                 t.times[f"gradient, n = {PAIR[1]}"], t.times[f"gradient, n = {PAIR[0]}"])]),   # per call
-            "ratio_growth_pair": summary([a / b for a, b in zip(per_round[PAIR[1]], per_round[PAIR[0]])])}
+            "ratio_growth_pair": summary([a / b for a, b in zip(per_round[PAIR[1]], per_round[PAIR[0]])]),
+            # the lesson's bounds on the fixed parts' shift of the ratio at n = 65,536, round by round
+            "fixed_shift": {"low": summary([-2 * (a / REPS[16]) / (b / REPS[PAIR[1]]) for a, b in zip(
+                                t.times["gradient, n = 16"], t.times[f"gradient, n = {PAIR[1]}"])]),
+                            "high": summary([(a / REPS[16]) / (b / REPS[PAIR[1]]) for a, b in zip(
+                                t.times["H u, n = 16"], t.times[f"gradient, n = {PAIR[1]}"])])}}
 
 
 def products_with_A():
@@ -165,6 +176,36 @@ def by_operand():
     return {"n_counted": 16, "counts": counts, "n_timed": PAIR[1], "seconds_per_call": seconds}
 
 
+def zeros_tangent_trace():
+    # section 7: where H u by forward over reverse gets its products on another 64 x n operand, at
+    # n = 16: in dispatch order, every op that makes a zero tensor and every matrix product, with
+    # the product's matrix operand (A or a view of it; or another, with its shape and strides)
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    x, A = inputs(64, 16)
+    u = torch.sin(torch.arange(16, dtype=f64))
+    aten, storage, trace = torch.ops.aten, A.untyped_storage().data_ptr(), []
+    makers = {aten._efficientzerotensor.default, aten.zeros.default, aten.zeros_like.default}
+    products = {aten.mv.default, aten.mm.default, aten.addmv.default, aten.addmm.default}
+    shape = lambda t: " x ".join(map(str, t.shape))
+
+    class Trace(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            name = func.overloadpacket.__name__
+            if func in makers:
+                trace.append(f"{name}({shape(out)})")
+            elif func in products:
+                m = next(a for a in args if isinstance(a, torch.Tensor) and a.dim() == 2)
+                trace.append(f"{name}(A)" if m.untyped_storage().data_ptr() == storage
+                             else f"{name}(other {shape(m)}, strides {m.stride()})")
+            return out
+
+    with Trace():
+        hvp_forward_over_reverse(lambda x: f_scalar(x, A), x, u)
+    return trace
+
+
 def main():
     torch.set_num_threads(1)
     # As the lesson's section 5 does (glibc only): no block is served by mmap (M_MMAP_MAX = 0) and the
@@ -187,6 +228,7 @@ def main():
             "transpose_walk_nodes": transpose_walk_nodes(),
             "products_with_A": products_with_A(),
             "products_by_operand": by_operand(),
+            "zeros_tangent_trace": zeros_tangent_trace(),
             "hvp_sweep": hvp_sweep()}
     out = pathlib.Path(os.environ.get("RECORD_TORCH_01_OUT", OUT))   # a temporary copy, for a test run
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
