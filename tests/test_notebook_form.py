@@ -154,6 +154,16 @@ def test_stored_outputs_come_from_the_stored_code(lesson):
         f"{lesson.name}: its code changed since make execute stored its outputs: run make execute")
 
 
+def test_an_error_shows_its_message_not_the_librarys_frames(lesson):
+    """An error a lesson raises on purpose shows one line, as ``%xmode Minimal`` prints it: a full
+    traceback would show minigrad's own files (and the path of the machine that ran it), which on
+    PyTorch are other files, and bury the message a reader is there to see."""
+    nb = nbformat.read(lesson, as_version=4)
+    long = [(cell.id, len(out.traceback)) for cell in nb.cells if cell.cell_type == "code"
+            for out in cell.outputs if out.output_type == "error" and len(out.traceback) > 1]
+    assert long == [], f"{lesson.name}: errors with a full traceback (put %xmode Minimal first)"
+
+
 _LIST_ITEM = re.compile(r"^\s{0,3}(\d+[.)]|[-*+])\s")
 _NUMBERED_LINE = re.compile(r"^\s{0,3}\d+[.)](\s|$)")
 
