@@ -81,6 +81,21 @@ def test_sweeps_cover_the_scripts_sizes_with_spreads(data):
         assert_ratio(row["forward_ratio_inductor_to_eager"])
 
 
+def test_no_grad_rounds_per_pass(data):
+    # the lesson's interval of t_10 / t_1000 (timing.median_ratio_ci) resamples these rounds: one time
+    # per kept round, in ms per pass, whose median is the stored no_grad median over the calls per timed call
+    rows = [row for rec in [data, data.get("repeat", {})] for row in rec.get("recording_sweep", [])
+            if "no_grad_per_pass_rounds_ms" in row]
+    about = data["recorded"]
+    for row in rows:
+        times = row["no_grad_per_pass_rounds_ms"]
+        kept = about["rounds"] if row["elements"] <= 10_000 else about["rounds_above_10000_elements"]
+        assert len(times) == kept and all(t > 0 for t in times), row["elements"]
+        ordered = sorted(times)
+        median = (ordered[(kept - 1) // 2] + ordered[kept // 2]) / 2
+        assert median == pytest.approx(row["no_grad"]["median_ms"] / row["calls_per_timed_call"], rel=1e-9)
+
+
 def test_the_lessons_sizes_are_the_recorded_ones(data):
     lesson = json.loads(LESSON.read_text(encoding="utf-8"))
     source = "".join("".join(c["source"]) for c in lesson["cells"] if c["cell_type"] == "code")

@@ -25,7 +25,8 @@ PyTorch on one thread):
   eager against ``torch.compile`` with ``aot_eager`` and with ``inductor``;
 * ``recording_sweep``: a 20-step chain ``y = tanh(0.9 y + 0.1)`` (60
   elementwise operations), forward recorded against under ``no_grad``, over
-  tensor sizes from 10 to 1,000,000 elements;
+  tensor sizes from 10 to 1,000,000 elements, with the ``no_grad`` time per pass of every
+  kept round (``no_grad_per_pass_rounds_ms``: the lesson's interval of a ratio of two sizes' times);
 * ``compile_sweep``: the same chain's training step (forward, ``sum``,
   ``backward``), eager against ``aot_eager`` and ``inductor``, over the sizes; and Inductor's step
   against ``aot_eager_decomp_partition``'s (the same decomposed graphs and saved tensors, no fusion:
@@ -379,7 +380,9 @@ def record_sweeps(torch, measure, rounds, sizes):
         recording.append({"elements": n, "calls_per_timed_call": reps, "operations": operations,
                           "recording": summary(t, "recording"), "no_grad": summary(t, "no_grad"),
                           "ratio": ratio(t, "recording", "no_grad"),
-                          "extra_per_operation_us": per_op * 1e6})
+                          "extra_per_operation_us": per_op * 1e6,
+                          # round by round, for the lesson's interval of t_10 / t_1000 (timing.median_ratio_ci)
+                          "no_grad_per_pass_rounds_ms": [v / reps * 1e3 for v in t.times["no_grad"]]})
         print(f"  recording sweep n = {n:>9,}: recording / no_grad {t.ratio('recording', 'no_grad').median:.3f}",
               flush=True)
 
