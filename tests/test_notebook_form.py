@@ -195,9 +195,6 @@ _DERIVED_IN_PROSE = {
         "1,050,624": "N at width 512", "0.71": "sqrt(2) / 2", "0.32": "log2(1.25)",
         "6.5": "softmax's numerator: 2.5 (subtraction amplified by exp) + 4 (exp)",
         "10.5": "softmax's denominator: 6.5 + 4 (a sum of five)"},
-    "researcher/02_memory_and_checkpointing.ipynb": {
-        "5,056": "the bytes of torch.get_rng_state() in PyTorch 2.13 (MT19937 state and more)",
-        "1.52": "1 + the parameters' gradients in activations: 1 + 16 (32 * 32 + 32) * 4 / 131,072"},
     "researcher/03_define_by_run_vs_define_then_run.ipynb": {
         "400,000": "100,000 float32 elements of 4 bytes"},
 }
