@@ -207,9 +207,6 @@ _DERIVED_IN_PROSE = {
         "1.07": "(B n) n^2 = 16,384 x 65,536 = 1.07e9", "2.2": "a section number (Higham §2.2)",
         "3.1": "a section number (Higham §3.1)", "3.2": "a section number (Baydin et al. §3.2)",
         "4.6": "a section number (Griewank & Walther §4.6)"},
-    "researcher/02_memory_and_checkpointing.ipynb": {
-        "5,056": "the bytes of torch.get_rng_state() in PyTorch 2.13 (MT19937 state and more)",
-        "1.52": "1 + the parameters' gradients in activations: 1 + 16 (32 * 32 + 32) * 4 / 131,072"},
     "researcher/03_define_by_run_vs_define_then_run.ipynb": {
         "400,000": "100,000 float32 elements of 4 bytes"},
 }

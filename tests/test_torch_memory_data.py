@@ -6,11 +6,9 @@ a stored or re-recorded file has the fields the lesson reads, for the chain and
 the numbers of segments the script measures, and that its numbers are
 consistent (the peak of the walk is at least what was alive when it started;
 the reentrant walks, and the control walks on an input that requires grad, keep
-after the forward pass what the others keep; each
-timing's median lies in its interquartile range; the machine is named).
+after the forward pass what the others keep; the machine is named).
 """
 
-import ast
 import json
 import pathlib
 import re
@@ -57,13 +55,3 @@ def test_the_other_walks_keep_what_the_non_reentrant_keep(variant):
         assert walk["after_forward_bytes"] == data["walks"][s]["after_forward_bytes"], s
         assert walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], s
 
-
-def test_the_per_segment_cost_is_a_median_inside_its_spread():
-    data = json.loads(DATA.read_text(encoding="utf-8"))["per_segment_cost"]
-    _, sizes, steps, rounds = ast.literal_eval(script_constant("CHEAP_MODULES, CHEAP_SIZES, CHEAP_STEPS, CHEAP_ROUNDS"))
-    assert (data["sizes"], data["steps_per_call"], data["rounds"]) == (sizes, steps, rounds)
-    for state in ["rng_state_saved", "rng_state_not_saved"]:
-        for cost in ["c_us", "a_us"]:
-            value = data[state][cost]
-            assert value["low"] <= value["median"] <= value["high"], (state, cost)
-        assert data[state]["c_us"]["median"] > 0, state

@@ -5,7 +5,7 @@ checkpointed, the last run normally; each layer is then evaluated at most twice)
 predicts the peak of saved activations.  The check measures the schedule with the
 lesson's own ``schedule_step`` (on a chain built by its ``tanh_mlp``, fed by its
 ``batch``), counting the layer evaluations with a forward hook on every ``Linear``, and
-compares the peak with the least a schedule of this family can reach: segment j of m_j
+checks the peak against the least a schedule of this family can reach: segment j of m_j
 layers is recomputed beside the inputs of segments 2, ..., j, so (j - 1) + m_j <= M and
 k <= M(M + 1)/2 = C(M + 1, 2), Griewank's binomial bound in the lesson's count.  40 is not
 triangular, so several schedules reach that peak; among them the check asks for the

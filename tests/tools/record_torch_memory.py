@@ -25,26 +25,13 @@ The step is the lesson's ``traced_walk``: the loss is the sum of the
 chain's output, and no variable holds that output (so the walk may free it
 as in the lesson).  Also recorded: the CPU model and numpy's version.
 
-One more measurement the lesson sets beside minigrad's, the cost per
-checkpointed segment: the lesson's chain of 32 ``Tanh`` modules
-  on four numbers, one training step unchecked, checkpointed at s = 4, 8, 16,
-  32 and the forward pass alone, interleaved round by round with the collector
-  off in this process's CPU time (``minigrad/timing.py``'s ``measure``, loaded
-  from its file, the lesson's method); in each round the excess
-  e(s) = T(s) - T(1) - (s-1)/s F and a least-squares line a + c (s-1) through
-  the four values; stored: the median and interquartile range of the rounds'
-  c and a, in microseconds, with the generator's state saved (the default)
-  and not.
 """
 
 import argparse
 import datetime
-import importlib.util
 import json
 import pathlib
 import platform
-import statistics
-import time
 
 import numpy as np
 
@@ -57,7 +44,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_memory_02.json"
 DEPTH, WIDTH, ROWS = 16, 32, 1024
 SEGMENTS = [1, 2, 4, 8, 16]
-CHEAP_MODULES, CHEAP_SIZES, CHEAP_STEPS, CHEAP_ROUNDS = 32, [4, 8, 16, 32], 10, 25
 
 
 def tanh_mlp(depth, width):
@@ -126,48 +112,6 @@ def cpu_model():
     return platform.processor() or platform.machine()
 
 
-def median_iqr_us(values):
-    low, middle, high = statistics.quantiles(values, n=4, method="inclusive")
-    return {"median": middle * 1e6, "low": low * 1e6, "high": high * 1e6}
-
-
-def per_segment_cost():
-    spec = importlib.util.spec_from_file_location("timing", ROOT / "minigrad" / "timing.py")
-    timing = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(timing)
-    cheap = torch.nn.Sequential(*[torch.nn.Tanh() for _ in range(CHEAP_MODULES)])
-    x = torch.linspace(-1.0, 1.0, 4).requires_grad_()
-
-    def forward():
-        for _ in range(CHEAP_STEPS):
-            cheap(x).sum()
-
-    def step(s, preserve=True):
-        def run():
-            for _ in range(CHEAP_STEPS):
-                out = cheap(x) if s == 1 else checkpoint_sequential(
-                    cheap, s, x, use_reentrant=False, preserve_rng_state=preserve)
-                out.sum().backward()
-                x.grad = None
-        return run
-
-    variants = {"forward": forward, "s = 1": step(1)}
-    for s in CHEAP_SIZES:
-        variants[f"s = {s}"] = step(s)
-        variants[f"s = {s}, no RNG state"] = step(s, preserve=False)
-    t = timing.measure(variants, rounds=CHEAP_ROUNDS, warmup=3, clock=time.process_time)
-    per_round = {name: [v / CHEAP_STEPS for v in times] for name, times in t.times.items()}
-    result = {"rounds": CHEAP_ROUNDS, "steps_per_call": CHEAP_STEPS, "sizes": CHEAP_SIZES}
-    for key, state in [("rng_state_saved", ""), ("rng_state_not_saved", ", no RNG state")]:
-        excess = [[t_s - t_1 - (s - 1) / s * f for t_s, t_1, f in
-                   zip(per_round[f"s = {s}{state}"], per_round["s = 1"], per_round["forward"])]
-                  for s in CHEAP_SIZES]
-        fits = [statistics.linear_regression([s - 1 for s in CHEAP_SIZES], list(e)) for e in zip(*excess)]
-        result[key] = {"c_us": median_iqr_us([f.slope for f in fits]),
-                       "a_us": median_iqr_us([f.intercept for f in fits])}
-    return result
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
@@ -189,14 +133,12 @@ def main():
         "walks": walks(net, x, use_reentrant=False),
         "walks_reentrant": walks(net, x_grad, use_reentrant=True),
         "walks_grad_input": walks(net, x_grad, use_reentrant=False),   # the control: the input alone changed
-        "per_segment_cost": per_segment_cost(),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     for name in ["walks", "walks_reentrant", "walks_grad_input"]:
         for s, w in data[name].items():
             print(name, s, {k: v / (ROWS * WIDTH * 4) for k, v in w.items()})
-    print(data["per_segment_cost"])
 
 
 if __name__ == "__main__":
