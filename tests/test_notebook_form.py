@@ -201,7 +201,8 @@ _PROSE_NUMBER = re.compile(r"(?<![\w.,/#^_-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.
 _DERIVED_IN_PROSE = {
     "researcher/01_reverse_mode_as_vjps.ipynb": {
         "66,048": "N = 4 w^2 + 4 w at width 128",
-        "1,050,624": "N at width 512", "0.71": "sqrt(2) / 2", "0.32": "log2(1.25)",
+        "1,050,624": "N at width 512", "0.71": "sqrt(2) / 2",
+        "0.58": "1 + log2(0.75), the exponent at the band's lower end", "1.32": "1 + log2(1.25), at its upper end",
         "6.5": "softmax's numerator: 2.5 (subtraction amplified by exp) + 4 (exp)",
         "10.5": "softmax's denominator: 6.5 + 4 (a sum of five)", "4.5": "e^1.5 = 4.48",
         "1.07": "(B n) n^2 = 16,384 x 65,536 = 1.07e9", "2.2": "a section number (Higham §2.2)",
