@@ -53,7 +53,8 @@ def check(my_x_grad, my_y_grad, z):
 
     if guess_x is NOT_GIVEN and guess_y is NOT_GIVEN:
         print("No prediction yet: replace None above with your numbers, run that cell, then this one.")
-        print("Hint: in z = (x * y) + (x * 2), count the places where x is used, then where y is.")
+        print("Hint: in z = (x * y) + (x * 2), find each place x is used: each use sends x a gradient of")
+        print("  its own, and x.grad is their sum. Then the same for y.")
         return
     if _same(guess_x, true_y) and _same(guess_y, true_x) and not _same(guess_x, true_x):
         print("Swapped: your x.grad looks like y's gradient, and your y.grad like x's. x.grad is how fast")
