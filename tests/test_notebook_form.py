@@ -208,8 +208,6 @@ _DERIVED_IN_PROSE = {
         "1.07": "(B n) n^2 = 16,384 x 65,536 = 1.07e9", "2.2": "a section number (Higham §2.2)",
         "3.1": "a section number (Higham §3.1)", "3.2": "a section number (Baydin et al. §3.2)",
         "4.6": "a section number (Griewank & Walther §4.6)"},
-    "researcher/03_define_by_run_vs_define_then_run.ipynb": {
-        "400,000": "100,000 float32 elements of 4 bytes"},
 }
 
 
