@@ -206,7 +206,8 @@ _DERIVED_IN_PROSE = {
         "6.5": "softmax's numerator: 2.5 (subtraction amplified by exp) + 4 (exp)",
         "10.5": "softmax's denominator: 6.5 + 4 (a sum of five)", "4.5": "e^1.5 = 4.48",
         "1.07": "(B n) n^2 = 16,384 x 65,536 = 1.07e9", "2.2": "a section number (Higham §2.2)",
-        "3.1": "a section number (Higham §3.1)", "3.2": "a section number (Baydin et al. §3.2)",
+        "3.1": "a section number (Higham §3.1)",
+        "3.3": "a lemma number (Higham's Lemma 3.3)", "3.2": "a section number (Baydin et al. §3.2)",
         "4.6": "a section number (Griewank & Walther §4.6)"},
 }
 
