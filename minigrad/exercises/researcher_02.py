@@ -65,8 +65,8 @@ def _sizes(answer, k_layers):
 def check(my_sizes, my_peak, schedule_step, tanh_mlp, batch, k_layers=40):
     """Reply to ``my_sizes`` (segment sizes, first to last) and ``my_peak`` (in layer activations)."""
     if my_sizes is None or my_peak is None:
-        print("No prediction yet: put your segment sizes and your peak in place of None above, run that"
-              " cell, then this one.")
+        print("No prediction yet: put your segment sizes and your peak in place of None above,")
+        print("run that cell, then this one.")
         print("Hint: while a segment is recomputed, what else is held? Write that sum for each segment.")
         return
     sizes = _sizes(my_sizes, k_layers)
