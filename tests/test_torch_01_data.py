@@ -103,3 +103,19 @@ def test_the_script_records_the_zero_tangents_trace_and_the_intervals_the_checks
         for r in [*sweep["H_u_over_gradient"].values(), sweep["ratio_growth_pair"], *sweep["fixed_shift"].values()]:
             low, high = r["ci95"]
             assert low <= r["median"] <= high
+
+
+def test_the_script_times_the_two_suspects_for_pytorchs_ratio():
+    # section 7 prints these when the recording has them: H u without create_graph=True over the
+    # gradient, and one mv on the zero operand (strides (0, 0)) over one with A, at n = 65,536
+    for field in ('"no_create_graph_H_u_over_gradient"', '"mv_zero_operand"'):
+        assert field in SCRIPT
+    sweep = DATA["hvp_sweep"]
+    if "no_create_graph_H_u_over_gradient" in sweep:
+        assert set(sweep["no_create_graph_H_u_over_gradient"]) == set(sweep["H_u_over_gradient"])
+        assert sweep["no_create_graph_equals_forward_over_reverse"] is True
+    if "mv_zero_operand" in DATA:
+        rec = DATA["mv_zero_operand"]
+        assert rec["n"] == sweep["pair"][1] and rec["zero_strides"] == [0, 0]
+        for r in (rec["zero_over_A"], rec["zero_T_over_A_T"]):
+            assert 0 < r["iqr"][0] <= r["median"] <= r["iqr"][1] and r["ci95"][0] <= r["median"] <= r["ci95"][1]

@@ -23,6 +23,10 @@ repetitions, rounds and order; the lesson's cells are the reference):
   with another operand of A's shape or its transpose's (a tangent of A materialised), or other, counted
   at n = 16; and at n = 65,536 the CPU time each kind's kernels take in one call (median of 5 calls),
   under the same ``mallopt`` settings as the sweep;
+* section 7, two suspects for PyTorch's ratio, each timed as the sweep is: H u by forward over reverse
+  without ``create_graph=True`` over the gradient, in the sweep's rounds (``no_create_graph_H_u_over_gradient``),
+  checked equal to the lesson's H u; and one ``mv`` on the zero 64 x n operand (strides (0, 0)), and on its
+  transpose, over the same ``mv`` with A at n = 65,536 (``mv_zero_operand``);
 * section 7: where those other operands come from: in dispatch order, at n = 16, every op of H u by
   forward over reverse that makes a zero tensor, and every matrix product with its matrix operand
   (``zeros_tangent_trace``).
@@ -74,6 +78,14 @@ def hvp_forward_over_reverse(f, x, u):
         return fwAD.unpack_dual(g).tangent.detach()
 
 
+def hvp_no_create_graph(f, x, u):
+    # the same walk not recorded: PyTorch's forward mode carries the tangent through it anyway
+    with fwAD.dual_level():
+        x = fwAD.make_dual(x.detach().requires_grad_(), u)
+        (g,) = torch.autograd.grad(f(x), x)
+        return fwAD.unpack_dual(g).tangent.detach()
+
+
 def hvp_func(f, x, u):
     # torch.func's forward over reverse: the JVP, along u, of the function x -> grad f(x)
     return torch.func.jvp(torch.func.grad(f), (x,), (u,))[1]
@@ -115,6 +127,7 @@ def hvp_sweep():
         jobs[f"gradient, n = {n}"] = (lambda f=f, x=x: gradient(f, x), REPS[n])
         jobs[f"H u, n = {n}"] = (lambda f=f, x=x, u=u: hvp_forward_over_reverse(f, x, u), REPS[n])
         jobs[f"H u by torch.func, n = {n}"] = (lambda f=f, x=x, u=u: hvp_func(f, x, u), REPS[n])
+        jobs[f"H u without create_graph, n = {n}"] = (lambda f=f, x=x, u=u: hvp_no_create_graph(f, x, u), REPS[n])
 
     def repeat(fn, k):
         def run():
@@ -128,14 +141,21 @@ def hvp_sweep():
     ratio = {str(n): summary(per_round[n]) for n in SIZES}
     func_ratio = {str(n): summary([a / b for a, b in zip(t.times[f"H u by torch.func, n = {n}"],
                                                           t.times[f"gradient, n = {n}"])]) for n in SIZES}
+    no_graph = {str(n): summary([a / b for a, b in zip(t.times[f"H u without create_graph, n = {n}"],
+                                                        t.times[f"gradient, n = {n}"])]) for n in SIZES}
     x, A = inputs(64, 64)
     u = torch.sin(torch.arange(64, dtype=f64))
     f = lambda x: f_scalar(x, A)
     same = torch.allclose(hvp_func(f, x, u), hvp_forward_over_reverse(f, x, u), rtol=1e-12, atol=1e-14)
+    same_no_graph = torch.allclose(hvp_no_create_graph(f, x, u), hvp_forward_over_reverse(f, x, u),
+                                   rtol=1e-12, atol=1e-14)
     return {"sizes": SIZES, "reps": {str(n): k for n, k in REPS.items()}, "rounds": 21,
             "H_u_over_gradient": ratio,
             "func_H_u_over_gradient": func_ratio,
             "func_equals_forward_over_reverse": same,
+            # suspect (a): create_graph=True, which PyTorch's forward mode does not need
+            "no_create_graph_H_u_over_gradient": no_graph,
+            "no_create_graph_equals_forward_over_reverse": same_no_graph,
             "median_per_call_s": {name: statistics.median(t.times[name]) / jobs[name][1] for name in jobs},
             "pair": list(PAIR),
             "gradient_growth_pair": summary([(a / REPS[PAIR[1]]) / (b / REPS[PAIR[0]]) for a, b in zip(
@@ -146,6 +166,25 @@ def hvp_sweep():
                                 t.times["gradient, n = 16"], t.times[f"gradient, n = {PAIR[1]}"])]),
                             "high": summary([(a / REPS[16]) / (b / REPS[PAIR[1]]) for a, b in zip(
                                 t.times["H u, n = 16"], t.times[f"gradient, n = {PAIR[1]}"])])}}
+
+
+def mv_zero_operand():
+    # suspect (b): one mv on the zero tangent H u's walk makes (a 64 x n zero expanded, strides (0, 0)),
+    # and on its transpose, against the same mv with A, at n = 65,536, interleaved, round by round
+    n = PAIR[1]
+    x, A = inputs(64, n)
+    Z = torch.zeros((), dtype=f64).expand(64, n)
+    y = torch.cos(torch.arange(64, dtype=f64))
+    jobs = {"mv(A, x)": lambda: torch.mv(A, x), "mv(zero, x)": lambda: torch.mv(Z, x),
+            "mv(A^T, y)": lambda: torch.mv(A.t(), y), "mv(zero^T, y)": lambda: torch.mv(Z.t(), y)}
+    k = 8
+    t = timing.measure({name: (lambda fn=fn: [fn() for _ in range(k)]) for name, fn in jobs.items()},
+                       rounds=21, warmup=5, clock=time.process_time, order="shuffle")
+    ratio = lambda a, b: summary([p / q for p, q in zip(t.times[a], t.times[b])])
+    return {"n": n, "zero_strides": list(Z.stride()), "reps": k,
+            "median_per_call_s": {name: statistics.median(t.times[name]) / k for name in jobs},
+            "zero_over_A": ratio("mv(zero, x)", "mv(A, x)"),
+            "zero_T_over_A_T": ratio("mv(zero^T, y)", "mv(A^T, y)")}
 
 
 def products_with_A():
@@ -229,10 +268,13 @@ def main():
             "products_with_A": products_with_A(),
             "products_by_operand": by_operand(),
             "zeros_tangent_trace": zeros_tangent_trace(),
+            "mv_zero_operand": mv_zero_operand(),
             "hvp_sweep": hvp_sweep()}
     out = pathlib.Path(os.environ.get("RECORD_TORCH_01_OUT", OUT))   # a temporary copy, for a test run
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print("load average at start:", data["recorded"]["machine"]["load_average_at_start"])
     print(json.dumps(data["hvp_sweep"], indent=1), data["transpose_walk_nodes"], data["products_by_operand"])
+    print(json.dumps(data["mv_zero_operand"], indent=1))
 
 
 if __name__ == "__main__":
