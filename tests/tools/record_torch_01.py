@@ -44,6 +44,7 @@ import statistics
 import time
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from minigrad import timing
 from minigrad.exercises.researcher_01 import products_by_operand, products_with
@@ -219,8 +220,6 @@ def zeros_tangent_trace():
     # section 7: where H u by forward over reverse gets its products on another 64 x n operand, at
     # n = 16: in dispatch order, every op that makes a zero tensor and every matrix product, with
     # the product's matrix operand (A or a view of it; or another, with its shape and strides)
-    from torch.utils._python_dispatch import TorchDispatchMode
-
     x, A = inputs(64, 16)
     u = torch.sin(torch.arange(16, dtype=f64))
     aten, storage, trace = torch.ops.aten, A.untyped_storage().data_ptr(), []
