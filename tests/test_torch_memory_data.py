@@ -4,8 +4,9 @@
 ``tests/tools/record_torch_memory.py`` on real PyTorch.  These tests check that
 a stored or re-recorded file has the fields the lesson reads, for the chain and
 the numbers of segments the script measures, and that its numbers are
-consistent (the peak of the walk is at least what was alive when it started;
-the reentrant walks, and the control walks on an input that requires grad, keep
+consistent (the peak of the walk is at least what was alive when it started,
+and is the bytes alive from the forward pass plus the walk's allocations listed
+as alive at it; the reentrant walks, and the control walks on an input that requires grad, keep
 after the forward pass what the others keep; the machine is named).
 """
 
@@ -55,3 +56,17 @@ def test_the_other_walks_keep_what_the_non_reentrant_keep(variant):
         assert walk["after_forward_bytes"] == data["walks"][s]["after_forward_bytes"], s
         assert walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], s
 
+
+
+@pytest.mark.parametrize("variant", ["walks", "walks_reentrant", "walks_grad_input"])
+def test_the_peak_is_its_listed_allocations(variant):
+    # where the walk peaks (node, operator) and what is alive there: the forward pass's bytes plus the
+    # walk's allocations grouped by the node and operator that made them, which must add up to the peak
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    for s, walk in data[variant].items():
+        node, op = walk["peak_at"]
+        assert node and op.startswith(("aten::", "-")), (s, walk["peak_at"])
+        groups = walk["walk_allocations_alive_at_peak"]
+        assert all(group["count"] >= 1 and group["bytes"] > 0 for group in groups), s
+        assert 0 < walk["forward_bytes_alive_at_peak"] <= walk["after_forward_bytes"], s
+        assert walk["forward_bytes_alive_at_peak"] + sum(g["bytes"] for g in groups) == walk["peak_in_backward_bytes"], s

@@ -21,6 +21,14 @@ parameters and the batch, are not counted); the same with
 that separates the two changes, ``use_reentrant=False`` on that same batch
 requiring grad.  One thread.
 
+Where each walk peaks, from the same timeline: the autograd node(s) running
+when the peak is reached (``evaluate_function`` names, outermost first, so
+``CheckpointFunctionBackward/AddmmBackward0`` is a node of a reentrant
+segment's inner walk) and the outermost ``aten`` operator; and the
+allocations made during the walk still alive at the peak, grouped by the node
+and operator that made them.  The bytes alive from the forward pass at the peak
+plus those groups make the peak.
+
 The step is the lesson's ``traced_walk``: the loss is the sum of the
 chain's output, and no variable holds that output (so the walk may free it
 as in the lesson).  Also recorded: the CPU model and numpy's version.
@@ -58,7 +66,7 @@ def batch(rows, width):
 
 
 def step_memory(net, x, s, use_reentrant=False):
-    """Bytes alive after the forward pass and the peak during backward(), from the allocator's timeline."""
+    """Bytes alive after the forward pass, the peak during backward() and where it falls, from the timeline."""
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
                  with_stack=True) as prof:
         loss = (net(x) if s == 1 else checkpoint_sequential(net, s, x, use_reentrant=use_reentrant,
@@ -68,20 +76,44 @@ def step_memory(net, x, s, use_reentrant=False):
     net.zero_grad()
     x.grad = None
     results = prof.profiler.kineto_results                  # events in microseconds from the trace's start
-    start_ns = results.trace_start_ns() + next(e for e in prof.events()
-                                               if e.name == "backward").time_range.start * 1000
-    created, alive, after_forward, peak = {}, 0, None, 0
+    origin = results.trace_start_ns()
+    spans = sorted((origin + e.time_range.start * 1000, origin + e.time_range.end * 1000, e.name)
+                   for e in prof.events())
+    start_ns = next(begin for begin, _, name in spans if name == "backward")
+
+    def running_at(t):
+        # the autograd nodes (outermost first) and the outermost aten operator running at time t
+        names = [name for begin, end, name in spans if begin <= t <= end]
+        nodes = [name.split(": ", 1)[1] for name in names if name.startswith("autograd::engine::evaluate_function: ")]
+        ops = [name for name in names if name.startswith("aten::")]
+        return "/".join(nodes) or "-", ops[0] if ops else "-"
+
+    created, made_in, alive, after_forward, peak, at_peak = {}, {}, 0, None, 0, None
     for t, action, (key, _), size in MemoryProfile(results).timeline:
         if after_forward is None and t >= start_ns:
             after_forward = peak = alive
+            at_peak = (None, dict(created))
         if action == Action.CREATE:
             created[key] = size
             alive += size
+            if after_forward is not None:
+                made_in[key] = running_at(t)
         elif action == Action.DESTROY and key in created:
             alive -= created.pop(key)
-        if after_forward is not None:
-            peak = max(peak, alive)
-    return after_forward, peak
+        if after_forward is not None and alive > peak:
+            peak, at_peak = alive, (t, dict(created))
+    peak_t, alive_at_peak = at_peak
+    groups = {}
+    for key, size in alive_at_peak.items():
+        if key in made_in:
+            group = groups.setdefault(made_in[key], [0, 0])
+            group[0] += 1
+            group[1] += size
+    return {"after_forward_bytes": after_forward, "peak_in_backward_bytes": peak,
+            "peak_at": list(running_at(peak_t)) if peak_t is not None else None,
+            "forward_bytes_alive_at_peak": sum(size for key, size in alive_at_peak.items() if key not in made_in),
+            "walk_allocations_alive_at_peak": [{"node": node, "op": op, "count": count, "bytes": size}
+                                               for (node, op), (count, size) in groups.items()]}
 
 
 def step_memory_retried(net, x, s, use_reentrant=False):
@@ -96,8 +128,7 @@ def step_memory_retried(net, x, s, use_reentrant=False):
 def walks(net, x, use_reentrant):
     measured = {}
     for s in SEGMENTS:
-        after_forward, peak = step_memory_retried(net, x, s, use_reentrant)
-        measured[str(s)] = {"after_forward_bytes": after_forward, "peak_in_backward_bytes": peak}
+        measured[str(s)] = step_memory_retried(net, x, s, use_reentrant)
     return measured
 
 
@@ -138,7 +169,8 @@ def main():
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     for name in ["walks", "walks_reentrant", "walks_grad_input"]:
         for s, w in data[name].items():
-            print(name, s, {k: v / (ROWS * WIDTH * 4) for k, v in w.items()})
+            print(name, s, {k: w[k] / (ROWS * WIDTH * 4) for k in ["after_forward_bytes", "peak_in_backward_bytes"]},
+                  "peak at", w["peak_at"])
 
 
 if __name__ == "__main__":
