@@ -119,3 +119,15 @@ def test_the_script_times_the_two_suspects_for_pytorchs_ratio():
         assert rec["n"] == sweep["pair"][1] and rec["zero_strides"] == [0, 0]
         for r in (rec["zero_over_A"], rec["zero_T_over_A_T"]):
             assert 0 < r["iqr"][0] <= r["median"] <= r["iqr"][1] and r["ci95"][0] <= r["median"] <= r["ci95"][1]
+
+
+def test_the_recording_says_whether_pytorchs_gradient_carries_the_tangent_without_create_graph():
+    # section 7 says PyTorch 2.13 carries the tangent through a walk not recorded and prints this field:
+    # the script records it on the lesson's f_curved, x0 and u; the recorded answer is the claim's
+    assert '"tangent_without_create_graph"' in SCRIPT and '"equal_to_H_u"' in SCRIPT
+    rec = DATA["tangent_without_create_graph"]
+    assert set(rec) == {"carried", "equal_to_H_u"} and isinstance(rec["carried"], bool)
+    assert (rec["equal_to_H_u"] is None) == (not rec["carried"])
+    assert rec["carried"] and rec["equal_to_H_u"] is True   # what the lesson's prose says of PyTorch 2.13
+    for field, when in DATA["recorded"].get("re_recorded", {}).items():
+        assert field in DATA and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", when["date"])

@@ -27,13 +27,18 @@ repetitions, rounds and order; the lesson's cells are the reference):
   without ``create_graph=True`` over the gradient, in the sweep's rounds (``no_create_graph_H_u_over_gradient``),
   checked equal to the lesson's H u; and one ``mv`` on the zero 64 x n operand (strides (0, 0)), and on its
   transpose, over the same ``mv`` with A at n = 65,536 (``mv_zero_operand``);
+* section 7: whether, without ``create_graph=True``, the gradient still carries a tangent, and if so
+  whether it equals H u (``tangent_without_create_graph``), on the lesson's ``f_curved``, x0 and u;
 * section 7: where those other operands come from: in dispatch order, at n = 16, every op of H u by
   forward over reverse that makes a zero tensor, and every matrix product with its matrix operand
   (``zeros_tangent_trace``).
 
-Stored with the machine, the versions and the date.
+Stored with the machine, the versions and the date.  ``--only FIELD`` records that one field
+again into the stored file, leaving the others (and their date) as they are, and notes the field's
+date under ``recorded.re_recorded``.
 """
 
+import argparse
 import datetime
 import json
 import ctypes
@@ -216,6 +221,21 @@ def by_operand():
     return {"n_counted": 16, "counts": counts, "n_timed": PAIR[1], "seconds_per_call": seconds}
 
 
+def tangent_without_create_graph():
+    # section 7's cell on PyTorch: the gradient of f_curved at x0, walked without create_graph=True
+    # with x dual along u; is its tangent there, and is it H u?
+    x0 = torch.linspace(-1.0, 1.5, 5, dtype=f64)
+    A = torch.sin(torch.arange(1.0, 16.0, dtype=f64)).reshape(3, 5)
+    u = torch.sin(1.3 * torch.arange(1.0, 6.0, dtype=f64))
+    f_curved = lambda x: (torch.tanh(A @ x) ** 2).sum() + (x ** 4).sum() / 4
+    Hu = hvp_forward_over_reverse(f_curved, x0, u)
+    with fwAD.dual_level():
+        x_d = fwAD.make_dual(x0.detach().requires_grad_(), u)
+        tangent = fwAD.unpack_dual(torch.autograd.grad(f_curved(x_d), x_d)[0]).tangent
+    return {"carried": tangent is not None,
+            "equal_to_H_u": None if tangent is None else torch.allclose(tangent, Hu, rtol=1e-12, atol=0)}
+
+
 def zeros_tangent_trace():
     # section 7: where H u by forward over reverse gets its products on another 64 x n operand, at
     # n = 16: in dispatch order, every op that makes a zero tensor and every matrix product, with
@@ -244,8 +264,24 @@ def zeros_tangent_trace():
     return trace
 
 
+ONLY = {"tangent_without_create_graph": tangent_without_create_graph}   # fields --only can re-record
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=sorted(ONLY), help="re-record this field alone into the stored file")
+    args = parser.parse_args()
     torch.set_num_threads(1)
+    out = pathlib.Path(os.environ.get("RECORD_TORCH_01_OUT", OUT))   # a temporary copy, for a test run
+    if args.only:
+        data = json.loads(out.read_text(encoding="utf-8"))
+        data[args.only] = ONLY[args.only]()
+        data["recorded"].setdefault("re_recorded", {})[args.only] = {
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "torch": torch.__version__}
+        out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print(args.only, json.dumps(data[args.only]))
+        return
     # As the lesson's section 5 does (glibc only): no block is served by mmap (M_MMAP_MAX = 0) and the
     # heap is not trimmed (M_TRIM_THRESHOLD), so freed memory stays in the process.  Raising the mmap
     # threshold instead cannot work: glibc maps every request at or above it, refuses thresholds above
@@ -267,9 +303,9 @@ def main():
             "products_with_A": products_with_A(),
             "products_by_operand": by_operand(),
             "zeros_tangent_trace": zeros_tangent_trace(),
+            "tangent_without_create_graph": tangent_without_create_graph(),
             "mv_zero_operand": mv_zero_operand(),
             "hvp_sweep": hvp_sweep()}
-    out = pathlib.Path(os.environ.get("RECORD_TORCH_01_OUT", OUT))   # a temporary copy, for a test run
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print("load average at start:", data["recorded"]["machine"]["load_average_at_start"])
     print(json.dumps(data["hvp_sweep"], indent=1), data["transpose_walk_nodes"], data["products_by_operand"])
