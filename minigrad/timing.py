@@ -21,6 +21,11 @@ run on a shared, noisy machine:
   moment apart: their ratio cancels a slow spell of the machine that lasts the whole
   round, not one that catches a single variant).
 
+Verdicts on those intervals, so that a lesson's cells show the measurement and the verdict, not its
+plumbing: ``apart`` (two intervals that do not overlap), ``claimed`` (an effect shown in every recording
+of a file), ``stored_ratio`` (a ratio as a recording file stores it) and ``differences`` (the extra one
+variant takes over another, round by round, for a paired interval of two such extras).
+
 ``measure(variants, rounds=15, warmup=3)`` returns a ``Timings``::
 
     t = timing.measure({"forward": forward, "backward": forward_and_backward})
@@ -39,7 +44,7 @@ import statistics
 import time
 from collections import namedtuple
 
-__all__ = ["Ratio", "Timings", "measure", "median_ratio_ci"]
+__all__ = ["Ratio", "Timings", "apart", "claimed", "differences", "measure", "median_ratio_ci", "stored_ratio"]
 
 Ratio = namedtuple("Ratio", "median low high")
 Ratio.__doc__ = """A ratio of two variants' times, round by round: its median and its
@@ -110,6 +115,57 @@ def median_ratio_ci(a, b, level=0.95, resamples=2000, seed=0):
     draws = (statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
              for _ in range(resamples))
     return Ratio(statistics.median(a) / statistics.median(b), *_percentile_interval(draws, level))
+
+
+def apart(a, b):
+    """Whether two intervals do not overlap: ``a.high < b.low`` or ``b.high < a.low``.
+
+    ``a`` and ``b`` are ``Ratio``s (or anything with ``low`` and ``high``), such as the 95% intervals of
+    one ratio in two recordings: apart, they differ beyond either recording's own noise."""
+    return a.high < b.low or b.high < a.low
+
+
+def stored_ratio(r):
+    """A ratio as a recording file stores it, ``{"median": m, "ci95": [low, high], ...}``, as a ``Ratio``
+    of its median and 95% interval."""
+    return Ratio(r["median"], *r["ci95"])
+
+
+def claimed(test, recordings):
+    """The verdict on an effect recorded more than once: ``test(recording)`` must hold in every one.
+
+    ``recordings`` is a list of the recordings (any objects ``test`` reads).  With two, the verdict is
+    ``"claimed: in both recordings"`` or ``"not claimed: in k of 2 recordings"``; with one, what it
+    shows and ``"not claimed"`` (a single recording is not repeated); with more, ``"claimed: in all n
+    recordings"`` or ``"not claimed: in k of n recordings"``.
+
+    Raises:
+        ValueError: no recordings.
+    """
+    if not recordings:
+        raise ValueError("claimed: give at least one recording")
+    shown = [bool(test(rec)) for rec in recordings]
+    if len(shown) == 1:
+        return f"one recording in this file, which shows it: {shown[0]}; not claimed"
+    if all(shown):
+        return "claimed: in both recordings" if len(shown) == 2 else f"claimed: in all {len(shown)} recordings"
+    return f"not claimed: in {sum(shown)} of {len(shown)} recordings"
+
+
+def differences(a, b, per=1):
+    """``(a_i - b_i) / per`` round by round, for two variants' times from the same rounds.
+
+    The extra time one variant takes over another (recording over not recording, say), divided by
+    ``per`` (the number of operations, for an extra per operation).  Two such lists taken in the same
+    rounds make a ``Timings``, whose ``ratio_ci`` is a paired interval of the two extras' ratio.
+
+    Raises:
+        ValueError: ``a`` and ``b`` of different lengths (not the same rounds).
+    """
+    a, b = list(a), list(b)
+    if len(a) != len(b):
+        raise ValueError(f"differences: the two variants have {len(a)} and {len(b)} rounds, not the same rounds")
+    return [(x - y) / per for x, y in zip(a, b)]
 
 
 def _percentile_interval(draws, level):

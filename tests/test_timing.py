@@ -138,3 +138,37 @@ def test_the_ratio_of_two_independent_medians_has_an_interval_that_narrows_and_h
     a, b = samples(9, 1.0), samples(9, 1.0)
     assert timing.median_ratio_ci(a, b, seed=3) == timing.median_ratio_ci(a, b, seed=3)
     assert timing.median_ratio_ci(iter(a), iter(b)) == timing.median_ratio_ci(a, b)   # any iterables
+
+
+def test_apart_is_true_only_for_intervals_that_do_not_overlap():
+    assert timing.apart(timing.Ratio(1.0, 0.9, 1.1), timing.Ratio(1.3, 1.2, 1.4))
+    assert timing.apart(timing.Ratio(1.3, 1.2, 1.4), timing.Ratio(1.0, 0.9, 1.1))
+    assert not timing.apart(timing.Ratio(1.0, 0.9, 1.2), timing.Ratio(1.3, 1.2, 1.4))   # touching ends overlap
+    assert not timing.apart(timing.Ratio(1.0, 0.5, 2.0), timing.Ratio(1.1, 1.0, 1.2))   # one inside the other
+
+
+def test_stored_ratio_reads_the_median_and_the_95_percent_interval():
+    assert timing.stored_ratio({"median": 1.5, "iqr": [1.2, 1.8], "ci95": [1.4, 1.6]}) == timing.Ratio(1.5, 1.4, 1.6)
+
+
+def test_claimed_needs_the_effect_in_every_recording():
+    above = lambda rec: rec > 1
+    assert timing.claimed(above, [2, 3]) == "claimed: in both recordings"
+    assert timing.claimed(above, [2, 0]) == "not claimed: in 1 of 2 recordings"
+    assert timing.claimed(above, [0, 0]) == "not claimed: in 0 of 2 recordings"
+    assert timing.claimed(above, [2]) == "one recording in this file, which shows it: True; not claimed"
+    assert timing.claimed(above, [2, 2, 2]) == "claimed: in all 3 recordings"
+    assert timing.claimed(above, [2, 0, 2]) == "not claimed: in 2 of 3 recordings"
+    with pytest.raises(ValueError, match="at least one recording"):
+        timing.claimed(above, [])
+
+
+def test_differences_are_taken_round_by_round_and_make_a_paired_ratio():
+    assert timing.differences([5.0, 7.0], [1.0, 3.0], per=2) == [2.0, 2.0]
+    with pytest.raises(ValueError, match="not the same rounds"):
+        timing.differences([1.0, 2.0], [1.0])
+    # two extras from the same rounds: one twice the other in every round, whatever the round's speed
+    slow, fast = [3.0, 6.0, 9.0, 12.0], [1.0, 2.0, 3.0, 4.0]
+    extra_big, extra_small = timing.differences(slow, fast), timing.differences([2.0, 4.0, 6.0, 8.0], fast)
+    r = timing.Timings({"big": extra_big, "small": extra_small}).ratio_ci("big", "small")
+    assert r == timing.Ratio(2.0, 2.0, 2.0)

@@ -326,3 +326,19 @@ def test_inductor_saving_all_at_the_slow_sizes(data):
             assert_ratio(r)
         # saving all keeps the twenty tanh results (the hooks' count); Inductor's own plan keeps two
         assert row["inductor_saving_all_saved_tensors"] == 20 and row["inductor_saved_tensors"] == 2
+
+
+def test_controls_time_both_sizes_in_the_same_rounds(data):
+    # the constant-c test and the keeping control: six variants, every one with a time per pass in every round
+    controls = data["controls"]
+    assert controls["sizes"] == [10, 1_000] and controls["operations"] == 60
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", controls["date"]) and len(controls["load_average_at_start"]) == 3
+    rounds = controls["per_pass_rounds_ms"]
+    names = {f"{v} {n}" for v in ["recording", "no_grad", "no_grad keeping"] for n in controls["sizes"]}
+    assert set(rounds) == names
+    assert {len(times) for times in rounds.values()} == {controls["rounds"]} and controls["rounds"] >= 41
+    assert all(t > 0 for times in rounds.values() for t in times)
+    # the kernels at 10 elements: one fused loop for the forward and one for the backward, as at 1,000
+    kernels = controls["inductor_kernels_at_10_elements"]
+    assert len(kernels["forward"]) == len(kernels["backward"]) == 1
+    assert [len(g["kernels"]) for g in data["inductor_code"]["graphs"]] == [1, 1]

@@ -81,12 +81,15 @@ PyTorch on one thread):
   guard lines on ``L['scale']`` as Dynamo prints them; ``branches.print_runs_per_call``: how
   often a ``print`` between two tensor operations runs on each of three compiled calls;
 * ``saved_tensors.at_1000000_elements``: the same counts at a million elements;
+* ``controls``: the lesson's constant-c test and keeping control: the chain's forward recording, under
+  ``no_grad``, and under ``no_grad`` keeping each ``tanh`` result, at 10 and at 1,000 elements, all six
+  in the same interleaved rounds, every round's time per pass kept; and Inductor's kernels at 10 elements;
 * ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
   Dynamo's ``recompile_limit`` and its warning, and the recompile a
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
-another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``, ``page_faults``, ``repeat``):
+another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``, ``page_faults``, ``repeat``, ``controls``):
 re-record that part alone into the existing file, the first calls stamped with
 their own date, leaving the rest as recorded;
 ``--keep-first-call``: re-record everything else, keeping the file's first calls).
@@ -633,6 +636,59 @@ def record_per_op(torch, measure, rounds, lengths=(5, 10, 20, 40), n=10):
     }
 
 
+def chain_keeping(x):
+    # the chain, holding each tanh result in a list as the tape holds it (the lesson's control)
+    y, kept = x, []
+    for _ in range(STEPS):
+        y = (y * 0.9 + 0.1).tanh()
+        kept.append(y)
+    return y, kept
+
+
+def record_controls(torch, measure, rounds, sizes=(10, 1_000)):
+    """The constant-c test and the keeping control in the same interleaved rounds: at each of ``sizes``,
+    the chain's forward recording, under ``no_grad``, and under ``no_grad`` keeping each ``tanh`` result
+    (the twenty arrays the tape holds, with no tape): six variants, one timed call each per round, so
+    that the two sizes share every slow spell of the machine.  Stored per pass, round by round
+    (``per_pass_rounds_ms``), for the lesson's paired intervals; and the kernels Inductor generates for
+    the chain's step at 10 elements (the lesson's "small tensors")."""
+    operations = operations_recorded(chain(torch.ones(3, requires_grad=True)))
+    variants, reps = {}, {}
+    for n in sizes:
+        x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+
+        def recording(x=x):
+            chain(x)
+
+        def no_grad(x=x):
+            with torch.no_grad():
+                chain(x)
+
+        def keeping(x=x):
+            with torch.no_grad():
+                chain_keeping(x)
+
+        reps[n] = repeats_for(recording)
+        for name, fn in [("recording", recording), ("no_grad", no_grad), ("no_grad keeping", keeping)]:
+            variants[f"{name} {n}"] = repeated(fn, reps[n])
+    t = measure(variants, rounds=rounds, warmup=3, clock=CLOCK)
+    per_pass = {name: [v / reps[int(name.rsplit(" ", 1)[1])] * 1e3 for v in t.times[name]] for name in variants}
+    for n in sizes:
+        print(f"  controls n = {n:>6,}: recording / no_grad {t.ratio(f'recording {n}', f'no_grad {n}').median:.3f},"
+              f" keeping / no_grad {t.ratio(f'no_grad keeping {n}', f'no_grad {n}').median:.3f}", flush=True)
+    torch._dynamo.reset()
+    from torch._inductor.utils import run_and_get_code
+
+    x10 = torch.linspace(-1.0, 1.0, 10).requires_grad_()
+    _, sources = run_and_get_code(chain_step(torch.compile(chain, backend="inductor", dynamic=False), x10))
+    kernels = [part["kernels"] for part in inductor_code(sources)["graphs"]]
+    torch._dynamo.reset()
+    return {"sizes": list(sizes), "operations": operations, "rounds": rounds,
+            "calls_per_timed_call": {str(n): reps[n] for n in sizes},
+            "per_pass_rounds_ms": per_pass,
+            "inductor_kernels_at_10_elements": {"forward": kernels[0], "backward": kernels[1]}}
+
+
 def record_forward_split(torch, measure, rounds, sizes=(100_000, 1_000_000)):
     """Where aot_eager's step differs from eager's at large sizes: the forward alone, beside the step."""
     rows = []
@@ -993,7 +1049,8 @@ def main(argv=None):
                          "the machine is shared, and more rounds steady the medians)")
     ap.add_argument("--first-calls", type=int, default=5,
                     help="samples of each backend's first call, each in a fresh process (default 5)")
-    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard", "page_faults", "repeat"],
+    ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard", "page_faults", "repeat",
+                                       "controls"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--keep-first-call", action="store_true",
                     help="re-record everything but the first calls, keeping those of the existing --out file")
@@ -1033,7 +1090,7 @@ def main(argv=None):
         out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote repeat into {out}")
         return 0
-    if args.only in ("saved_tensors", "forward_split", "per_op", "page_faults"):
+    if args.only in ("saved_tensors", "forward_split", "per_op", "page_faults", "controls"):
         import torch
 
         from minigrad.timing import measure
@@ -1045,6 +1102,7 @@ def main(argv=None):
                 if args.only == "saved_tensors"
                 else record_per_op(torch, measure, args.rounds) if args.only == "per_op"
                 else record_page_faults(torch) if args.only == "page_faults"
+                else record_controls(torch, measure, args.rounds) if args.only == "controls"
                 else {"rows": record_forward_split(torch, measure, args.rounds)})
         data[args.only] = {**part, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                            "torch": torch.__version__, "load_average_at_start": load}
@@ -1097,6 +1155,10 @@ def main(argv=None):
     print("page faults per step ...", flush=True)
     data["page_faults"] = {**record_page_faults(torch),
                            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+    print("the constant-c test and the keeping control, 10 and 1,000 elements in the same rounds ...", flush=True)
+    data["controls"] = {**record_controls(torch, measure, rounds),
+                        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                        "load_average_at_start": list(os.getloadavg())}
     print("aot_eager's extra time against the number of operations ...", flush=True)
     data["per_op"] = record_per_op(torch, measure, rounds)
     print("MLP step ...", flush=True)
