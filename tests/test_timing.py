@@ -5,6 +5,8 @@ are known exactly; the order of calls, the warm-up and the collector are checked
 """
 
 import gc
+import math
+import random
 
 import pytest
 
@@ -172,3 +174,63 @@ def test_differences_are_taken_round_by_round_and_make_a_paired_ratio():
     extra_big, extra_small = timing.differences(slow, fast), timing.differences([2.0, 4.0, 6.0, 8.0], fast)
     r = timing.Timings({"big": extra_big, "small": extra_small}).ratio_ci("big", "small")
     assert r == timing.Ratio(2.0, 2.0, 2.0)
+
+
+def test_median_ci_takes_the_order_statistics_the_binomial_gives():
+    # n = 15 at 95%: ranks 4 and 12 (coverage 1 - 2 * 576 / 32768 = 0.9648; ranks 5 and 11 give 0.8815)
+    assert timing.median_ci(range(1, 16)) == timing.Ratio(8, 4, 12)
+    # n = 6 at 95%: only the extremes (coverage 1 - 2 / 64 = 0.969); n = 9: ranks 2 and 8 (0.961)
+    assert timing.median_ci([6, 1, 5, 2, 4, 3]) == timing.Ratio(3.5, 1, 6)
+    assert timing.median_ci(range(1, 10)) == timing.Ratio(5, 2, 8)
+    # a lower level narrows it: n = 15 at 80% gives ranks 5 and 11 (0.8815 >= 0.8; ranks 6 and 10 give 0.6982)
+    assert timing.median_ci(range(1, 16), level=0.8) == timing.Ratio(8, 5, 11)
+    with pytest.raises(ValueError, match="5 values cannot give a 95.0% interval"):
+        timing.median_ci([1, 2, 3, 4, 5])
+    with pytest.raises(ValueError, match="0 values"):
+        timing.median_ci([])
+
+
+def test_median_ci_covers_the_true_median_as_often_as_it_says():
+    rng, n, trials = random.Random(3), 21, 4000
+    level = 1 - 2 * sum(math.comb(n, i) for i in range(6)) / 2 ** n   # ranks 6 and 16
+    covered = 0
+    for _ in range(trials):
+        draws = [rng.expovariate(1.0) for _ in range(n)]   # skewed: true median ln 2
+        ci = timing.median_ci(draws)
+        covered += ci.low <= 0.6931471805599453 <= ci.high
+    assert abs(covered / trials - level) < 0.015   # 0.9734 expected; binomial sd of the rate 0.0025
+
+
+def test_sign_test_counts_signs_exactly_and_inverts_median_ci():
+    assert timing.sign_test([1, 2, 3, 4, 5, 6], 0) == 2 / 64
+    assert timing.sign_test([1, 2, 3, 4, 5, 6], 3.5) == 1.0
+    assert timing.sign_test([1, 2, 3, 4, 5, 7], 2) == 2 * (1 + 5) / 32   # the tie at 2 dropped: 1 below of 5
+    assert timing.sign_test([2, 2], 2) == 1.0
+    values = [0.3, 1.7, 0.9, 1.1, 2.4, 0.6, 1.3, 1.9, 0.8, 1.05, 1.45, 2.2, 0.95, 1.6, 1.25]
+    ci = timing.median_ci(values)
+    for predicted in [0.1, 0.5, 0.85, 0.9, 0.92, 1.0, 1.2, 1.5, 1.65, 1.7, 1.75, 2.0, 3.0]:
+        outside = predicted < ci.low or predicted > ci.high
+        assert outside == (timing.sign_test(values, predicted) <= 0.05), predicted
+
+
+def test_holm_steps_down_and_keeps_the_order_given():
+    assert timing.holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert timing.holm({"a": 0.5, "b": 0.01}) == {"a": 0.5, "b": 0.02}
+    assert timing.holm([0.6, 0.7]) == [1.0, 1.0]   # 2 * 0.6 capped at 1, and no smaller after it
+    assert timing.holm([]) == []
+
+
+def test_claimed_names_its_recordings_as_told():
+    above = lambda r: r > 1
+    assert timing.claimed(above, [2, 3], name="recorded run") == "claimed: in both recorded runs"
+    assert timing.claimed(above, [2, 0, 2], name="run") == "not claimed: in 2 of 3 runs"
+    assert timing.claimed(above, [2], name="run") == "one run in this file, which shows it: True; not claimed"
+
+
+def test_ratios_are_the_rounds_own(clock):
+    costs = iter([1.0, 2.0, 1.0, 4.0, 1.0, 3.0])   # rotate: a, b | b, a | a, b
+
+    def variant():
+        clock[0] += next(costs)
+    t = timing.measure({"a": variant, "b": variant}, rounds=3, warmup=0)
+    assert t.ratios("b", "a") == [2.0, 1.0 / 4.0, 3.0]
