@@ -131,3 +131,17 @@ def test_the_recording_says_whether_pytorchs_gradient_carries_the_tangent_withou
     assert rec["carried"] and rec["equal_to_H_u"] is True   # what the lesson's prose says of PyTorch 2.13
     for field, when in DATA["recorded"].get("re_recorded", {}).items():
         assert field in DATA and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", when["date"])
+
+
+def test_the_profile_op_by_op_counts_the_products_the_script_counts_by_operand():
+    prof, counts = DATA["op_profile"], DATA["products_by_operand"]["counts"]
+    assert prof["n"] == DATA["hvp_sweep"]["pair"][1] and prof["rounds"] >= 5
+    assert '"op_profile": op_profile' in SCRIPT and "torch.profiler.profile" in SCRIPT
+    for name in ("gradient", "H_u_forward_over_reverse"):
+        ops = prof[name]
+        # every matrix product of one call ran as one addmv_ kernel: as many as counted by operand
+        assert ops["aten::addmv_"]["calls"] == sum(counts[name].values())
+        # the ops' self times add up to the call's total (medians over rounds, so nearly)
+        assert 0.9 < sum(v["self_cpu_us"] for v in ops.values()) / prof[name + "_total_us"] < 1.1
+    # H u costs more than the gradient, op by op as in the sweep
+    assert prof["H_u_forward_over_reverse_total_us"] > 2 * prof["gradient_total_us"]

@@ -32,6 +32,10 @@ repetitions, rounds and order; the lesson's cells are the reference):
 * section 7: where those other operands come from: in dispatch order, at n = 16, every op of H u by
   forward over reverse that makes a zero tensor, and every matrix product with its matrix operand
   (``zeros_tangent_trace``).
+* section 7: the rest of PyTorch's ratio, op by op: ``torch.profiler``'s self CPU time of each aten op in
+  one call of the gradient and of H u by forward over reverse at n = 65,536, and its calls per call,
+  round by round (one call of each per round, in alternating order, after warm-up), medians over the
+  rounds (``op_profile``), under the same ``mallopt`` settings as the sweep.
 
 Stored with the machine, the versions and the date.  ``--only FIELD`` records that one field
 again into the stored file, leaving the others (and their date) as they are, and notes the field's
@@ -264,7 +268,33 @@ def zeros_tangent_trace():
     return trace
 
 
-ONLY = {"tangent_without_create_graph": tangent_without_create_graph}   # fields --only can re-record
+def op_profile(rounds=9, warmup=2):
+    # section 7: where H u's time goes, op by op, at n = 65,536, against the gradient's: each round profiles
+    # one call of each (the order alternating), and each op's self CPU time and calls are kept per round
+    n = PAIR[1]
+    x, A = inputs(64, n)
+    u = torch.sin(torch.arange(n, dtype=f64))
+    f = lambda x: f_scalar(x, A)
+    jobs = {"gradient": lambda: gradient(f, x), "H_u_forward_over_reverse": lambda: hvp_forward_over_reverse(f, x, u)}
+    kept = {name: [] for name in jobs}
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    for r in range(warmup + rounds):
+        for name in (list(jobs) if r % 2 else list(jobs)[::-1]):
+            with torch.profiler.profile(activities=activities) as prof:
+                jobs[name]()
+            if r >= warmup:
+                kept[name].append({e.key: (e.self_cpu_time_total, e.count) for e in prof.key_averages()})
+    out = {"n": n, "rounds": rounds, "unit": "microseconds of self CPU time per call"}
+    for name, per_round in kept.items():
+        ops = sorted({op for rec in per_round for op in rec})
+        out[name] = {op: {"self_cpu_us": statistics.median(rec.get(op, (0.0, 0))[0] for rec in per_round),
+                          "calls": statistics.median(rec.get(op, (0.0, 0))[1] for rec in per_round)} for op in ops}
+        out[name + "_total_us"] = statistics.median(sum(t for t, _ in rec.values()) for rec in per_round)
+    return out
+
+
+ONLY = {"tangent_without_create_graph": tangent_without_create_graph,
+        "op_profile": op_profile}   # fields --only can re-record
 
 
 def main():
@@ -273,15 +303,6 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(1)
     out = pathlib.Path(os.environ.get("RECORD_TORCH_01_OUT", OUT))   # a temporary copy, for a test run
-    if args.only:
-        data = json.loads(out.read_text(encoding="utf-8"))
-        data[args.only] = ONLY[args.only]()
-        data["recorded"].setdefault("re_recorded", {})[args.only] = {
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "torch": torch.__version__}
-        out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        print(args.only, json.dumps(data[args.only]))
-        return
     # As the lesson's section 5 does (glibc only): no block is served by mmap (M_MMAP_MAX = 0) and the
     # heap is not trimmed (M_TRIM_THRESHOLD), so freed memory stays in the process.  Raising the mmap
     # threshold instead cannot work: glibc maps every request at or above it, refuses thresholds above
@@ -293,6 +314,15 @@ def main():
         heap_only = False
     if not heap_only:
         print("warning: glibc's mallopt refused or is absent; large blocks may be mmapped")
+    if args.only:
+        data = json.loads(out.read_text(encoding="utf-8"))
+        data[args.only] = ONLY[args.only]()
+        data["recorded"].setdefault("re_recorded", {})[args.only] = {
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "torch": torch.__version__}
+        out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        print(args.only, json.dumps(data[args.only]))
+        return
     data = {"recorded": {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                          "by": "tests/tools/record_torch_01.py",
                          "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
@@ -305,7 +335,8 @@ def main():
             "zeros_tangent_trace": zeros_tangent_trace(),
             "tangent_without_create_graph": tangent_without_create_graph(),
             "mv_zero_operand": mv_zero_operand(),
-            "hvp_sweep": hvp_sweep()}
+            "hvp_sweep": hvp_sweep(),
+            "op_profile": op_profile()}
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print("load average at start:", data["recorded"]["machine"]["load_average_at_start"])
     print(json.dumps(data["hvp_sweep"], indent=1), data["transpose_walk_nodes"], data["products_by_operand"])
