@@ -342,3 +342,32 @@ def test_controls_time_both_sizes_in_the_same_rounds(data):
     kernels = controls["inductor_kernels_at_10_elements"]
     assert len(kernels["forward"]) == len(kernels["backward"]) == 1
     assert [len(g["kernels"]) for g in data["inductor_code"]["graphs"]] == [1, 1]
+
+
+def test_the_replication_runs_in_separate_processes(data):
+    # the lesson's recorded timing claims rest on these runs: each a fresh process, one after another
+    replication = data["replicate"]
+    runs = replication["runs"]
+    assert len(runs) >= 6                               # the runs' medians then have an exact 95% interval
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", replication["date"])
+    text = (ROOT / "tests" / "tools" / "record_torch_timings.py").read_text(encoding="utf-8")
+    body = text.split("def record_replicate(", 1)[1].split("\ndef ", 1)[0]
+    assert "subprocess.run(" in body and '"--replicate-child"' in body and "for i in range(runs)" in body
+    for run in runs:
+        assert len(run["load_average_at_start"]) == len(run["load_average_at_end"]) == 3 and run["seconds"] > 0
+        assert [row["elements"] for row in run["recording_sweep"]] == script_sizes()
+        assert [row["elements"] for row in run["compile_sweep"]] == script_sizes()
+        for name in ["aot_eager", "inductor"]:
+            assert_ratio(run["mlp_step"]["ratio_to_eager"][name])
+        for row in run["recording_sweep"]:
+            assert_ratio(row["ratio"])
+        for row in run["compile_sweep"]:
+            for r in [*row["ratio_to_eager"].values(), row["forward_ratio_inductor_to_eager"],
+                      row["step_ratio_inductor_to_decomp_partition"]]:
+                assert_ratio(r)
+        controls = run["controls"]
+        assert controls["sizes"] == [10, 1_000] and controls["rounds"] == replication["rounds"]
+        assert {len(times) for times in controls["per_pass_rounds_ms"].values()} == {controls["rounds"]}
+    # separate measurements, not one copied: no two runs share a median
+    medians = [run["mlp_step"]["ratio_to_eager"]["inductor"]["median"] for run in runs]
+    assert len(set(medians)) == len(runs)
