@@ -368,6 +368,22 @@ def test_the_replication_runs_in_separate_processes(data):
         controls = run["controls"]
         assert controls["sizes"] == [10, 1_000] and controls["rounds"] == replication["rounds"]
         assert {len(times) for times in controls["per_pass_rounds_ms"].values()} == {controls["rounds"]}
+        large = run["controls_large"]                   # the keeping control where the sweeps take fewer rounds
+        assert large["sizes"] == [100_000, 1_000_000] and large["rounds"] == replication["rounds_above_10000_elements"]
+        assert {len(times) for times in large["per_pass_rounds_ms"].values()} == {large["rounds"]}
+        # Inductor's values against eager's at every size: a difference, measured (not a flag)
+        assert [row["elements"] for row in run["inductor_against_eager"]] == script_sizes()
+        assert all(row[f"max_abs_difference_{k}"] >= 0 for row in run["inductor_against_eager"] for k in ["output", "gradient"])
+        empty = run["empty_compiled_call"]
+        assert sorted(empty["per_step_us_rounds"]) == ["aot_eager", "eager", "inductor"]
+        assert {len(v) for v in empty["per_step_us_rounds"].values()} == {empty["rounds"]}
+        for r in empty["ratio_to_eager"].values():
+            assert_ratio(r)
+        (faults,) = run["page_faults"]["rows"]
+        assert faults["elements"] == 1_000_000
+        for name in ["eager step", "aot_eager step", "inductor step", "aot_eager_decomp_partition step"]:
+            low, high = faults[name]["range"]
+            assert 0 <= low <= faults[name]["median"] <= high
     # separate measurements, not one copied: no two runs share a median
     medians = [run["mlp_step"]["ratio_to_eager"]["inductor"]["median"] for run in runs]
     assert len(set(medians)) == len(runs)

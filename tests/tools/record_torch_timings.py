@@ -86,8 +86,12 @@ PyTorch on one thread):
   in the same interleaved rounds, every round's time per pass kept; and Inductor's kernels at 10 elements;
 * ``replicate``: the replication the lesson's timing claims rest on (``--only replicate`` records it alone):
   ``mlp_step``, both sweeps and ``controls``, each run in a separate process (``--runs``, default 10),
-  one after another, with the load average at each run's start and end; a run takes about 40 s on
-  an idle machine at 81 rounds, so record it under the exclusive CPU lock;
+  one after another, with the load average at each run's start and end; in the same processes the
+  keeping control at 100,000 and 1,000,000 elements (``controls_large``), Inductor's output and gradient
+  against eager's at every size (``inductor_against_eager``), a compiled call's fixed cost on a step of
+  ``x * 1.0`` (``empty_compiled_call``) and the page faults of eager's and three compiled steps at a
+  million elements; a run takes about a minute on an idle machine at 81 rounds: record it under the
+  exclusive CPU lock;
 * ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
   Dynamo's ``recompile_limit`` and its warning, and the recompile a
   ``torch.set_num_threads`` change causes (the global-state guard).
@@ -472,9 +476,58 @@ def replicate_child(rounds):
     mlp = record_mlp(torch, measure, rounds)
     recording, compiled_sweep, _ = record_sweeps(torch, measure, rounds, SIZES)
     controls = record_controls(torch, measure, rounds)
+    # the keeping control at the large sizes, in the same rounds as each other (as few as the sweeps take there)
+    controls_large = record_controls(torch, measure, rounds_for(10**6, rounds), sizes=(100_000, 1_000_000))
+    agreement = record_agreement(torch, SIZES)
+    empty = record_empty_call(torch, measure, rounds)
+    faults = record_page_faults(torch, sizes=(1_000_000,),
+                                backends=("aot_eager", "inductor", "aot_eager_decomp_partition"))
     print(json.dumps({"load_average_at_start": load, "load_average_at_end": list(os.getloadavg()),
                       "seconds": round(time.perf_counter() - t0, 1), "mlp_step": mlp,
-                      "recording_sweep": recording, "compile_sweep": compiled_sweep, "controls": controls}))
+                      "recording_sweep": recording, "compile_sweep": compiled_sweep, "controls": controls,
+                      "controls_large": controls_large, "inductor_against_eager": agreement,
+                      "empty_compiled_call": empty, "page_faults": faults}))
+
+
+def record_agreement(torch, sizes):
+    """Inductor's output and gradient against eager's, for the chain's step at each of ``sizes``: the largest
+    absolute differences (float32; the chain's values lie in (-1, 1))."""
+    rows = []
+    for n in sizes:
+        torch._dynamo.reset()
+        compiled = torch.compile(chain, backend="inductor", dynamic=False)
+        got = {}
+        for name, fn in [("eager", chain), ("inductor", compiled)]:
+            x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+            out = fn(x)
+            out.sum().backward()
+            got[name] = (out.detach(), x.grad)
+        rows.append({"elements": n,
+                     "max_abs_difference_output": (got["inductor"][0] - got["eager"][0]).abs().max().item(),
+                     "max_abs_difference_gradient": (got["inductor"][1] - got["eager"][1]).abs().max().item()})
+    torch._dynamo.reset()
+    return rows
+
+
+def record_empty_call(torch, measure, rounds, n=10):
+    """The fixed cost of a compiled call: a step (forward, ``sum``, backward) of ``x * 1.0`` at ``n``
+    elements, eager against ``aot_eager`` and Inductor, in the same interleaved rounds, per step; with the
+    lesson's MLP step beside them, so that its compiled extra can be set against the one-operation one."""
+    def one(x):
+        return x * 1.0
+
+    x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+    torch._dynamo.reset()
+    variants = {"eager": chain_step(one, x)}
+    for backend in ["aot_eager", "inductor"]:
+        variants[backend] = chain_step(torch.compile(one, backend=backend, dynamic=False), x)
+        variants[backend]()
+    reps = repeats_for(variants["eager"])
+    t = measure({k: repeated(v, reps) for k, v in variants.items()}, rounds=rounds, warmup=3, clock=CLOCK)
+    torch._dynamo.reset()
+    return {"what": f"a step of x * 1.0 at {n} elements", "steps_per_timed_call": reps, "rounds": rounds,
+            "per_step_us_rounds": {k: [v / reps * 1e6 for v in t.times[k]] for k in variants},
+            "ratio_to_eager": {b: ratio(t, b, "eager") for b in ["aot_eager", "inductor"]}}
 
 
 def record_replicate(runs, rounds):
@@ -760,26 +813,27 @@ def record_forward_split(torch, measure, rounds, sizes=(100_000, 1_000_000)):
     return rows
 
 
-def record_page_faults(torch, sizes=(100_000, 1_000_000), rounds=15):
+def record_page_faults(torch, sizes=(100_000, 1_000_000), rounds=15, backends=("aot_eager",)):
     """Minor page faults per training step (``ru_minflt`` deltas of this process), eager against
-    aot_eager, at the large sizes: a fault is the kernel handing the process a fresh page, so a step whose
+    each of ``backends`` (``aot_eager``), at the large sizes: a fault is the kernel handing the process a fresh page, so a step whose
     allocator returns its arrays to the system and maps them anew faults about once per 4 KB it writes.
-    Rounds interleaved, the order alternating, the first call and one warm-up step of each before them;
+    Rounds interleaved, the order rotating, the first call and one warm-up step of each before them;
     per variant the median over the rounds, and the range."""
     page = resource.getpagesize()
     rows = []
     for n in sizes:
         x = torch.linspace(-1.0, 1.0, n).requires_grad_()
         torch._dynamo.reset()
-        compiled = torch.compile(chain, backend="aot_eager", dynamic=False)
-        variants = {"eager step": chain_step(chain, x), "aot_eager step": chain_step(compiled, x)}
+        variants = {"eager step": chain_step(chain, x)}
+        for backend in backends:
+            variants[f"{backend} step"] = chain_step(torch.compile(chain, backend=backend, dynamic=False), x)
         for step in variants.values():
             step()                                      # the first call (aot_eager: captures and compiles)
             step()                                      # a warm-up step
         faults = {name: [] for name in variants}
         names = list(variants)
         for i in range(rounds):
-            for name in names[i % 2:] + names[:i % 2]:          # the order alternates round by round
+            for name in names[i % len(names):] + names[:i % len(names)]:    # the order rotates round by round
                 step = variants[name]
                 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
                 step()
