@@ -161,7 +161,7 @@ record-torch-timings: torch-setup
 	$(TORCH_BIN)/python tests/tools/record_torch_timings.py
 
 record-torch-memory: torch-setup
-	$(TORCH_BIN)/python tests/tools/record_torch_memory.py
+	PYTHONPATH=. $(TORCH_BIN)/python tests/tools/record_torch_memory.py
 
 # Researcher lesson 1 prints PyTorch's transpose-walk nodes and its H u sweep from a data file.
 record-torch-01: torch-setup

@@ -7,7 +7,8 @@ the numbers of segments the script measures, and that its numbers are
 consistent (the peak of the walk is at least what was alive when it started,
 and is the bytes alive from the forward pass plus the walk's allocations listed
 as alive at it; the reentrant walks, and the control walks on an input that requires grad, keep
-after the forward pass what the others keep; the machine is named).
+after the forward pass what the others keep; the k = 24 walks keep what the count says; the
+timing's stored ratios are its stored times'; the machine is named).
 """
 
 import json
@@ -70,3 +71,32 @@ def test_the_peak_is_its_listed_allocations(variant):
         assert all(group["count"] >= 1 and group["bytes"] > 0 for group in groups), s
         assert 0 < walk["forward_bytes_alive_at_peak"] <= walk["after_forward_bytes"], s
         assert walk["forward_bytes_alive_at_peak"] + sum(g["bytes"] for g in groups) == walk["peak_in_backward_bytes"], s
+
+
+@pytest.mark.parametrize("variant", ["walks_k24_reentrant", "walks_k24_grad_input"])
+def test_the_predicted_configuration_is_the_scripts(variant):
+    # the k = 24 chain the lesson predicts before it was recorded: the script's segments, each
+    # keeping after the forward pass what the count says, (s - 1) + 24 / s activations and the loss
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    depth, segments = script_constant("DEPTH_PREDICTED, SEGMENTS_PREDICTED").split("#")[0].split(", ", 1)
+    assert sorted(int(s) for s in data[variant]) == json.loads(segments)
+    one = data["chain"]["activation_bytes"]
+    for s, walk in data[variant].items():
+        law = (int(s) - 1) + int(depth) // int(s)
+        assert walk["after_forward_bytes"] == law * one + 4, s
+        assert walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], s
+
+
+def test_the_timing_ratios_are_its_times():
+    # every round's ratios recomputed from its stored times: the added time over the unit, its part
+    # in the first forward pass, and the rest (the walk)
+    timing = json.loads(DATA.read_text(encoding="utf-8"))["timing_s2"]
+    T, ratios = timing["times_s"], timing["ratios"]
+    assert all(len(times) == timing["rounds"] for times in T.values())
+    assert all(t > 0 for times in T.values() for t in times)
+    for r in range(timing["rounds"]):
+        added = (T["s = 2"][r] - T["s = 1"][r]) / T["layers 1-8"][r]
+        first = (T["forward, s = 2"][r] - T["forward, s = 1"][r]) / T["layers 1-8"][r]
+        assert ratios["added"][r] == pytest.approx(added, rel=1e-12)
+        assert ratios["first_pass"][r] == pytest.approx(first, rel=1e-12)
+        assert ratios["walk"][r] == pytest.approx(added - first, rel=1e-12, abs=1e-12)

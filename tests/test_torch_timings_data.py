@@ -342,3 +342,48 @@ def test_controls_time_both_sizes_in_the_same_rounds(data):
     kernels = controls["inductor_kernels_at_10_elements"]
     assert len(kernels["forward"]) == len(kernels["backward"]) == 1
     assert [len(g["kernels"]) for g in data["inductor_code"]["graphs"]] == [1, 1]
+
+
+def test_the_replication_runs_in_separate_processes(data):
+    # the lesson's recorded timing claims rest on these runs: each a fresh process, one after another
+    replication = data["replicate"]
+    runs = replication["runs"]
+    assert len(runs) >= 6                               # the runs' medians then have an exact 95% interval
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", replication["date"])
+    text = (ROOT / "tests" / "tools" / "record_torch_timings.py").read_text(encoding="utf-8")
+    body = text.split("def record_replicate(", 1)[1].split("\ndef ", 1)[0]
+    assert "subprocess.run(" in body and '"--replicate-child"' in body and "for i in range(runs)" in body
+    for run in runs:
+        assert len(run["load_average_at_start"]) == len(run["load_average_at_end"]) == 3 and run["seconds"] > 0
+        assert [row["elements"] for row in run["recording_sweep"]] == script_sizes()
+        assert [row["elements"] for row in run["compile_sweep"]] == script_sizes()
+        for name in ["aot_eager", "inductor"]:
+            assert_ratio(run["mlp_step"]["ratio_to_eager"][name])
+        for row in run["recording_sweep"]:
+            assert_ratio(row["ratio"])
+        for row in run["compile_sweep"]:
+            for r in [*row["ratio_to_eager"].values(), row["forward_ratio_inductor_to_eager"],
+                      row["step_ratio_inductor_to_decomp_partition"]]:
+                assert_ratio(r)
+        controls = run["controls"]
+        assert controls["sizes"] == [10, 1_000] and controls["rounds"] == replication["rounds"]
+        assert {len(times) for times in controls["per_pass_rounds_ms"].values()} == {controls["rounds"]}
+        large = run["controls_large"]                   # the keeping control where the sweeps take fewer rounds
+        assert large["sizes"] == [100_000, 1_000_000] and large["rounds"] == replication["rounds_above_10000_elements"]
+        assert {len(times) for times in large["per_pass_rounds_ms"].values()} == {large["rounds"]}
+        # Inductor's values against eager's at every size: a difference, measured (not a flag)
+        assert [row["elements"] for row in run["inductor_against_eager"]] == script_sizes()
+        assert all(row[f"max_abs_difference_{k}"] >= 0 for row in run["inductor_against_eager"] for k in ["output", "gradient"])
+        empty = run["empty_compiled_call"]
+        assert sorted(empty["per_step_us_rounds"]) == ["aot_eager", "eager", "inductor"]
+        assert {len(v) for v in empty["per_step_us_rounds"].values()} == {empty["rounds"]}
+        for r in empty["ratio_to_eager"].values():
+            assert_ratio(r)
+        (faults,) = run["page_faults"]["rows"]
+        assert faults["elements"] == 1_000_000
+        for name in ["eager step", "aot_eager step", "inductor step", "aot_eager_decomp_partition step"]:
+            low, high = faults[name]["range"]
+            assert 0 <= low <= faults[name]["median"] <= high
+    # separate measurements, not one copied: no two runs share a median
+    medians = [run["mlp_step"]["ratio_to_eager"]["inductor"]["median"] for run in runs]
+    assert len(set(medians)) == len(runs)

@@ -1,6 +1,6 @@
 """Record PyTorch's CPU memory for researcher lesson 2 into notebooks/researcher/data/torch_memory_02.json.
 
-Usage: .venv-torch/bin/python tests/tools/record_torch_memory.py [--out FILE]
+Usage: PYTHONPATH=. .venv-torch/bin/python tests/tools/record_torch_memory.py [--out FILE] [--only FIELD ...]
 
 The lesson (notebooks/researcher/02_memory_and_checkpointing.ipynb) measures
 minigrad's memory with ``tracemalloc``, which does not see PyTorch's
@@ -33,13 +33,31 @@ The step is the lesson's ``traced_walk``: the loss is the sum of the
 chain's output, and no variable holds that output (so the walk may free it
 as in the lesson).  Also recorded: the CPU model and numpy's version.
 
+``walks_k24_reentrant`` and ``walks_k24_grad_input``: the same two walks on a chain of k = 24 layers
+(same width and batch) at s = 3, 8, 24, a configuration the lesson predicts before it is measured
+(the reentrant walk's peak above the control's).
+
+``timing_s2``: the lesson's one timing check on PyTorch (its section 3): the chain of 16 layers of
+width 512 on a batch of 128, ``use_reentrant=False``, five variants interleaved by
+``minigrad.timing.measure`` (41 rounds after 3 warm-up, collector off, this process's CPU time,
+three steps per call, one thread): layers 1 to 8's forward pass (the unit), the first forward pass
+unchecked and with s = 2, and the training step unchecked and with s = 2.  Stored: every round's
+times, and per round the time s = 2 adds to a step, and its parts in the first forward pass and in
+the walk, each over the unit.  The criterion, fixed before the first recording: the check holds
+when the exact 95% interval of the median (``timing.median_ci``) of the added time's round ratios
+lies inside 3/4 to 5/4.
+
+``--only FIELD`` (repeatable) re-records those fields alone into the stored file, with their date.
+
 """
 
 import argparse
 import datetime
 import json
+import os
 import pathlib
 import platform
+import time
 
 import numpy as np
 
@@ -48,10 +66,13 @@ from torch.profiler import ProfilerActivity, profile
 from torch.profiler._memory_profiler import Action, MemoryProfile
 from torch.utils.checkpoint import checkpoint_sequential
 
+from minigrad import timing                 # the lesson's interleaving (numpy only; PYTHONPATH=.)
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_memory_02.json"
 DEPTH, WIDTH, ROWS = 16, 32, 1024
 SEGMENTS = [1, 2, 4, 8, 16]
+DEPTH_PREDICTED, SEGMENTS_PREDICTED = 24, [3, 8, 24]    # predicted in the lesson before it was recorded
 
 
 def tanh_mlp(depth, width):
@@ -125,11 +146,62 @@ def step_memory_retried(net, x, s, use_reentrant=False):
                 raise
 
 
-def walks(net, x, use_reentrant):
+def walks(net, x, use_reentrant, segments=SEGMENTS):
     measured = {}
-    for s in SEGMENTS:
+    for s in segments:
         measured[str(s)] = step_memory_retried(net, x, s, use_reentrant)
     return measured
+
+
+def walks_k24(use_reentrant):
+    """The walks of the k = 24 chain on the input requiring grad (reentrant, or the control)."""
+    torch.manual_seed(0)
+    net, x_grad = tanh_mlp(DEPTH_PREDICTED, WIDTH), batch(ROWS, WIDTH).requires_grad_()
+    step_memory_retried(net, x_grad, 3, use_reentrant)      # a first run fills one-time caches
+    return walks(net, x_grad, use_reentrant, SEGMENTS_PREDICTED)
+
+
+def timing_s2():
+    """The lesson's s = 2 timing check on PyTorch: every round's times and its ratios (docstring above)."""
+    torch.manual_seed(0)
+    repeats = 3
+    wide, x_wide = tanh_mlp(16, 512), batch(128, 512)
+    first_half = wide[:16]                                  # layers 1 to 8: what s = 2 recomputes
+
+    def layers_1_to_8():
+        for _ in range(repeats):
+            first_half(x_wide)
+
+    def forward(s):
+        def run():
+            for _ in range(repeats):
+                wide(x_wide) if s == 1 else checkpoint_sequential(wide, s, x_wide, use_reentrant=False)
+        return run
+
+    def training_step(s):
+        def run():
+            for _ in range(repeats):
+                out = wide(x_wide) if s == 1 else checkpoint_sequential(wide, s, x_wide, use_reentrant=False)
+                out.sum().backward()
+                wide.zero_grad()
+        return run
+
+    t = timing.measure({"layers 1-8": layers_1_to_8, "forward, s = 1": forward(1), "forward, s = 2": forward(2),
+                        "s = 1": training_step(1), "s = 2": training_step(2)},
+                       rounds=41, warmup=3, clock=time.process_time)
+    T = t.times
+    unit = T["layers 1-8"]
+    added = [(b - a) / u for a, b, u in zip(T["s = 1"], T["s = 2"], unit)]
+    first_pass = [(b - a) / u for a, b, u in zip(T["forward, s = 1"], T["forward, s = 2"], unit)]
+    return {"chain": {"depth": 16, "width": 512, "rows": 128}, "steps_per_call": repeats, "rounds": 41,
+            "warmup": 3, "clock": "time.process_time", "load_average_at_start": list(os.getloadavg()),
+            "times_s": T,
+            "ratios": {"added": added, "first_pass": first_pass,
+                       "walk": [a - f for a, f in zip(added, first_pass)]}}
+
+
+ONLY = {"walks_k24_reentrant": lambda: walks_k24(True), "walks_k24_grad_input": lambda: walks_k24(False),
+        "timing_s2": timing_s2}                            # the fields --only can re-record
 
 
 def cpu_model():
@@ -146,8 +218,20 @@ def cpu_model():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
+    parser.add_argument("--only", choices=sorted(ONLY), action="append",
+                        help="re-record this field alone into the stored file (repeatable)")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.only:
+        data = json.loads(args.out.read_text(encoding="utf-8"))
+        for field in args.only:
+            data[field] = ONLY[field]()
+            data.setdefault("re_recorded", {})[field] = {
+                "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                "torch": torch.__version__}
+        args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        report(data)
+        return
     torch.manual_seed(0)
     net, x = tanh_mlp(DEPTH, WIDTH), batch(ROWS, WIDTH)
     step_memory_retried(net, x, 4)                          # a first run fills one-time caches
@@ -165,12 +249,20 @@ def main():
         "walks_reentrant": walks(net, x_grad, use_reentrant=True),
         "walks_grad_input": walks(net, x_grad, use_reentrant=False),   # the control: the input alone changed
     }
+    data.update((field, record()) for field, record in ONLY.items())
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    for name in ["walks", "walks_reentrant", "walks_grad_input"]:
-        for s, w in data[name].items():
+    report(data)
+
+
+def report(data):
+    for name in ["walks", "walks_reentrant", "walks_grad_input", "walks_k24_reentrant", "walks_k24_grad_input"]:
+        for s, w in data.get(name, {}).items():
             print(name, s, {k: w[k] / (ROWS * WIDTH * 4) for k in ["after_forward_bytes", "peak_in_backward_bytes"]},
                   "peak at", w["peak_at"])
+    if "timing_s2" in data:
+        for part, ratios in data["timing_s2"]["ratios"].items():
+            print("timing_s2", part, timing.median_ci(ratios))
 
 
 if __name__ == "__main__":

@@ -84,12 +84,21 @@ PyTorch on one thread):
 * ``controls``: the lesson's constant-c test and keeping control: the chain's forward recording, under
   ``no_grad``, and under ``no_grad`` keeping each ``tanh`` result, at 10 and at 1,000 elements, all six
   in the same interleaved rounds, every round's time per pass kept; and Inductor's kernels at 10 elements;
+* ``replicate``: the replication the lesson's timing claims rest on (``--only replicate`` records it alone):
+  ``mlp_step``, both sweeps and ``controls``, each run in a separate process (``--runs``, default 10),
+  one after another, with the load average at each run's start and end; in the same processes the
+  keeping control at 100,000 and 1,000,000 elements (``controls_large``), Inductor's output and gradient
+  against eager's at every size (``inductor_against_eager``), a compiled call's fixed cost on a step of
+  ``x * 1.0`` (``empty_compiled_call``) and the page faults of eager's and three compiled steps at a
+  million elements; a run takes about a minute on an idle machine at 81 rounds: record it under the
+  exclusive CPU lock;
 * ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
   Dynamo's ``recompile_limit`` and its warning, and the recompile a
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
-another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``, ``page_faults``, ``repeat``, ``controls``):
+another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``, ``page_faults``, ``repeat``, ``controls``,
+``replicate``):
 re-record that part alone into the existing file, the first calls stamped with
 their own date, leaving the rest as recorded;
 ``--keep-first-call``: re-record everything else, keeping the file's first calls).
@@ -363,6 +372,8 @@ def record_mlp(torch, measure, rounds):
 
 
 def record_sweeps(torch, measure, rounds, sizes):
+    from torch._inductor.utils import run_and_get_code
+
     recording, compiled_sweep, code = [], [], None
     operations = operations_recorded(chain(torch.ones(3, requires_grad=True)))
     for n in sizes:
@@ -396,8 +407,6 @@ def record_sweeps(torch, measure, rounds, sizes):
             compiled = torch.compile(chain, backend=backend, dynamic=False)
             t0 = time.perf_counter()
             if backend == "inductor" and n == 1_000:
-                from torch._inductor.utils import run_and_get_code
-
                 _, sources = run_and_get_code(chain_step(compiled, x_req))
                 code = inductor_code(sources)
             else:
@@ -452,6 +461,90 @@ def record_repeat(torch, measure, rounds, sizes):
     return {"mlp_step": mlp, "recording_sweep": recording, "compile_sweep": compiled_sweep,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "load_average_at_start": started}
+
+
+def replicate_child(rounds):
+    """In a fresh process: one run of the lesson's claimed timings (the MLP step, both sweeps, the
+    paired controls), printed as one line of JSON, with the load average at its start and end."""
+    import torch
+
+    from minigrad.timing import measure
+
+    torch.set_num_threads(1)
+    load = list(os.getloadavg())
+    t0 = time.perf_counter()
+    mlp = record_mlp(torch, measure, rounds)
+    recording, compiled_sweep, _ = record_sweeps(torch, measure, rounds, SIZES)
+    controls = record_controls(torch, measure, rounds)
+    # the keeping control at the large sizes, in the same rounds as each other (as few as the sweeps take there)
+    controls_large = record_controls(torch, measure, rounds_for(10**6, rounds), sizes=(100_000, 1_000_000))
+    agreement = record_agreement(torch, SIZES)
+    empty = record_empty_call(torch, measure, rounds)
+    faults = record_page_faults(torch, sizes=(1_000_000,),
+                                backends=("aot_eager", "inductor", "aot_eager_decomp_partition"))
+    print(json.dumps({"load_average_at_start": load, "load_average_at_end": list(os.getloadavg()),
+                      "seconds": round(time.perf_counter() - t0, 1), "mlp_step": mlp,
+                      "recording_sweep": recording, "compile_sweep": compiled_sweep, "controls": controls,
+                      "controls_large": controls_large, "inductor_against_eager": agreement,
+                      "empty_compiled_call": empty, "page_faults": faults}))
+
+
+def record_agreement(torch, sizes):
+    """Inductor's output and gradient against eager's, for the chain's step at each of ``sizes``: the largest
+    absolute differences (float32; the chain's values lie in (-1, 1))."""
+    rows = []
+    for n in sizes:
+        torch._dynamo.reset()
+        compiled = torch.compile(chain, backend="inductor", dynamic=False)
+        got = {}
+        for name, fn in [("eager", chain), ("inductor", compiled)]:
+            x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+            out = fn(x)
+            out.sum().backward()
+            got[name] = (out.detach(), x.grad)
+        rows.append({"elements": n,
+                     "max_abs_difference_output": (got["inductor"][0] - got["eager"][0]).abs().max().item(),
+                     "max_abs_difference_gradient": (got["inductor"][1] - got["eager"][1]).abs().max().item()})
+    torch._dynamo.reset()
+    return rows
+
+
+def record_empty_call(torch, measure, rounds, n=10):
+    """The fixed cost of a compiled call: a step (forward, ``sum``, backward) of ``x * 1.0`` at ``n``
+    elements, eager against ``aot_eager`` and Inductor, in the same interleaved rounds, per step; with the
+    lesson's MLP step beside them, so that its compiled extra can be set against the one-operation one."""
+    def one(x):
+        return x * 1.0
+
+    x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+    torch._dynamo.reset()
+    variants = {"eager": chain_step(one, x)}
+    for backend in ["aot_eager", "inductor"]:
+        variants[backend] = chain_step(torch.compile(one, backend=backend, dynamic=False), x)
+        variants[backend]()
+    reps = repeats_for(variants["eager"])
+    t = measure({k: repeated(v, reps) for k, v in variants.items()}, rounds=rounds, warmup=3, clock=CLOCK)
+    torch._dynamo.reset()
+    return {"what": f"a step of x * 1.0 at {n} elements", "steps_per_timed_call": reps, "rounds": rounds,
+            "per_step_us_rounds": {k: [v / reps * 1e6 for v in t.times[k]] for k in variants},
+            "ratio_to_eager": {b: ratio(t, b, "eager") for b in ["aot_eager", "inductor"]}}
+
+
+def record_replicate(runs, rounds):
+    """The replication: ``runs`` separate processes, one after another, each a ``replicate_child``."""
+    out = {"what": "the MLP step, the recording and compile sweeps and the paired controls, each run in a "
+                   "separate process, one after another",
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "rounds": rounds, "rounds_above_10000_elements": rounds_for(10**6, rounds), "runs": []}
+    for i in range(runs):
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        res = subprocess.run([sys.executable, __file__, "--replicate-child", "--rounds", str(rounds)],
+                             capture_output=True, text=True, env=env, check=True)
+        run = json.loads(res.stdout.strip().splitlines()[-1])
+        out["runs"].append(run)
+        print(f"  run {i + 1} of {runs}: {run['seconds']} s, load average at start "
+              + ", ".join(f"{v:.2f}" for v in run["load_average_at_start"]), flush=True)
+    return out
 
 
 def inductor_code(sources):
@@ -652,6 +745,8 @@ def record_controls(torch, measure, rounds, sizes=(10, 1_000)):
     that the two sizes share every slow spell of the machine.  Stored per pass, round by round
     (``per_pass_rounds_ms``), for the lesson's paired intervals; and the kernels Inductor generates for
     the chain's step at 10 elements (the lesson's "small tensors")."""
+    from torch._inductor.utils import run_and_get_code
+
     operations = operations_recorded(chain(torch.ones(3, requires_grad=True)))
     variants, reps = {}, {}
     for n in sizes:
@@ -677,8 +772,6 @@ def record_controls(torch, measure, rounds, sizes=(10, 1_000)):
         print(f"  controls n = {n:>6,}: recording / no_grad {t.ratio(f'recording {n}', f'no_grad {n}').median:.3f},"
               f" keeping / no_grad {t.ratio(f'no_grad keeping {n}', f'no_grad {n}').median:.3f}", flush=True)
     torch._dynamo.reset()
-    from torch._inductor.utils import run_and_get_code
-
     x10 = torch.linspace(-1.0, 1.0, 10).requires_grad_()
     _, sources = run_and_get_code(chain_step(torch.compile(chain, backend="inductor", dynamic=False), x10))
     kernels = [part["kernels"] for part in inductor_code(sources)["graphs"]]
@@ -720,26 +813,27 @@ def record_forward_split(torch, measure, rounds, sizes=(100_000, 1_000_000)):
     return rows
 
 
-def record_page_faults(torch, sizes=(100_000, 1_000_000), rounds=15):
+def record_page_faults(torch, sizes=(100_000, 1_000_000), rounds=15, backends=("aot_eager",)):
     """Minor page faults per training step (``ru_minflt`` deltas of this process), eager against
-    aot_eager, at the large sizes: a fault is the kernel handing the process a fresh page, so a step whose
+    each of ``backends`` (``aot_eager``), at the large sizes: a fault is the kernel handing the process a fresh page, so a step whose
     allocator returns its arrays to the system and maps them anew faults about once per 4 KB it writes.
-    Rounds interleaved, the order alternating, the first call and one warm-up step of each before them;
+    Rounds interleaved, the order rotating, the first call and one warm-up step of each before them;
     per variant the median over the rounds, and the range."""
     page = resource.getpagesize()
     rows = []
     for n in sizes:
         x = torch.linspace(-1.0, 1.0, n).requires_grad_()
         torch._dynamo.reset()
-        compiled = torch.compile(chain, backend="aot_eager", dynamic=False)
-        variants = {"eager step": chain_step(chain, x), "aot_eager step": chain_step(compiled, x)}
+        variants = {"eager step": chain_step(chain, x)}
+        for backend in backends:
+            variants[f"{backend} step"] = chain_step(torch.compile(chain, backend=backend, dynamic=False), x)
         for step in variants.values():
             step()                                      # the first call (aot_eager: captures and compiles)
             step()                                      # a warm-up step
         faults = {name: [] for name in variants}
         names = list(variants)
         for i in range(rounds):
-            for name in names[i % 2:] + names[:i % 2]:          # the order alternates round by round
+            for name in names[i % len(names):] + names[:i % len(names)]:    # the order rotates round by round
                 step = variants[name]
                 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
                 step()
@@ -1050,14 +1144,20 @@ def main(argv=None):
     ap.add_argument("--first-calls", type=int, default=5,
                     help="samples of each backend's first call, each in a fresh process (default 5)")
     ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard", "page_faults", "repeat",
-                                       "controls"],
+                                       "controls", "replicate"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--keep-first-call", action="store_true",
                     help="re-record everything but the first calls, keeping those of the existing --out file")
+    ap.add_argument("--runs", type=int, default=10,
+                    help="separate processes of the replication (--only replicate; default 10)")
     ap.add_argument("--first-call-child", help=argparse.SUPPRESS)
+    ap.add_argument("--replicate-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.first_call_child:
         first_call_child(args.first_call_child)
+        return 0
+    if args.replicate_child:
+        replicate_child(args.rounds)
         return 0
     out = pathlib.Path(args.out)
     if args.only == "first_call":
@@ -1078,6 +1178,12 @@ def main(argv=None):
         data["branches"]["print_runs_per_call"] = record_print_runs(torch, x_big, w)
         out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote branches.dynamo_scale_guard, dynamo_list_guard, dynamo_scale_versions and print_runs_per_call into {out}")
+        return 0
+    if args.only == "replicate":
+        data = json.loads(out.read_text(encoding="utf-8"))
+        data["replicate"] = record_replicate(args.runs, args.rounds)
+        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote replicate into {out}")
         return 0
     if args.only == "repeat":
         import torch
