@@ -7,7 +7,8 @@ lesson's own ``schedule_step`` (on a chain built by its ``tanh_mlp``, fed by its
 ``batch``), counting the layer evaluations with a forward hook on every ``Linear``, and
 checks the peak against the least a schedule of this family can reach: segment j of m_j
 layers is recomputed beside the inputs of segments 2, ..., j, so (j - 1) + m_j <= M and
-k <= M(M + 1)/2 = C(M + 1, 2), Griewank's binomial bound in the lesson's count.  40 is not
+k <= M(M + 1)/2 = C(M + 1, 2), this family's bound (equal in number to Griewank's
+binomial bound; the lesson shows no mapping between the two counts).  40 is not
 triangular, so several schedules reach that peak; among them the check asks for the
 fewest evaluations (``least_evaluations``: only the last segment is not recomputed).
 
@@ -31,7 +32,8 @@ def count(answer, example="3"):
 
 
 def least_peak(k_layers, r=2):
-    """The least M with k_layers <= C(M - 1 + r, r): Griewank's bound in the lesson's count."""
+    """The least M with k_layers <= C(M - 1 + r, r): this family's bound (for r = 2), a number
+    equal to Griewank's."""
     return next(m for m in range(1, k_layers + 1) if math.comb(m - 1 + r, r) >= k_layers)
 
 
