@@ -100,3 +100,8 @@ def test_each_run_has_what_the_lesson_reads(data):
         assert step["elements"] == 10 and step["rounds"] == rounds
         for r in [*mlp["ratio_to_eager"].values(), *step["ratio_to_eager"].values()]:
             assert_ratio(r)
+
+
+def test_the_file_is_as_the_script_writes_it():
+    text = DATA.read_text(encoding="utf-8")
+    assert text == script.dumps(json.loads(text)) + "\n"

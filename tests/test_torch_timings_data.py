@@ -387,3 +387,15 @@ def test_the_replication_runs_in_separate_processes(data):
     # separate measurements, not one copied: no two runs share a median
     medians = [run["mlp_step"]["ratio_to_eager"]["inductor"]["median"] for run in runs]
     assert len(set(medians)) == len(runs)
+
+
+def test_the_file_is_as_the_script_writes_it():
+    # the recording script's form: json with indent=1, each list of numbers on one line; the same data as JSON
+    import sys
+    sys.path.insert(0, str(ROOT / "tests" / "tools"))
+    from record_torch_timings import dumps
+
+    text = DATA.read_text(encoding="utf-8")
+    assert text == dumps(json.loads(text)) + "\n"
+    sample = {"a": [1, 2.5], "b": ["x", {"c": []}], "d": "[1,2]"}
+    assert json.loads(dumps(sample)) == sample and '"a": [1, 2.5]' in dumps(sample)

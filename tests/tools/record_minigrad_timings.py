@@ -44,7 +44,6 @@ import datetime
 import json
 import os
 import pathlib
-import re
 import subprocess
 import sys
 import time
@@ -54,7 +53,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))                          # this checkout's minigrad
 sys.path.insert(0, str(ROOT / "tests" / "tools"))      # the PyTorch script's shared pieces
 
-from record_torch_timings import (CLOCK, SIZES, chain, chain_keeping, chain_step, machine,  # noqa: E402
+from record_torch_timings import (CLOCK, SIZES, chain, chain_keeping, chain_step, dumps, machine,  # noqa: E402
                                   mlp_problem, operations_recorded, ratio, repeated, repeats_for,
                                   rounds_for, summary)
 
@@ -208,13 +207,6 @@ def record_runs(runs, rounds, environment=None):
         print(f"  run {i + 1} of {runs}: {run['seconds']} s, load average at start "
               + ", ".join(f"{v:.2f}" for v in run["load_average_at_start"]), flush=True)
     return out
-
-
-def dumps(data):
-    """JSON with ``indent=1``, each list of numbers on one line (the rounds' times: a line per variant)."""
-    text = json.dumps(data, indent=1, ensure_ascii=False)
-    return re.sub(r"\[\s*(-?[0-9][^\[\]{}\"]*?)\s*\]",
-                  lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text)
 
 
 def main(argv=None):

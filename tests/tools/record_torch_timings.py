@@ -131,6 +131,19 @@ STEPS = 20                                  # steps of the chain; 3 operations e
 CLOCK = time.process_time
 
 
+def dumps(data, level=0):
+    """``json.dumps(data, indent=1, ensure_ascii=False)``, but each list of numbers on one line (the rounds'
+    times: a line per variant, not a line per number)."""
+    pad, end = " " * (level + 1), " " * level
+    if isinstance(data, dict) and data:
+        return "{\n" + ",\n".join(f"{pad}{json.dumps(k, ensure_ascii=False)}: {dumps(v, level + 1)}"
+                                   for k, v in data.items()) + "\n" + end + "}"
+    if isinstance(data, list) and data and not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in data):
+        return "[\n" + ",\n".join(pad + dumps(v, level + 1) for v in data) + "\n" + end + "]"
+    return json.dumps(data, ensure_ascii=False)
+
+
 def chain(x):
     y = x
     for _ in range(STEPS):
@@ -1164,7 +1177,7 @@ def main(argv=None):
         data = json.loads(out.read_text(encoding="utf-8"))
         print("first calls, each in a fresh process with an empty Inductor cache ...", flush=True)
         data["first_call"] = record_first_calls(args.first_calls)
-        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote first_call into {out}")
         return 0
     if args.only == "scale_guard":
@@ -1176,13 +1189,13 @@ def main(argv=None):
         data["branches"]["dynamo_list_guard"] = record_list_guard(torch, x_big, w)
         data["branches"]["dynamo_scale_versions"] = record_scale_versions(torch, x_big, w)
         data["branches"]["print_runs_per_call"] = record_print_runs(torch, x_big, w)
-        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote branches.dynamo_scale_guard, dynamo_list_guard, dynamo_scale_versions and print_runs_per_call into {out}")
         return 0
     if args.only == "replicate":
         data = json.loads(out.read_text(encoding="utf-8"))
         data["replicate"] = record_replicate(args.runs, args.rounds)
-        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote replicate into {out}")
         return 0
     if args.only == "repeat":
@@ -1193,7 +1206,7 @@ def main(argv=None):
         torch.set_num_threads(1)
         data = json.loads(out.read_text(encoding="utf-8"))
         data["repeat"] = record_repeat(torch, measure, args.rounds, SIZES)
-        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote repeat into {out}")
         return 0
     if args.only in ("saved_tensors", "forward_split", "per_op", "page_faults", "controls"):
@@ -1212,7 +1225,7 @@ def main(argv=None):
                 else {"rows": record_forward_split(torch, measure, args.rounds)})
         data[args.only] = {**part, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                            "torch": torch.__version__, "load_average_at_start": load}
-        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote {args.only} into {out}")
         return 0
 
@@ -1277,7 +1290,7 @@ def main(argv=None):
     data["recorded"]["seconds_taken"] = round((datetime.datetime.now(datetime.timezone.utc)
                                                - started).total_seconds())
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.write_text(dumps(data) + "\n", encoding="utf-8")
     print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
     return 0
 
