@@ -12,6 +12,8 @@
 #   make fuzz            the differential fuzzer on more seeds: make fuzz SEEDS=0:20000 (FATAL=kinds)
 #   make record-torch-timings  PyTorch's numbers for researcher lesson 3 (Inductor, guards, torch.cond),
 #                        measured on this machine into notebooks/researcher/data/torch_timings_03.json
+#   make record-minigrad-timings  minigrad's side of lesson 3's timing claims, ten separate processes,
+#                        into notebooks/researcher/data/minigrad_timings_03.json
 #   make record-torch-memory  PyTorch's numbers for researcher lesson 2 (the checkpointed chain's memory
 #                        timeline at s = 1, 2, 4, 8, 16, both variants; the cost per segment) into
 #                        notebooks/researcher/data/torch_memory_02.json
@@ -57,7 +59,7 @@ LAB_OVERRIDES := {"@jupyterlab/apputils-extension:notification": {"fetchNews": "
 
 .PHONY: setup lab test test-library execute restore-lessons bench clean dot lab-check \
         browser-setup test-torch torch-setup fuzz record-torch-timings record-torch-memory \
-        record-torch-01
+        record-torch-01 record-minigrad-timings
 
 setup: $(STAMP) dot
 
@@ -159,6 +161,10 @@ fuzz: torch-setup
 # re-measures them on this machine with the machine, versions and date (a few minutes).
 record-torch-timings: torch-setup
 	$(TORCH_BIN)/python tests/tools/record_torch_timings.py
+
+# minigrad's side of lesson 3's timing claims, in ten separate processes as PyTorch's (about five minutes).
+record-minigrad-timings: $(STAMP)
+	PYTHONPATH=. $(BIN)/python tests/tools/record_minigrad_timings.py
 
 record-torch-memory: torch-setup
 	PYTHONPATH=. $(TORCH_BIN)/python tests/tools/record_torch_memory.py

@@ -23,7 +23,8 @@ run on a shared, noisy machine:
 
 Intervals that assume nothing about the times' distribution: ``median_ci`` (the median's exact interval
 from order statistics, for the rounds' times or their ratios), ``sign_test`` (its exact p-value against a
-predicted median) and ``holm`` (Holm's step-down adjustment, when a table makes several claims at once).
+predicted median) and ``holm`` (Holm's step-down adjustment, when a table makes several claims at once); ``median_ratio_ci`` and
+``paired_median_ratio_ci`` (a ratio of two medians, the samples measured apart or in the same rounds).
 
 Verdicts on those intervals, so that a lesson's cells show the measurement and the verdict, not its
 plumbing: ``apart`` (two intervals that do not overlap), ``claimed`` (an effect shown in every recording
@@ -50,7 +51,7 @@ import time
 from collections import namedtuple
 
 __all__ = ["Ratio", "Timings", "apart", "claimed", "differences", "holm", "measure", "median_ci", "median_ratio_ci",
-           "sign_test", "stored_ratio"]
+           "paired_median_ratio_ci", "sign_test", "stored_ratio"]
 
 Ratio = namedtuple("Ratio", "median low high")
 Ratio.__doc__ = """A ratio of two variants' times, round by round: its median and its
@@ -120,6 +121,34 @@ def median_ratio_ci(a, b, level=0.95, resamples=2000, seed=0):
     rng = random.Random(seed)
     draws = (statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
              for _ in range(resamples))
+    return Ratio(statistics.median(a) / statistics.median(b), *_percentile_interval(draws, level))
+
+
+def paired_median_ratio_ci(a, b, level=0.95, resamples=2000, seed=0):
+    """``median(a) / median(b)`` of two samples taken in the same rounds, with a bootstrap interval.
+
+    ``a[i]`` and ``b[i]`` come from round ``i`` (two extras from ``differences``, say: recording's
+    extra over ``no_grad`` at two sizes).  Each resample draws the rounds with replacement, a round's
+    two values together, and takes the ratio of the two medians; ``low`` and ``high`` leave
+    ``(1 - level) / 2`` of those ratios on each side.  Unlike ``Timings.ratio_ci``, the median of the
+    rounds' ratios, it estimates the ratio of the typical values themselves, and a round whose ``b``
+    is near zero does not blow its ratio up.  ``seed`` fixes the resampling.  Returns a ``Ratio``
+    (median, low, high).
+
+    Raises:
+        ValueError: ``a`` and ``b`` of different lengths (not the same rounds), or empty.
+    """
+    a, b = list(a), list(b)
+    if len(a) != len(b) or not a:
+        raise ValueError(f"paired_median_ratio_ci: {len(a)} and {len(b)} values, not the same rounds")
+    rng = random.Random(seed)
+    pairs = list(zip(a, b))
+
+    def draw():
+        sample = rng.choices(pairs, k=len(pairs))
+        return statistics.median(x for x, _ in sample) / statistics.median(y for _, y in sample)
+
+    draws = (draw() for _ in range(resamples))
     return Ratio(statistics.median(a) / statistics.median(b), *_percentile_interval(draws, level))
 
 

@@ -7,10 +7,12 @@ the numbers of segments the script measures, and that its numbers are
 consistent (the peak of the walk is at least what was alive when it started,
 and is the bytes alive from the forward pass plus the walk's allocations listed
 as alive at it; the reentrant walks, and the control walks on an input that requires grad, keep
-after the forward pass what the others keep; the k = 24 walks keep what the count says; the
-timing's stored ratios are its stored times'; the machine is named).
+after the forward pass what the others keep; the k = 24 walks keep what the count says, and their
+prediction was stored before they were measured; the timing's stored ratios are its stored times';
+the machine is named).
 """
 
+import datetime
 import json
 import pathlib
 import re
@@ -85,6 +87,27 @@ def test_the_predicted_configuration_is_the_scripts(variant):
         law = (int(s) - 1) + int(depth) // int(s)
         assert walk["after_forward_bytes"] == law * one + 4, s
         assert walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], s
+
+
+def test_the_k24_prediction_was_stored_before_its_measurement():
+    # the script writes its prediction into the file, with the second, before it measures the k = 24
+    # walks; each walk's measurement starts after that second. The prediction covers the script's
+    # segments, and its numbers are its rule's: one activation plus one Linear's weight and bias
+    # gradients (PyTorch: at every s; minigrad: where a segment has more than one layer)
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    predicted = data["predicted_k24"]
+
+    def second(stamp):
+        return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S UTC")
+
+    for variant in ["walks_k24_reentrant", "walks_k24_grad_input"]:
+        assert second(predicted["written"]) < second(data["re_recorded"][variant]["measured_from"]), variant
+    depth, segments = script_constant("DEPTH_PREDICTED, SEGMENTS_PREDICTED").split("#")[0].split(", ", 1)
+    width = data["chain"]["width"]
+    rise = data["chain"]["activation_bytes"] + (width * width + width) * 4
+    assert predicted["torch_reentrant_minus_control_bytes"] == {s: rise for s in data["walks_k24_reentrant"]}
+    assert predicted["minigrad_extra_rise_bytes"] == {
+        str(s): rise if int(depth) // s > 1 else 0 for s in json.loads(segments)}
 
 
 def test_the_timing_ratios_are_its_times():

@@ -374,6 +374,15 @@ def test_the_replication_runs_in_separate_processes(data):
         # Inductor's values against eager's at every size: a difference, measured (not a flag)
         assert [row["elements"] for row in run["inductor_against_eager"]] == script_sizes()
         assert all(row[f"max_abs_difference_{k}"] >= 0 for row in run["inductor_against_eager"] for k in ["output", "gradient"])
+        # and each result's error against float64, in its own float32 spacings: measured, so positive somewhere
+        errors = [row[f"max_spacings_from_float64_{k}_{who}"] for row in run["inductor_against_eager"]
+                  for k in ["output", "gradient"] for who in ["eager", "inductor"]]
+        assert min(errors) >= 0 and max(errors) > 0
+        # the tanh calls counted in Inductor's kernels: each kernel has its vector and its scalar loop body,
+        # so a kernel computing all twenty tanh calls it 40 times; the backward recomputes fewer than it
+        kernels = run["inductor_kernels"]
+        assert kernels["forward_kernel_tanh_calls"] == 2 * 20
+        assert 0 < kernels["backward_kernel_tanh_calls"] < kernels["forward_kernel_tanh_calls"]
         empty = run["empty_compiled_call"]
         assert sorted(empty["per_step_us_rounds"]) == ["aot_eager", "eager", "inductor"]
         assert {len(v) for v in empty["per_step_us_rounds"].values()} == {empty["rounds"]}
@@ -387,3 +396,35 @@ def test_the_replication_runs_in_separate_processes(data):
     # separate measurements, not one copied: no two runs share a median
     medians = [run["mlp_step"]["ratio_to_eager"]["inductor"]["median"] for run in runs]
     assert len(set(medians)) == len(runs)
+    # the kernels' sources stored once, from the first run, and counted as the script counts them
+    first = runs[0]["inductor_kernels"]
+    for part in ["forward", "backward"]:
+        assert first[f"{part}_kernel_tanh_calls"] == len(re.findall(r"\btanh\(", first[f"{part}_kernel_source"]))
+        assert all(f"{part}_kernel_source" not in run["inductor_kernels"] for run in runs[1:])
+
+
+def test_the_claims_sides_are_the_scripts(data):
+    # written in the script before recording and stored with the runs: a side or null changed afterwards in
+    # one place and not the other fails here; and the lesson tests each stored claim under the same name
+    import sys
+    sys.path.insert(0, str(ROOT / "tests" / "tools"))
+    import record_torch_timings as script
+
+    replication = data["replicate"]
+    for key, pre in [("claims", script.TORCH_CLAIMS), ("exploratory", script.TORCH_EXPLORATORY)]:
+        assert replication[key] == {name: {"null": null, "direction": side} for name, (null, side) in pre.items()}
+        assert all(c["direction"] in ("above", "below") for c in replication[key].values())
+    source = "".join("".join(c["source"]) for c in json.loads(LESSON.read_text(encoding="utf-8"))["cells"])
+    assert 'replication["exploratory" if post_hoc else "claims"][name]' in source
+
+
+def test_the_file_is_as_the_script_writes_it():
+    # the recording script's form: json with indent=1, each list of numbers on one line; the same data as JSON
+    import sys
+    sys.path.insert(0, str(ROOT / "tests" / "tools"))
+    from record_torch_timings import dumps
+
+    text = DATA.read_text(encoding="utf-8")
+    assert text == dumps(json.loads(text)) + "\n"
+    sample = {"a": [1, 2.5], "b": ["x", {"c": []}], "d": "[1,2]"}
+    assert json.loads(dumps(sample)) == sample and '"a": [1, 2.5]' in dumps(sample)

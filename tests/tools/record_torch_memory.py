@@ -35,7 +35,10 @@ as in the lesson).  Also recorded: the CPU model and numpy's version.
 
 ``walks_k24_reentrant`` and ``walks_k24_grad_input``: the same two walks on a chain of k = 24 layers
 (same width and batch) at s = 3, 8, 24, a configuration the lesson predicts before it is measured
-(the reentrant walk's peak above the control's).
+(the reentrant walk's peak above the control's).  The prediction (``PREDICTED_K24``) goes into the
+file as ``predicted_k24``, with the second it was written, before those walks are measured; each
+of the two fields then gets, in ``re_recorded``, the second its measurement started
+(``measured_from``), so the file shows the order.
 
 ``timing_s2``: the lesson's one timing check on PyTorch (its section 3): the chain of 16 layers of
 width 512 on a batch of 128, ``use_reentrant=False``, five variants interleaved by
@@ -73,6 +76,15 @@ OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_memory_02.json"
 DEPTH, WIDTH, ROWS = 16, 32, 1024
 SEGMENTS = [1, 2, 4, 8, 16]
 DEPTH_PREDICTED, SEGMENTS_PREDICTED = 24, [3, 8, 24]    # predicted in the lesson before it was recorded
+ONE_LAYER_GRADIENTS = (WIDTH * WIDTH + WIDTH) * 4             # one Linear's weight and bias gradients, bytes
+PREDICTED_K24 = {                                          # stored, with its time, before the k = 24 walks run
+    "rule": "the reentrant walk's peak rises one activation plus one layer's gradients above the control's "
+            "(minigrad: where a segment has more than one layer; PyTorch: at every s)",
+    "minigrad_extra_rise_bytes": {"3": ROWS * WIDTH * 4 + ONE_LAYER_GRADIENTS,
+                                  "8": ROWS * WIDTH * 4 + ONE_LAYER_GRADIENTS, "24": 0},
+    "torch_reentrant_minus_control_bytes": {str(s): ROWS * WIDTH * 4 + ONE_LAYER_GRADIENTS
+                                            for s in SEGMENTS_PREDICTED},
+}
 
 
 def tanh_mlp(depth, width):
@@ -204,6 +216,19 @@ ONLY = {"walks_k24_reentrant": lambda: walks_k24(True), "walks_k24_grad_input": 
         "timing_s2": timing_s2}                            # the fields --only can re-record
 
 
+def now(form):
+    return datetime.datetime.now(datetime.timezone.utc).strftime(form)
+
+
+def store_prediction(data, out):
+    """Put ``PREDICTED_K24`` into ``data`` with the second it is written, and write the file, before
+    the k = 24 walks are measured."""
+    data["predicted_k24"] = {"written": now("%Y-%m-%d %H:%M:%S UTC"), **PREDICTED_K24}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    time.sleep(1)                                          # the measurement's second then follows it
+
+
 def cpu_model():
     """The CPU's model name from /proc/cpuinfo (Linux), else platform.processor()."""
     try:
@@ -224,11 +249,13 @@ def main():
     torch.set_num_threads(1)
     if args.only:
         data = json.loads(args.out.read_text(encoding="utf-8"))
+        if any(field.startswith("walks_k24") for field in args.only):
+            store_prediction(data, args.out)
         for field in args.only:
+            started = now("%Y-%m-%d %H:%M:%S UTC")
             data[field] = ONLY[field]()
-            data.setdefault("re_recorded", {})[field] = {
-                "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                "torch": torch.__version__}
+            data.setdefault("re_recorded", {})[field] = {"date": now("%Y-%m-%d %H:%M UTC"),
+                                                         "torch": torch.__version__, "measured_from": started}
         args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         report(data)
         return
@@ -249,7 +276,12 @@ def main():
         "walks_reentrant": walks(net, x_grad, use_reentrant=True),
         "walks_grad_input": walks(net, x_grad, use_reentrant=False),   # the control: the input alone changed
     }
-    data.update((field, record()) for field, record in ONLY.items())
+    store_prediction(data, args.out)
+    for field, record in ONLY.items():
+        started = now("%Y-%m-%d %H:%M:%S UTC")
+        data[field] = record()
+        data.setdefault("re_recorded", {})[field] = {"date": now("%Y-%m-%d %H:%M UTC"), "torch": torch.__version__,
+                                                     "measured_from": started}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     report(data)

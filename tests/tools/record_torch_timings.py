@@ -131,6 +131,19 @@ STEPS = 20                                  # steps of the chain; 3 operations e
 CLOCK = time.process_time
 
 
+def dumps(data, level=0):
+    """``json.dumps(data, indent=1, ensure_ascii=False)``, but each list of numbers on one line (the rounds'
+    times: a line per variant, not a line per number)."""
+    pad, end = " " * (level + 1), " " * level
+    if isinstance(data, dict) and data:
+        return "{\n" + ",\n".join(f"{pad}{json.dumps(k, ensure_ascii=False)}: {dumps(v, level + 1)}"
+                                   for k, v in data.items()) + "\n" + end + "}"
+    if isinstance(data, list) and data and not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in data):
+        return "[\n" + ",\n".join(pad + dumps(v, level + 1) for v in data) + "\n" + end + "]"
+    return json.dumps(data, ensure_ascii=False)
+
+
 def chain(x):
     y = x
     for _ in range(STEPS):
@@ -152,6 +165,36 @@ def operations_recorded(out):
 # the sizes at which Inductor's step was slower than eager's in earlier recordings: there the step is also
 # timed with Inductor's partitioner replaced by one that recomputes nothing
 SAVE_ALL_SIZES = (10_000, 100_000)
+
+# The lesson's claims on the replication's runs, written before recording and stored with them
+# (``replicate.claims``), so that no side is chosen after seeing the data: each claim's name as the
+# lesson prints it, the null its statistic (a run's median) is tested against by the sign test across
+# the runs, and the predicted side, "above" or "below" it.  ``exploratory``: read off earlier data.
+TORCH_CLAIMS = {
+    "recording / no_grad falls from 10 to 10,000 elements (at 10 over at 10,000)": (1, "above"),
+    "the extra per operation more than tenfold from 10 to 100,000 elements (the factor)": (10, "above"),
+    "no_grad's time the larger part of a recording pass at 10 elements (recording / no_grad)": (2, "below"),
+    "the extra per operation grows from 10 to 1,000 elements (paired rounds: the ratio of the median extras,"
+    " against the band's top)":
+        (1.2, "above"),
+    "keeping the 20 results falls short of that growth at 1,000 elements (keeping / no_grad over what it needs)":
+        (1, "below"),
+    **{f"keeping moves the time at least half as far as recording at {n:,} elements (keeping's extra over"
+       " recording's)": (0.5, "above") for n in (100_000, 1_000_000)},
+    **{f"{b} slower than eager on the MLP step": (1, "above") for b in ("aot_eager", "inductor")},
+    "a compiled call's fixed cost above Inductor's whole extra on the MLP step (the extra on x * 1.0 over the MLP's)":
+        (1, "above"),
+    **{f"Inductor's step faster than eager's at {n:,} elements": (1, "below") for n in SIZES},
+    "Inductor's forward alone faster than eager's at every size (the largest ratio of the six)": (1, "below"),
+    **{f"recomputing slower than saving at {n:,} elements (Inductor / Inductor saving all)": (1, "above")
+       for n in SAVE_ALL_SIZES},
+    "Inductor's step below the same graphs unfused at a million elements (Inductor / aot_eager_decomp_partition)":
+        (1, "below"),
+}
+TORCH_EXPLORATORY = {
+    "aot_eager's step slower than eager's at 10 elements (read off the MLP step first)": (1, "above"),
+    "aot_eager's step faster than eager's at a million elements (read off the picture first)": (1, "below"),
+}
 
 
 def chain_saving_all(x):
@@ -479,6 +522,7 @@ def replicate_child(rounds):
     # the keeping control at the large sizes, in the same rounds as each other (as few as the sweeps take there)
     controls_large = record_controls(torch, measure, rounds_for(10**6, rounds), sizes=(100_000, 1_000_000))
     agreement = record_agreement(torch, SIZES)
+    kernels = record_kernel_tanh(torch)
     empty = record_empty_call(torch, measure, rounds)
     faults = record_page_faults(torch, sizes=(1_000_000,),
                                 backends=("aot_eager", "inductor", "aot_eager_decomp_partition"))
@@ -486,27 +530,57 @@ def replicate_child(rounds):
                       "seconds": round(time.perf_counter() - t0, 1), "mlp_step": mlp,
                       "recording_sweep": recording, "compile_sweep": compiled_sweep, "controls": controls,
                       "controls_large": controls_large, "inductor_against_eager": agreement,
-                      "empty_compiled_call": empty, "page_faults": faults}))
+                      "empty_compiled_call": empty, "page_faults": faults, "inductor_kernels": kernels}))
 
 
 def record_agreement(torch, sizes):
     """Inductor's output and gradient against eager's, for the chain's step at each of ``sizes``: the largest
-    absolute differences (float32; the chain's values lie in (-1, 1))."""
+    absolute differences (float32; the chain's values lie in (-1, 1)); and each float32 result's error against
+    eager in float64 on the same inputs, element by element in units of that element's own float32 spacing
+    (the largest, for eager and for Inductor)."""
     rows = []
     for n in sizes:
         torch._dynamo.reset()
         compiled = torch.compile(chain, backend="inductor", dynamic=False)
         got = {}
-        for name, fn in [("eager", chain), ("inductor", compiled)]:
-            x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+        for name, fn, dtype in [("eager", chain, torch.float32), ("inductor", compiled, torch.float32),
+                                ("float64", chain, torch.float64)]:
+            x = torch.linspace(-1.0, 1.0, n).to(dtype).requires_grad_()
             out = fn(x)
             out.sum().backward()
             got[name] = (out.detach(), x.grad)
-        rows.append({"elements": n,
-                     "max_abs_difference_output": (got["inductor"][0] - got["eager"][0]).abs().max().item(),
-                     "max_abs_difference_gradient": (got["inductor"][1] - got["eager"][1]).abs().max().item()})
+        row = {"elements": n,
+               "max_abs_difference_output": (got["inductor"][0] - got["eager"][0]).abs().max().item(),
+               "max_abs_difference_gradient": (got["inductor"][1] - got["eager"][1]).abs().max().item()}
+        for i, part in enumerate(["output", "gradient"]):
+            exact = got["float64"][i]
+            near = exact.float().abs()
+            spacing = (torch.nextafter(near, torch.full_like(near, float("inf"))) - near).double()
+            for name in ["eager", "inductor"]:
+                row[f"max_spacings_from_float64_{part}_{name}"] = (
+                    (got[name][i].double() - exact).abs() / spacing).max().item()
+        rows.append(row)
     torch._dynamo.reset()
     return rows
+
+
+def record_kernel_tanh(torch, n=1_000):
+    """The chain's step compiled by Inductor at ``n`` elements: the ``tanh`` calls counted in the source of its
+    forward and of its backward kernel (each loop of a kernel, vector and scalar, counted), and both sources."""
+    from torch._inductor.utils import run_and_get_code
+
+    torch._dynamo.reset()
+    x = torch.linspace(-1.0, 1.0, n).requires_grad_()
+    _, sources = run_and_get_code(chain_step(torch.compile(chain, backend="inductor", dynamic=False), x))
+    torch._dynamo.reset()
+    out = {"elements": n}
+    for part, src in zip(["forward", "backward"], sources):
+        m = re.search(r"extern \"C\"[^{]*\{.*?\n\}\n", src, re.S)
+        kernel = m.group(0) if m else ""
+        out[f"{part}_kernel_tanh_calls"] = len(re.findall(r"\btanh\(", kernel))
+        out[f"{part}_kernel_loops"] = len(re.findall(r"^\s*for\s*\(", kernel, re.M))
+        out[f"{part}_kernel_source"] = kernel
+    return out
 
 
 def record_empty_call(torch, measure, rounds, n=10):
@@ -535,12 +609,18 @@ def record_replicate(runs, rounds):
     out = {"what": "the MLP step, the recording and compile sweeps and the paired controls, each run in a "
                    "separate process, one after another",
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-           "rounds": rounds, "rounds_above_10000_elements": rounds_for(10**6, rounds), "runs": []}
+           "rounds": rounds, "rounds_above_10000_elements": rounds_for(10**6, rounds),
+           "claims": {name: {"null": null, "direction": side} for name, (null, side) in TORCH_CLAIMS.items()},
+           "exploratory": {name: {"null": null, "direction": side} for name, (null, side) in TORCH_EXPLORATORY.items()},
+           "runs": []}
     for i in range(runs):
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         res = subprocess.run([sys.executable, __file__, "--replicate-child", "--rounds", str(rounds)],
                              capture_output=True, text=True, env=env, check=True)
         run = json.loads(res.stdout.strip().splitlines()[-1])
+        if out["runs"]:      # the kernels' sources once, from the first run; their counts in every run
+            for part in ["forward", "backward"]:
+                run["inductor_kernels"].pop(f"{part}_kernel_source")
         out["runs"].append(run)
         print(f"  run {i + 1} of {runs}: {run['seconds']} s, load average at start "
               + ", ".join(f"{v:.2f}" for v in run["load_average_at_start"]), flush=True)
@@ -1164,7 +1244,7 @@ def main(argv=None):
         data = json.loads(out.read_text(encoding="utf-8"))
         print("first calls, each in a fresh process with an empty Inductor cache ...", flush=True)
         data["first_call"] = record_first_calls(args.first_calls)
-        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote first_call into {out}")
         return 0
     if args.only == "scale_guard":
@@ -1176,13 +1256,13 @@ def main(argv=None):
         data["branches"]["dynamo_list_guard"] = record_list_guard(torch, x_big, w)
         data["branches"]["dynamo_scale_versions"] = record_scale_versions(torch, x_big, w)
         data["branches"]["print_runs_per_call"] = record_print_runs(torch, x_big, w)
-        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote branches.dynamo_scale_guard, dynamo_list_guard, dynamo_scale_versions and print_runs_per_call into {out}")
         return 0
     if args.only == "replicate":
         data = json.loads(out.read_text(encoding="utf-8"))
         data["replicate"] = record_replicate(args.runs, args.rounds)
-        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote replicate into {out}")
         return 0
     if args.only == "repeat":
@@ -1193,7 +1273,7 @@ def main(argv=None):
         torch.set_num_threads(1)
         data = json.loads(out.read_text(encoding="utf-8"))
         data["repeat"] = record_repeat(torch, measure, args.rounds, SIZES)
-        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote repeat into {out}")
         return 0
     if args.only in ("saved_tensors", "forward_split", "per_op", "page_faults", "controls"):
@@ -1212,7 +1292,7 @@ def main(argv=None):
                 else {"rows": record_forward_split(torch, measure, args.rounds)})
         data[args.only] = {**part, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                            "torch": torch.__version__, "load_average_at_start": load}
-        out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote {args.only} into {out}")
         return 0
 
@@ -1277,7 +1357,7 @@ def main(argv=None):
     data["recorded"]["seconds_taken"] = round((datetime.datetime.now(datetime.timezone.utc)
                                                - started).total_seconds())
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.write_text(dumps(data) + "\n", encoding="utf-8")
     print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
     return 0
 
