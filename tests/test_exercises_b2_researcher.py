@@ -179,3 +179,19 @@ def test_researcher3_no_hint_gives_the_answer_away():
 def test_the_stored_reply(replies, answers, start, not_said):
     stored = replies()(*answers)
     assert stored.startswith(start) and not_said not in stored
+
+
+def test_researcher1_products_by_operand_counts_the_kernels_a_walk_runs():
+    # a walk without create_graph runs MmBackward0's products on arrays, one with it on tensors:
+    # the counter sees both, once each; X is data, so no product with W1 computes X's adjoint
+    import minigrad as torch
+    X = torch.cos(torch.arange(12.0)).reshape(3, 4)
+    W1 = torch.sin(torch.arange(16.0)).reshape(4, 4).requires_grad_()
+    W2 = torch.cos(torch.arange(16.0)).reshape(4, 4).requires_grad_()
+    loss = (torch.tanh(X @ W1) @ W2).sum()
+    for create_graph in (False, True):
+        walk = lambda: torch.autograd.grad(loss, (W1, W2), retain_graph=True, create_graph=create_graph)
+        assert researcher_01.products_with(W2, walk) == 1      # the adjoint of tanh(X W1): grad W2^T
+        assert researcher_01.products_with(W1, walk) == 0      # no grad W1^T: X needs no gradient
+        assert sum(researcher_01.products_by_operand(X, walk).values()) == 3   # and grad^T tanh(X W1)
+    assert researcher_01.products_with(W1, lambda: X @ W1) == 1

@@ -9,7 +9,7 @@ the two paths by which x reaches the output left out.
 
 import numpy as np
 
-from ..ops import linalg
+from ..ops import formulas, linalg
 from .answers import Unreadable, library_of, reply
 
 __all__ = ["check", "products_with", "products_by_operand"]
@@ -66,7 +66,8 @@ def products_with(matrix, compute):
     tangents and the walk's formulas all end in the library's product kernels, so the count
     watches those kernels: on minigrad the ``forward`` of its Mv and Mm functions (every
     ``@``, ``mv`` and ``mm`` of a 2-d operand, recorded or not, and each tangent rule's
-    product); on PyTorch the aten ops ``mv``, ``mm``, ``addmv``, ``addmm``, ``bmm`` and
+    product) and the walk's array-level product (``formulas._ArrayOps.mm``, which a walk
+    without ``create_graph`` runs for ``MmBackward0``); on PyTorch the aten ops ``mv``, ``mm``, ``addmv``, ``addmm``, ``bmm`` and
     ``baddbmm``, seen by a ``TorchDispatchMode`` below autograd and forward AD.  An operand
     counts when it shares memory with ``matrix`` (A, its transpose, a view).
     """
@@ -104,14 +105,25 @@ def products_by_operand(matrix, compute, clock=None):
                            lambda t: np.shares_memory(t._data, base), lambda t: tuple(t.shape))
             return real, staticmethod(forward)
 
+        def watching_arrays(cls):
+            real = cls.__dict__["mm"]
+
+            def mm(a, b):
+                return run(lambda: real.__func__(a, b), (a, b),
+                           lambda t: np.shares_memory(t, base), lambda t: tuple(t.shape))
+            return real, staticmethod(mm)
+
         saved = {cls: watching(cls) for cls in (linalg.Mv, linalg.Mm)}
+        array_mm = watching_arrays(formulas._ArrayOps)
         for cls, (_, new) in saved.items():
             cls.forward = new
+        formulas._ArrayOps.mm = array_mm[1]
         try:
             compute()
         finally:
             for cls, (real, _) in saved.items():
                 cls.forward = real
+            formulas._ArrayOps.mm = array_mm[0]
     else:
         import torch
         from torch.utils._python_dispatch import TorchDispatchMode
