@@ -65,13 +65,19 @@ def test_a_real_second_run_with_a_timing_cell_changes_nothing(tmp_path):
     assert path.read_text(encoding="utf-8") == first
 
 
-def test_changed_code_in_a_timing_cell_is_stored_with_its_own_outputs(tmp_path):
+def _one_timing_cell(tmp_path, source):
+    """A lesson file of one cell tagged nbval-ignore-output, not yet run."""
     nb = nbformat.v4.new_notebook()
-    timed = nbformat.v4.new_code_cell("print('took', 5, 'ns')", id="timed")
+    timed = nbformat.v4.new_code_cell(source, id="timed")
     timed.metadata["tags"] = ["nbval-ignore-output"]
     nb.cells = [timed]
     path = tmp_path / "lesson.ipynb"
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    return path
+
+
+def test_changed_code_in_a_timing_cell_is_stored_with_its_own_outputs(tmp_path):
+    path = _one_timing_cell(tmp_path, "print('took', 5, 'ns')")
     assert tool.execute(path, timeout=60)
     stored = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
     assert tool.stamped_fingerprint(stored) == tool.sources_fingerprint(stored)
@@ -85,12 +91,7 @@ def test_changed_code_in_a_timing_cell_is_stored_with_its_own_outputs(tmp_path):
 
 
 def test_store_timings_keeps_this_runs_timings(tmp_path):
-    nb = nbformat.v4.new_notebook()
-    timed = nbformat.v4.new_code_cell("import time\nprint('clock', time.time_ns())", id="timed")
-    timed.metadata["tags"] = ["nbval-ignore-output"]
-    nb.cells = [timed]
-    path = tmp_path / "lesson.ipynb"
-    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    path = _one_timing_cell(tmp_path, "import time\nprint('clock', time.time_ns())")
 
     def clock():
         cell = json.loads(path.read_text(encoding="utf-8"))["cells"][0]
