@@ -92,7 +92,8 @@ lab: setup
 	  --LabApp.workspaces_dir=$(PREFIX)/share/jupyter/lab/workspaces \
 	  --ip=127.0.0.1 --no-browser $(ROOT_FLAG)
 
-test: setup
+# with the browser check, its setup comes first, so the static-page test runs (not skips) every time
+test: setup $(if $(filter 0,$(LAB_CHECK)),,browser-setup)
 	$(BIN)/python -m pytest -q tests notebooks --nbval
 	$(GENERAL_PATHS_TESTS)
 ifneq ($(LAB_CHECK),0)
