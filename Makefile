@@ -3,7 +3,9 @@
 #   make lab             set up if needed, then JupyterLab on the repository, opened on the lessons
 #   make test            set up if needed, then the library tests, nbval on every notebook, and
 #                        the browser check (lab-check; LAB_CHECK=0 leaves it out)
-#   make execute         re-run every notebook in a fresh kernel and store its outputs
+#   make execute         re-run every notebook in a fresh kernel and store its outputs (a run that
+#                        changes only timings keeps the stored ones; EXECUTE_FLAGS=--store-timings
+#                        stores this run's: for a final run on an idle machine)
 #   make restore-lessons put the stored lessons back as they are in git (close their tabs first)
 #   make lab-check       every notebook in headless Chromium: as a static page (nbconvert's HTML, no
 #                        kernel), then in JupyterLab (tests/browser/README.md)
@@ -90,7 +92,8 @@ lab: setup
 	  --LabApp.workspaces_dir=$(PREFIX)/share/jupyter/lab/workspaces \
 	  --ip=127.0.0.1 --no-browser $(ROOT_FLAG)
 
-test: setup
+# with the browser check, its setup comes first, so the static-page test runs (not skips) every time
+test: setup $(if $(filter 0,$(LAB_CHECK)),,browser-setup)
 	$(BIN)/python -m pytest -q tests notebooks --nbval
 	$(GENERAL_PATHS_TESTS)
 ifneq ($(LAB_CHECK),0)
@@ -110,7 +113,7 @@ GENERAL_PATHS_TESTS = MINIGRAD_GENERAL_PATHS=1 $(BIN)/python -m pytest -q -p no:
 	tests/test_autograd_grad.py tests/test_ops_gradcheck.py tests/test_tour.py
 
 execute: setup
-	$(BIN)/python tests/tools/execute_notebooks.py --timeout $(TIMEOUT) $(NOTEBOOKS)
+	$(BIN)/python tests/tools/execute_notebooks.py --timeout $(TIMEOUT) $(EXECUTE_FLAGS) $(NOTEBOOKS)
 
 # `git checkout` of the lessons.  A lesson open in JupyterLab would be written back by its
 # next save (autosave included): close its tab first, or answer "Revert" when JupyterLab

@@ -477,9 +477,12 @@ _AOT_ONLY = {"test_region_code_is_straight_line_python", "test_invalid_backend",
              "test_traced_replay_records_eager_nodes_and_checks_arguments"}
 _SUITE = sorted(n for n in dir(_suite) if n.startswith("test_") and n not in _AOT_ONLY
                 and callable(getattr(_suite, n)))
+# each suite test keeps its own warning filters (pytest reads them from the item it runs)
+_SUITE_PARAMS = [pytest.param(n, marks=[m for m in getattr(getattr(_suite, n), "pytestmark", [])
+                                        if m.name == "filterwarnings"]) for n in _SUITE]
 
 
-@pytest.mark.parametrize("name", _SUITE)
+@pytest.mark.parametrize("name", _SUITE_PARAMS)
 def test_the_jit_suite_on_the_numpy_backend(name, monkeypatch, request):
     init = CompiledFunction.__init__
 

@@ -65,13 +65,19 @@ def test_a_real_second_run_with_a_timing_cell_changes_nothing(tmp_path):
     assert path.read_text(encoding="utf-8") == first
 
 
-def test_changed_code_in_a_timing_cell_is_stored_with_its_own_outputs(tmp_path):
+def _one_timing_cell(tmp_path, source):
+    """A lesson file of one cell tagged nbval-ignore-output, not yet run."""
     nb = nbformat.v4.new_notebook()
-    timed = nbformat.v4.new_code_cell("print('took', 5, 'ns')", id="timed")
+    timed = nbformat.v4.new_code_cell(source, id="timed")
     timed.metadata["tags"] = ["nbval-ignore-output"]
     nb.cells = [timed]
     path = tmp_path / "lesson.ipynb"
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    return path
+
+
+def test_changed_code_in_a_timing_cell_is_stored_with_its_own_outputs(tmp_path):
+    path = _one_timing_cell(tmp_path, "print('took', 5, 'ns')")
     assert tool.execute(path, timeout=60)
     stored = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
     assert tool.stamped_fingerprint(stored) == tool.sources_fingerprint(stored)
@@ -82,3 +88,18 @@ def test_changed_code_in_a_timing_cell_is_stored_with_its_own_outputs(tmp_path):
     again = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
     assert "".join(again.cells[0].outputs[0]["text"]) == "took 7 ns\n"
     assert tool.stamped_fingerprint(again) == tool.sources_fingerprint(again)
+
+
+def test_store_timings_keeps_this_runs_timings(tmp_path):
+    path = _one_timing_cell(tmp_path, "import time\nprint('clock', time.time_ns())")
+
+    def clock():
+        cell = json.loads(path.read_text(encoding="utf-8"))["cells"][0]
+        return int("".join(cell["outputs"][0]["text"]).split()[1])
+
+    assert tool.execute(path, timeout=60)
+    first = clock()
+    assert tool.execute(path, timeout=60)          # only the timing differs: kept as stored
+    assert clock() == first
+    assert tool.execute(path, timeout=60, store_timings=True)
+    assert clock() > first

@@ -8,13 +8,15 @@ consistent (the peak of the walk is at least what was alive when it started,
 and is the bytes alive from the forward pass plus the walk's allocations listed
 as alive at it; the reentrant walks, and the control walks on an input that requires grad, keep
 after the forward pass what the others keep; the k = 24 walks keep what the count says, and their
-prediction was stored before they were measured; the timing's stored ratios are its stored times';
+prediction was stored before they were measured; the timing's stored ratios are its stored times', in
+the single recording and in each run of the replication, whose order is the recorded shuffle's;
 the machine is named).
 """
 
 import datetime
 import json
 import pathlib
+import random
 import re
 
 import pytest
@@ -123,3 +125,79 @@ def test_the_timing_ratios_are_its_times():
         assert ratios["added"][r] == pytest.approx(added, rel=1e-12)
         assert ratios["first_pass"][r] == pytest.approx(first, rel=1e-12)
         assert ratios["walk"][r] == pytest.approx(added - first, rel=1e-12, abs=1e-12)
+
+
+def test_the_s2_runs_are_separate_processes_in_the_recorded_shuffled_order():
+    # timing_s2_runs: the PyTorch runs and MINIGRAD_RUNS minigrad runs per heap condition, each a fresh
+    # process with its own date, versions and load, one after another in the order random.Random(seed)
+    # shuffles them into; the kept-heap runs really had their heap kept; the attribution's prediction
+    # was written before any run ended
+    replicated = json.loads(DATA.read_text(encoding="utf-8"))["timing_s2_runs"]
+    runs = replicated["runs"]
+    minigrad_runs = int(script_constant("MINIGRAD_RUNS").split("#")[0])
+    torch_runs = sum(run["library"] == "torch" for run in runs)
+    assert torch_runs >= 7        # the fewest whose two sign tests can both reject at 0.05 after Holm's adjustment
+    order = [("torch", "default")] * torch_runs + [("minigrad", "default"), ("minigrad", "kept")] * minigrad_runs
+    random.Random(replicated["seed"]).shuffle(order)
+    assert [f"{run['library']} {run['heap']}" for run in runs] == replicated["order"] == [f"{a} {b}" for a, b in order]
+    assert all(run["heap_kept"] == (run["heap"] == "kept") for run in runs)
+    dates = [datetime.datetime.strptime(run["date"], "%Y-%m-%d %H:%M:%S UTC") for run in runs]
+    assert dates == sorted(dates) and len(set(dates)) == len(dates)
+    written = datetime.datetime.strptime(replicated["predicted_attribution"]["written"], "%Y-%m-%d %H:%M:%S UTC")
+    assert written < dates[0]
+    for run in runs:
+        assert run["version"].startswith("2.") if run["library"] == "torch" else run["version"]
+        assert re.fullmatch(r"\d+\.\d+.*", run["numpy"]) and run["machine"] and len(run["load_average_at_start"]) == 3
+
+
+def test_each_s2_runs_ratios_are_its_times():
+    # every run's ratios recomputed from its own stored times, round by round
+    for run in json.loads(DATA.read_text(encoding="utf-8"))["timing_s2_runs"]["runs"]:
+        T, ratios = run["times_s"], run["ratios"]
+        assert all(len(times) == run["rounds"] and all(t > 0 for t in times) for times in T.values())
+        pairs = {"added": ("s = 1", "s = 2"), "first_pass": ("forward, s = 1", "forward, s = 2")}
+        if run["library"] == "torch":
+            pairs.update(rng_state=("s = 2, rng not preserved", "s = 2"), empty_checkpoint=("s = 1", "s = 1, empty checkpoint"))
+        assert set(ratios) == {*pairs, "walk"}
+        for r in range(run["rounds"]):
+            for name, (a, b) in pairs.items():
+                assert ratios[name][r] == pytest.approx((T[b][r] - T[a][r]) / T["layers 1-8"][r], rel=1e-12)
+            assert ratios["walk"][r] == pytest.approx(ratios["added"][r] - ratios["first_pass"][r], rel=1e-12, abs=1e-12)
+
+
+def _kept(walk):
+    assert walk["forward_bytes_alive_at_peak"] + sum(g["bytes"] for g in walk["walk_allocations_alive_at_peak"]) \
+        == walk["peak_in_backward_bytes"]
+    assert 0 < walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"]
+    return walk["after_forward_bytes"]
+
+
+def test_any_s_keeps_the_count_after_the_forward_pass():
+    # k = 16, one module per layer, every s: M(s) = (s - 1) + k - (s - 1) floor(k/s) activations and the loss
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    one, k = data["chain"]["activation_bytes"], data["chain"]["depth"]
+    walks = data["walks_any_s"]["walks"]
+    assert sorted(int(s) for s in walks) == list(range(1, k + 1))
+    for s, walk in walks.items():
+        s = int(s)
+        count = k if s == 1 else (s - 1) + k - (s - 1) * (k // s)
+        assert _kept(walk) == count * one + 4, s
+
+
+def test_shrinking_segments_keep_the_count_after_the_forward_pass():
+    # every k from 2 to 48 whose shrinking schedule has more than one segment: segments of M, M - 1, ...
+    # layers (M the least with k <= M(M + 1)/2), the last taking the rest; kept after the forward pass:
+    # the inputs of segments 2, ..., and the last segment's activations, and the loss
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    one = data["chain"]["activation_bytes"]
+    walks = data["walks_shrinking"]["walks"]
+    expected = []
+    for k in range(2, 49):
+        m = next(m for m in range(1, k + 1) if m * (m + 1) // 2 >= k)
+        sizes = [min(m - j, k - sum(range(m, m - j, -1))) for j in range(m) if k - sum(range(m, m - j, -1)) > 0]
+        if len(sizes) > 1:
+            expected.append(str(k))
+            assert walks[str(k)]["sizes"] == sizes, k
+    assert list(walks) == expected
+    for k, walk in walks.items():
+        assert _kept(walk) == (len(walk["sizes"]) - 1 + walk["sizes"][-1]) * one + 4, k

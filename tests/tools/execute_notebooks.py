@@ -1,6 +1,6 @@
 """Re-run lesson notebooks top to bottom in a fresh kernel and store their outputs.
 
-Usage: python tests/tools/execute_notebooks.py [--timeout SECONDS] NOTEBOOK...
+Usage: python tests/tools/execute_notebooks.py [--timeout SECONDS] [--store-timings] NOTEBOOK...
 
 What `make execute` runs.  For each notebook:
 
@@ -32,6 +32,9 @@ What `make execute` runs.  For each notebook:
   (``autograd_in_depth.executed_sources``), and a file whose stamp does not
   match its code is always written, so a changed timing cell never keeps the
   outputs of the code it replaced.
+* ``--store-timings`` writes the new run's outputs even when they differ from
+  the stored ones only in timings and addresses: for a lesson's final run on an
+  idle machine, whose printed timings are the ones to keep.
 
 Exit status 1 if any notebook failed.
 """
@@ -234,8 +237,11 @@ def run(nb, path, timeout):
     return client
 
 
-def execute(path, timeout):
-    """Run one notebook; write it back only if every cell behaved. Returns True on success."""
+def execute(path, timeout, store_timings=False):
+    """Run one notebook; write it back only if every cell behaved. Returns True on success.
+
+    With ``store_timings`` the run's outputs are written even when they equal the
+    stored ones once sanitised (timings and addresses are then this run's)."""
     path = pathlib.Path(path)
     original = path.read_text(encoding="utf-8")
     nb = nbformat.reads(original, as_version=4)
@@ -252,7 +258,8 @@ def execute(path, timeout):
         text += "\n"
     rules = _sanitize_rules()
     same_code = stamped_fingerprint(nb) == sources_fingerprint(nb)
-    if same_code and _comparable(text, rules) == _comparable(original, rules):
+    if (not store_timings and same_code
+            and _comparable(text, rules) == _comparable(original, rules)):
         print(f"unchanged {path} (outputs equal once addresses are sanitised; "
               "timings as stored)")
     else:
@@ -264,11 +271,13 @@ def execute(path, timeout):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    parser.add_argument("--store-timings", action="store_true",
+                        help="write this run's outputs even if only timings and addresses changed")
     parser.add_argument("notebooks", nargs="+")
     args = parser.parse_args(argv)
     ok = True
     for p in args.notebooks:
-        ok = execute(p, args.timeout) and ok
+        ok = execute(p, args.timeout, args.store_timings) and ok
     return 0 if ok else 1
 
 

@@ -50,6 +50,21 @@ the walk, each over the unit.  The criterion, fixed before the first recording: 
 when the exact 95% interval of the median (``timing.median_ci``) of the added time's round ratios
 lies inside 3/4 to 5/4.
 
+``timing_s2_runs`` (``--only timing_s2_runs``, ``--runs N``, default 6): the replication the lesson's
+s = 2 verdicts rest on.  ``N`` fresh PyTorch processes of ``tests/tools/time_s2_child.py`` (the same
+five variants, plus the two of ``PREDICTED_ATTRIBUTION``), and ``MINIGRAD_RUNS`` fresh minigrad processes
+in each heap condition (glibc's default, and freed memory kept in the process), all one after
+another in an order shuffled by ``random.Random(seed)`` (the seed, this second, is stored with the
+order); each run with its machine, versions, date and load average.  ``PREDICTED_ATTRIBUTION``
+goes into the field, with the second it was written, before the first run starts.  minigrad's
+runs use ``--minigrad-python`` (default: the main venv's, which has no torch).
+
+``walks_any_s`` and ``walks_shrinking``: the allocator's side of the lesson's non-divisor and shrinking
+schedules, on the same timeline (``use_reentrant=False``, width 32, batch 1,024): the chain of one
+module per layer (k = 16) at every s from 1 to 16, and the shrinking segments of ``family_bound(k)``
+at every k from 2 to 48 with more than one segment.  Exploratory (``ALLOCATOR_NOTE``): the walks'
+peaks were seen in a trial before any band was fixed.
+
 ``--only FIELD`` (repeatable) re-records those fields alone into the stored file, with their date.
 
 """
@@ -60,6 +75,9 @@ import json
 import os
 import pathlib
 import platform
+import random
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -75,6 +93,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT = ROOT / "notebooks" / "researcher" / "data" / "torch_memory_02.json"
 DEPTH, WIDTH, ROWS = 16, 32, 1024
 SEGMENTS = [1, 2, 4, 8, 16]
+MINIGRAD_PYTHON = ROOT / ".venv" / "bin" / "python"        # the main venv (no torch), for minigrad's runs
 DEPTH_PREDICTED, SEGMENTS_PREDICTED = 24, [3, 8, 24]    # predicted in the lesson before it was recorded
 ONE_LAYER_GRADIENTS = (WIDTH * WIDTH + WIDTH) * 4             # one Linear's weight and bias gradients, bytes
 PREDICTED_K24 = {                                          # stored, with its time, before the k = 24 walks run
@@ -84,6 +103,18 @@ PREDICTED_K24 = {                                          # stored, with its ti
                                   "8": ROWS * WIDTH * 4 + ONE_LAYER_GRADIENTS, "24": 0},
     "torch_reentrant_minus_control_bytes": {str(s): ROWS * WIDTH * 4 + ONE_LAYER_GRADIENTS
                                             for s in SEGMENTS_PREDICTED},
+}
+ARGS = None                                                # the parsed command line (main)
+MINIGRAD_RUNS = 4                                          # per heap condition, in timing_s2_runs
+PREDICTED_ATTRIBUTION = {                                  # stored, with its time, before timing_s2_runs runs
+    "question": "the walk's recomputation of layers 1 to 8 takes about 10% more than the unit: "
+                "which of three candidate causes",
+    "rule": "in every PyTorch run, the median cost of preserving the generator's state "
+            "(s = 2 less s = 2 with preserve_rng_state=False) and of one checkpoint that saves and "
+            "recomputes nothing (the unchecked step plus checkpoint(Identity) less the unchecked step) "
+            "are each below 0.03 of the unit, while the walk's median exceeds 1 by more than 0.05: "
+            "the excess is then in the recomputed layers' own time during the walk",
+    "band_units": 0.03, "walk_excess_above_units": 0.05,
 }
 
 
@@ -98,12 +129,17 @@ def batch(rows, width):
     return torch.linspace(-1.0, 1.0, rows * width).reshape(rows, width)
 
 
-def step_memory(net, x, s, use_reentrant=False):
-    """Bytes alive after the forward pass, the peak during backward() and where it falls, from the timeline."""
+def step_memory(net, x, s, use_reentrant=False, forward=None):
+    """Bytes alive after the forward pass, the peak during backward() and where it falls, from the timeline.
+    ``forward``: a callable giving the output in place of ``checkpoint_sequential`` with ``s`` segments."""
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
                  with_stack=True) as prof:
-        loss = (net(x) if s == 1 else checkpoint_sequential(net, s, x, use_reentrant=use_reentrant,
-                                                            preserve_rng_state=False)).sum()
+        if forward is not None:
+            out = forward()
+        else:
+            out = net(x) if s == 1 else checkpoint_sequential(net, s, x, use_reentrant=use_reentrant,
+                                                              preserve_rng_state=False)
+        loss = out.sum()
         with torch.profiler.record_function("backward"):
             loss.backward()
     net.zero_grad()
@@ -149,10 +185,10 @@ def step_memory(net, x, s, use_reentrant=False):
                                                for (node, op), (count, size) in groups.items()]}
 
 
-def step_memory_retried(net, x, s, use_reentrant=False):
+def step_memory_retried(net, x, s, use_reentrant=False, forward=None):
     for attempt in range(5):          # the profiler's event parser now and then fails to decode a name
         try:
-            return step_memory(net, x, s, use_reentrant)
+            return step_memory(net, x, s, use_reentrant, forward)
         except UnicodeDecodeError:
             if attempt == 4:
                 raise
@@ -171,6 +207,68 @@ def walks_k24(use_reentrant):
     net, x_grad = tanh_mlp(DEPTH_PREDICTED, WIDTH), batch(ROWS, WIDTH).requires_grad_()
     step_memory_retried(net, x_grad, 3, use_reentrant)      # a first run fills one-time caches
     return walks(net, x_grad, use_reentrant, SEGMENTS_PREDICTED)
+
+
+def layered(depth, width):
+    """The lesson's chain of one module per layer, so that checkpoint_sequential never cuts a layer."""
+    return torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.Tanh())
+                                 for _ in range(depth)])
+
+
+def family_bound(k):
+    """The least M with k <= M(M + 1)/2 (the lesson's bound for its family of schedules)."""
+    return next(m for m in range(1, k + 1) if m * (m + 1) // 2 >= k)
+
+
+def shrinking(k, m):
+    """Segments of m, m - 1, ... layers, the last taking what is left (the lesson's ``shrinking``)."""
+    sizes = []
+    while sum(sizes) < k:
+        sizes.append(min(m - len(sizes), k - sum(sizes)))
+    return sizes
+
+
+def run_schedule(net, x, sizes):
+    """The layers of ``tanh_mlp`` in segments of ``sizes``, all but the last checkpointed, non-reentrant."""
+    h, start = x, 0
+    for j, size in enumerate(sizes):
+        part = net[2 * start: 2 * (start + size)]
+        h = part(h) if j == len(sizes) - 1 else torch.utils.checkpoint.checkpoint(
+            part, h, use_reentrant=False, preserve_rng_state=False)
+        start += size
+    return h
+
+
+def measured_walks(record):
+    """``record()``'s walks, with ``ALLOCATOR_NOTE`` and the second they started."""
+    return {"note": ALLOCATOR_NOTE, "measured_from": now("%Y-%m-%d %H:%M:%S UTC"), "walks": record()}
+
+
+def walks_any_s():
+    """The k = 16 chain of one module per layer at every s from 1 to 16, non-reentrant (the lesson's
+    non-divisor sweep), on the profiler's timeline."""
+    torch.manual_seed(0)
+    net, x = layered(DEPTH, WIDTH), batch(ROWS, WIDTH)
+    step_memory_retried(net, x, 4)                          # a first run fills one-time caches
+    return walks(net, x, use_reentrant=False, segments=range(1, DEPTH + 1))
+
+
+def walks_shrinking():
+    """The shrinking schedule at every k from 2 to 48 with more than one segment, non-reentrant."""
+    measured = {}
+    for k in range(2, 49):
+        sizes = shrinking(k, family_bound(k))
+        if len(sizes) == 1:
+            continue
+        torch.manual_seed(0)
+        net, x = tanh_mlp(k, WIDTH), batch(ROWS, WIDTH)
+        measured[str(k)] = {"sizes": sizes, **step_memory_retried(
+            net, x, None, forward=lambda: run_schedule(net, x, sizes))}
+    return measured
+
+
+ALLOCATOR_NOTE = ("exploratory: no band was fixed before a trial of these walks (k = 16 at s = 1, 5, 16; "
+                  "shrinking at k = 5 and 16); only the count after the forward pass is tested")
 
 
 def timing_s2():
@@ -212,8 +310,33 @@ def timing_s2():
                        "walk": [a - f for a, f in zip(added, first_pass)]}}
 
 
+def timing_s2_runs(runs, minigrad_python):
+    """The replication (module docstring): the runs, each a fresh process, in a recorded random order."""
+    seed = int(time.time())
+    order = [("torch", "default")] * runs + [("minigrad", "default"), ("minigrad", "kept")] * MINIGRAD_RUNS
+    random.Random(seed).shuffle(order)
+    out = {"what": "the s = 2 timing, each run a fresh process, one after another, in a shuffled order",
+           "predicted_attribution": {"written": now("%Y-%m-%d %H:%M:%S UTC"), **PREDICTED_ATTRIBUTION},
+           "seed": seed, "order": [f"{library} {heap}" for library, heap in order],
+           "cpu": cpu_model(), "runs": []}
+    time.sleep(1)                                          # the first run's second then follows it
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for i, (library, heap) in enumerate(order):
+        python = sys.executable if library == "torch" else minigrad_python
+        res = subprocess.run([python, str(ROOT / "tests" / "tools" / "time_s2_child.py"), "--library", library,
+                              "--heap", heap], capture_output=True, text=True, env=env, check=True)
+        run = json.loads(res.stdout.strip().splitlines()[-1])
+        out["runs"].append(run)
+        print(f"  run {i + 1} of {len(order)}: {library} {heap}, {run['seconds']} s, load average at start "
+              + ", ".join(f"{v:.2f}" for v in run["load_average_at_start"]), flush=True)
+    return out
+
+
 ONLY = {"walks_k24_reentrant": lambda: walks_k24(True), "walks_k24_grad_input": lambda: walks_k24(False),
-        "timing_s2": timing_s2}                            # the fields --only can re-record
+        "timing_s2": timing_s2,
+        "timing_s2_runs": lambda: timing_s2_runs(ARGS.runs, ARGS.minigrad_python),
+        "walks_any_s": lambda: measured_walks(walks_any_s),
+        "walks_shrinking": lambda: measured_walks(walks_shrinking)}                            # the fields --only can re-record
 
 
 def now(form):
@@ -245,7 +368,12 @@ def main():
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
     parser.add_argument("--only", choices=sorted(ONLY), action="append",
                         help="re-record this field alone into the stored file (repeatable)")
+    parser.add_argument("--runs", type=int, default=6, help="PyTorch processes of timing_s2_runs (default 6)")
+    parser.add_argument("--minigrad-python", default=str(MINIGRAD_PYTHON if MINIGRAD_PYTHON.exists() else sys.executable),
+                        help="the interpreter of timing_s2_runs' minigrad processes")
     args = parser.parse_args()
+    global ARGS
+    ARGS = args
     torch.set_num_threads(1)
     if args.only:
         data = json.loads(args.out.read_text(encoding="utf-8"))
@@ -292,6 +420,9 @@ def report(data):
         for s, w in data.get(name, {}).items():
             print(name, s, {k: w[k] / (ROWS * WIDTH * 4) for k in ["after_forward_bytes", "peak_in_backward_bytes"]},
                   "peak at", w["peak_at"])
+    for run in data.get("timing_s2_runs", {}).get("runs", []):
+        print("timing_s2_runs", run["library"], run["heap"], {name: round(timing.median_ci(r).median, 3)
+                                                              for name, r in run["ratios"].items()})
     if "timing_s2" in data:
         for part, ratios in data["timing_s2"]["ratios"].items():
             print("timing_s2", part, timing.median_ci(ratios))
