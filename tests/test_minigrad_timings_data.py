@@ -22,18 +22,12 @@ SCRIPT = ROOT / "tests" / "tools" / "record_minigrad_timings.py"
 sys.path.insert(0, str(ROOT / "tests" / "tools"))
 
 import record_minigrad_timings as script  # noqa: E402
+from test_torch_timings_data import assert_ratio  # noqa: E402  (one check of a stored ratio, shared)
 
 
 @pytest.fixture(scope="module")
 def data():
     return json.loads(DATA.read_text(encoding="utf-8"))
-
-
-def assert_ratio(r):
-    low, high = r["iqr"]
-    assert 0 < low <= r["median"] <= high, r
-    ci_low, ci_high = r["ci95"]
-    assert 0 < ci_low <= r["median"] <= ci_high, r
 
 
 def test_says_where_when_and_with_what_it_was_recorded(data):

@@ -53,9 +53,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))                          # this checkout's minigrad
 sys.path.insert(0, str(ROOT / "tests" / "tools"))      # the PyTorch script's shared pieces
 
-from record_torch_timings import (CLOCK, SIZES, chain, chain_keeping, chain_step, dumps, machine,  # noqa: E402
+from record_torch_timings import (CLOCK, SIZES, chain, chain_step, dumps, machine,  # noqa: E402
                                   mlp_problem, operations_recorded, ratio, repeated, repeats_for,
-                                  rounds_for, summary)
+                                  rounds_for, summary, timed_controls)
 
 OUT = ROOT / "notebooks" / "researcher" / "data" / "minigrad_timings_03.json"
 BACKENDS = ["aot_eager", "numpy"]
@@ -108,32 +108,6 @@ def record_sweep(torch, measure, rounds):
     return rows
 
 
-def record_controls(torch, measure, rounds, sizes):
-    """Recording, no_grad and no_grad keeping at each of ``sizes``, all in the same rounds, per pass (ms)."""
-    variants, reps = {}, {}
-    for n in sizes:
-        x = torch.linspace(-1.0, 1.0, n).requires_grad_()
-
-        def recording(x=x):
-            chain(x)
-
-        def no_grad(x=x):
-            with torch.no_grad():
-                chain(x)
-
-        def keeping(x=x):
-            with torch.no_grad():
-                chain_keeping(x)
-
-        reps[n] = repeats_for(recording)
-        for name, fn in [("recording", recording), ("no_grad", no_grad), ("no_grad keeping", keeping)]:
-            variants[f"{name} {n}"] = repeated(fn, reps[n])
-    t = measure(variants, rounds=rounds, warmup=3, clock=CLOCK)
-    return {"sizes": list(sizes), "rounds": rounds, "calls_per_timed_call": {str(n): reps[n] for n in sizes},
-            "per_pass_rounds_ms": {name: [v / reps[int(name.rsplit(" ", 1)[1])] * 1e3 for v in t.times[name]]
-                                   for name in variants}}
-
-
 def record_mlp(torch, measure, rounds):
     mlp_loss, x_batch, *params, target = mlp_problem(torch)
 
@@ -178,8 +152,8 @@ def replicate_child(rounds):
     load = list(os.getloadavg())
     t0 = time.perf_counter()
     run = {"recording_sweep": record_sweep(torch, measure, rounds),
-           "controls": record_controls(torch, measure, rounds, (10, 1_000)),
-           "controls_large": record_controls(torch, measure, rounds_for(10**6, rounds), (1_000_000,)),
+           "controls": timed_controls(torch, measure, rounds, (10, 1_000))[1],
+           "controls_large": timed_controls(torch, measure, rounds_for(10**6, rounds), (1_000_000,))[1],
            "mlp_step": record_mlp(torch, measure, rounds),
            "chain_step_at_10": record_chain_step(torch, measure, rounds)}
     print(json.dumps({"load_average_at_start": load, "load_average_at_end": list(os.getloadavg()),
