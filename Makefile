@@ -15,7 +15,7 @@
 #   make record-torch-timings  PyTorch's numbers for researcher lesson 3 (Inductor, guards, torch.cond),
 #                        measured on this machine into notebooks/researcher/data/torch_timings_03.json
 #   make record-minigrad-timings  minigrad's side of lesson 3's timing claims, ten separate processes,
-#                        into notebooks/researcher/data/minigrad_timings_03.json
+#                        then ten with glibc's thresholds pinned, into notebooks/researcher/data/minigrad_timings_03.json
 #   make record-torch-memory  PyTorch's numbers for researcher lesson 2 (the checkpointed chain's memory
 #                        timeline at s = 1, 2, 4, 8, 16, both variants; the cost per segment) into
 #                        notebooks/researcher/data/torch_memory_02.json
@@ -168,6 +168,7 @@ record-torch-timings: torch-setup
 # minigrad's side of lesson 3's timing claims, in ten separate processes as PyTorch's (about five minutes).
 record-minigrad-timings: $(STAMP)
 	PYTHONPATH=. $(BIN)/python tests/tools/record_minigrad_timings.py
+	PYTHONPATH=. $(BIN)/python tests/tools/record_minigrad_timings.py --fixed-allocator
 
 record-torch-memory: torch-setup
 	PYTHONPATH=. $(TORCH_BIN)/python tests/tools/record_torch_memory.py

@@ -26,6 +26,10 @@ from order statistics, for the rounds' times or their ratios), ``sign_test`` (it
 predicted median) and ``holm`` (Holm's step-down adjustment, when a table makes several claims at once); ``median_ratio_ci`` and
 ``paired_median_ratio_ci`` (a ratio of two medians, the samples measured apart or in the same rounds).
 
+``one_sided_sign_test`` is the sign test on a side predicted before the data, and ``Claims`` a family of
+such claims on repeated recordings: each claim's verdict, its one-sided p and its printed line, so that a
+lesson states a claim in one call.
+
 Verdicts on those intervals, so that a lesson's cells show the measurement and the verdict, not its
 plumbing: ``apart`` (two intervals that do not overlap), ``claimed`` (an effect shown in every recording
 of a file), ``stored_ratio`` (a ratio as a recording file stores it) and ``differences`` (the extra one
@@ -50,8 +54,9 @@ import statistics
 import time
 from collections import namedtuple
 
-__all__ = ["Ratio", "Timings", "apart", "claimed", "differences", "holm", "measure", "median_ci", "median_ratio_ci",
-           "paired_median_ratio_ci", "sign_test", "stored_ratio"]
+__all__ = ["Claims", "Ratio", "Timings", "apart", "claimed", "differences", "holm", "measure", "median_ci",
+           "median_ratio_ci", "not_all_overlapping", "one_sided_sign_test", "paired_median_ratio_ci", "sign_test",
+           "stored_ratio"]
 
 Ratio = namedtuple("Ratio", "median low high")
 Ratio.__doc__ = """A ratio of two variants' times, round by round: its median and its
@@ -191,6 +196,35 @@ def sign_test(values, predicted):
     return min(1.0, 2 * _binomial_cdf(min(above, below), n))
 
 
+def one_sided_sign_test(values, predicted, side):
+    """The exact one-sided p-value of the sign test, against "the median of ``values`` is ``predicted``",
+    on the ``side`` predicted before the data.
+
+    ``side="above"``: the alternative is a median above ``predicted``; the p-value is P(B >= the count
+    above), B ~ Binomial(n, 1/2), ``n`` the values not equal to ``predicted`` (ties dropped).
+    ``side="below"``: the mirror image.  ``side="inside"``: ``predicted`` is a band ``(low, high)`` and the
+    alternative a median inside it; the p-value is the larger of the two one-sided p-values (above
+    ``low``, below ``high``), the intersection-union test (Berger & Hsu 1996): the band is shown only
+    if both of its ends are.  Values on the contrary side make the p-value large, never small: a test on
+    the predicted side cannot claim the opposite effect (``Claims`` says "refuted" for that).
+    With no untied value, returns 1.
+
+    Raises:
+        ValueError: a ``side`` other than ``"above"``, ``"below"`` and ``"inside"``.
+    """
+    if side == "inside":
+        low, high = predicted
+        return max(one_sided_sign_test(values, low, "above"), one_sided_sign_test(values, high, "below"))
+    if side not in ("above", "below"):
+        raise ValueError(f"one_sided_sign_test: side is 'above', 'below' or 'inside', got {side!r}")
+    above = sum(v > predicted for v in values)
+    below = sum(v < predicted for v in values)
+    n = above + below
+    if n == 0:
+        return 1.0
+    return _binomial_cdf(below if side == "above" else above, n)
+
+
 def holm(pvalues):
     """Holm's step-down adjustment of several p-values tested together (Holm 1979).
 
@@ -244,6 +278,80 @@ def claimed(test, recordings, name="recording"):
     if all(shown):
         return f"claimed: in both {name}s" if len(shown) == 2 else f"claimed: in all {len(shown)} {name}s"
     return f"not claimed: in {sum(shown)} of {len(shown)} {name}s"
+
+
+def not_all_overlapping(intervals):
+    """The names whose intervals do not all overlap: ``intervals`` maps a name to a list of ``Ratio``s (one
+    quantity's 95% interval in each recording); a name is returned when some two of its intervals lie apart
+    (the smallest ``high`` below the largest ``low``), that is, when the recordings differ by more than
+    each one's own noise."""
+    return [name for name, rs in intervals.items() if min(r.high for r in rs) < max(r.low for r in rs)]
+
+
+class Claims:
+    """A family of claims tested on repeated recordings (runs), each claim stated before recording.
+
+    ``stated`` maps a claim's key to ``{"null": ..., "direction": "above" | "below" | "inside"}`` (and
+    optionally ``"statistic"``, what the claim measures), as a recording script stores them before it
+    records; ``stated_post_hoc`` the same for claims read off the data first (exploratory).  ``claim``
+    tests one, prints its line and keeps it: in ``claims`` (one family, for ``holm``) or, post hoc or on
+    other recordings, in ``exploratory`` (listed apart, not adjusted).  ``library`` starts each line,
+    ``name`` is what a line calls one recording.
+    """
+
+    def __init__(self, library, runs, stated, stated_post_hoc=None, name="run"):
+        self.library, self.runs, self.name = library, runs, name
+        self.stated, self.stated_post_hoc = stated, stated_post_hoc or {}
+        self.claims, self.exploratory = {}, {}
+
+    def claim(self, key, stat, null, shows, post_hoc=False, runs=None, label=None):
+        """Test the claim ``key``, print its line and keep its record (a dict: ``between``, ``null``, ``side``,
+        ``p``, ``verdict``, ``statistic``) in ``claims`` or ``exploratory``, under ``label`` or ``key``.
+
+        ``stat(run)``: a run's value (its median); the runs' values are tested against the stated null
+        by ``one_sided_sign_test`` on the stated side, and their median given with its exact 95% interval
+        (``median_ci``).  ``shows(run)``: that run's own 95% interval lies beyond the null on that side.
+        The verdict: "claimed" if every run shows it (``claimed``); "refuted" if the runs' medians' 95%
+        interval lies wholly on the contrary side of the null (outside the band, for "inside"); else
+        "not claimed".  ``null``, if given, must equal the stated one (a check that the lesson tests what
+        was stated); ``None`` takes the stated one.  ``runs`` (other recordings than the family's) and
+        ``post_hoc`` put the claim among the exploratory ones, under ``label`` (default ``key``).
+
+        Raises:
+            KeyError: ``key`` was not stated.
+            ValueError: ``null`` differs from the stated one.
+        """
+        pre = (self.stated_post_hoc if post_hoc else self.stated)[key]
+        if null is not None and null != pre["null"]:
+            raise ValueError(f"{key}: the null {null!r} differs from the one stated before recording, {pre['null']!r}")
+        null, side, rs = pre["null"], pre["direction"], self.runs if runs is None else runs
+        values = [stat(run) for run in rs]
+        between = median_ci(values)
+        verdict = claimed(shows, rs, name=self.name)
+        if _contrary(between, null, side):
+            verdict = "refuted: " + verdict.split(": ", 1)[1] + f", the {self.name}s' medians on the contrary side"
+        exploratory = post_hoc or runs is not None
+        c = (self.exploratory if exploratory else self.claims)[label or key] = {
+            "between": between, "null": null, "side": side, "p": one_sided_sign_test(values, null, side),
+            "verdict": verdict, "statistic": pre.get("statistic")}
+        print(f"{self.library}{' (exploratory)' if exploratory else ''}: {label or key}"
+              f"{' (' + c['statistic'] + ')' if c['statistic'] else ''}: {verdict}; the {self.name}s' medians"
+              f" {between.median:.3f} (95% interval {between.low:.3f} to {between.high:.3f}), predicted {side} {null},"
+              f" one-sided sign test p = {c['p']:.4f}")
+
+    def across(self, get):
+        """``get(run)``: a ``Ratio``; the median of the runs' medians with its exact 95% interval
+        (``median_ci``): the spread between runs."""
+        return median_ci([get(run).median for run in self.runs])
+
+
+def _contrary(between, null, side):
+    """Whether the interval ``between`` lies wholly on the side of ``null`` contrary to ``side``."""
+    if side == "above":
+        return between.high < null
+    if side == "below":
+        return between.low > null
+    return between.high < null[0] or between.low > null[1]
 
 
 def differences(a, b, per=1):

@@ -22,18 +22,12 @@ SCRIPT = ROOT / "tests" / "tools" / "record_minigrad_timings.py"
 sys.path.insert(0, str(ROOT / "tests" / "tools"))
 
 import record_minigrad_timings as script  # noqa: E402
+from test_torch_timings_data import assert_ratio  # noqa: E402  (one check of a stored ratio, shared)
 
 
 @pytest.fixture(scope="module")
 def data():
     return json.loads(DATA.read_text(encoding="utf-8"))
-
-
-def assert_ratio(r):
-    low, high = r["iqr"]
-    assert 0 < low <= r["median"] <= high, r
-    ci_low, ci_high = r["ci95"]
-    assert 0 < ci_low <= r["median"] <= ci_high, r
 
 
 def test_says_where_when_and_with_what_it_was_recorded(data):
@@ -76,6 +70,28 @@ def test_the_fixed_allocator_runs_say_how_the_allocator_was_set(data):
     fixed = data["fixed_allocator"]
     assert fixed["environment"] == script.FIXED_ALLOCATOR and len(fixed["runs"]) >= 6
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", fixed["date"])
+    # each process says what it ran with (read in the child): pinned there, glibc's defaults in the other runs
+    for run in fixed["runs"]:
+        assert run["allocator_environment"] == script.FIXED_ALLOCATOR
+    for run in data["runs"]:
+        assert run["allocator_environment"] == {k: None for k in script.FIXED_ALLOCATOR}
+
+
+def test_the_large_sizes_count_each_timed_calls_page_faults(data):
+    above = data["rounds_above_10000_elements"]
+    for run in data["runs"] + data["fixed_allocator"]["runs"]:
+        for row in run["recording_sweep"]:
+            faults = row.get("minor_faults_per_timed_call")
+            if row["elements"] < script.FAULTS_FROM:
+                assert faults is None
+                continue
+            assert set(faults) == {"recording", "no_grad"}
+            assert {len(v) for v in faults.values()} == {above}    # the kept rounds, the warm-up dropped
+            assert all(isinstance(f, int) and f >= 0 for v in faults.values() for f in v)
+        faults = run["controls_large"]["minor_faults_per_timed_call"]
+        assert set(faults) == set(run["controls_large"]["per_pass_rounds_ms"])
+        assert {len(v) for v in faults.values()} == {above}
+        assert all(isinstance(f, int) and f >= 0 for v in faults.values() for f in v)
 
 
 def test_each_run_has_what_the_lesson_reads(data):

@@ -255,3 +255,57 @@ def test_ratios_are_the_rounds_own(clock):
         clock[0] += next(costs)
     t = timing.measure({"a": variant, "b": variant}, rounds=3, warmup=0)
     assert t.ratios("b", "a") == [2.0, 1.0 / 4.0, 3.0]
+
+
+def test_the_one_sided_sign_test_counts_only_the_predicted_side():
+    assert timing.one_sided_sign_test([1, 2, 3, 4, 5, 6], 0, "above") == 1 / 64
+    assert timing.one_sided_sign_test([1, 2, 3, 4, 5, 6], 0, "below") == 1.0   # all on the contrary side
+    assert timing.one_sided_sign_test([1, 2, 3, 4, 5, 7], 2, "above") == 6 / 32   # the tie dropped: 1 below of 5
+    assert timing.one_sided_sign_test([2, 2], 2, "below") == 1.0
+    # half the two-sided p when the values lie on the predicted side
+    values = [0.9, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7]
+    assert timing.one_sided_sign_test(values, 1, "above") == timing.sign_test(values, 1) / 2
+    # inside a band: the larger of the two one-sided p's, so one end not shown leaves it large
+    assert timing.one_sided_sign_test([1.0] * 10, (0.8, 1.2), "inside") == 1 / 1024
+    assert timing.one_sided_sign_test([1.0] * 9 + [1.3], (0.8, 1.2), "inside") == 11 / 1024
+    assert timing.one_sided_sign_test([1.3] * 10, (0.8, 1.2), "inside") == 1.0
+    with pytest.raises(ValueError, match="side"):
+        timing.one_sided_sign_test(values, 1, "two")
+
+
+def test_not_all_overlapping_names_the_quantities_whose_recordings_lie_apart():
+    r = timing.Ratio
+    got = timing.not_all_overlapping({"same": [r(1, 0.9, 1.1), r(1.05, 1.0, 1.2)],
+                                      "apart": [r(1, 0.9, 1.1), r(1.3, 1.2, 1.4), r(1.0, 0.95, 1.05)]})
+    assert got == ["apart"]
+
+
+def test_claims_say_claimed_refuted_or_not_claimed_and_keep_the_stated_side(capsys):
+    runs = [{"m": m, "low": m - 0.05, "high": m + 0.05} for m in [1.1, 1.2, 1.3, 1.15, 1.25, 1.12, 1.22, 1.18, 1.3, 1.21]]
+    stated = {"up": {"null": 1, "direction": "above"}, "down": {"null": 1, "direction": "below"},
+              "band": {"null": [0.8, 1.4], "direction": "inside", "statistic": "the ratio"},
+              "down by 1.2": {"null": 1.2, "direction": "below"}}
+    fam = timing.Claims("lib", runs, stated, {"later": {"null": 1, "direction": "above"}})
+    fam.claim("up", lambda run: run["m"], 1, lambda run: run["low"] > 1)
+    up = fam.claims["up"]
+    assert up["verdict"] == "claimed: in all 10 runs" and up["p"] == 1 / 1024
+    fam.claim("down", lambda run: run["m"], 1, lambda run: run["high"] < 1)
+    down = fam.claims["down"]
+    assert down["verdict"] == "refuted: in 0 of 10 runs, the runs' medians on the contrary side" and down["p"] == 1.0
+    fam.claim("down by 1.2", lambda run: run["m"], None, lambda run: run["high"] < 1.2)
+    near = fam.claims["down by 1.2"]
+    assert near["verdict"].startswith("not claimed")           # medians on both sides of 1.2: neither
+    assert fam.claim("band", lambda run: run["m"], None, lambda run: 0.8 < run["low"] and run["high"] < 1.4) is None
+    band = fam.claims["band"]
+    assert band["verdict"] == "claimed: in all 10 runs" and band["statistic"] == "the ratio"
+    assert list(fam.claims) == ["up", "down", "down by 1.2", "band"]
+    fam.claim("later", lambda run: run["m"], 1, lambda run: run["low"] > 1, post_hoc=True)
+    fam.claim("up", lambda run: run["m"], 1, lambda run: True, runs=runs[:6], label="up, six runs")
+    assert list(fam.exploratory) == ["later", "up, six runs"]
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == ("lib: up: claimed: in all 10 runs; the runs' medians 1.205 (95% interval 1.120 to 1.300),"
+                      " predicted above 1, one-sided sign test p = 0.0010")
+    assert out[3].startswith("lib: band (the ratio): claimed") and out[5].startswith("lib (exploratory): up, six runs:")
+    with pytest.raises(ValueError, match="stated"):
+        fam.claim("up", lambda run: run["m"], 2, lambda run: True)
+    assert fam.across(lambda run: timing.Ratio(run["m"], 0, 0)) == timing.median_ci([run["m"] for run in runs])

@@ -30,7 +30,11 @@ the file: each process with glibc's allocator thresholds fixed (``FIXED_ALLOCATO
 freed after a pass is neither returned to the system nor mapped afresh (by default both thresholds
 move with what the process has allocated so far, so a fresh process and the lesson's differ).  Added
 after a trial run showed the fall of recording's share at 10,000 elements only with them fixed: an
-exploratory comparison, not one of ``CLAIMS``.
+exploratory comparison at first; its side at a million elements is now one of ``CLAIMS``, written after
+those trial runs and before the runs it is tested on.  Every run records the allocator variables it ran with
+(``allocator_environment``), and, at ``FAULTS_FROM`` elements and above (the sweep and ``controls_large``),
+each timed call's minor page faults (``ru_minflt``'s difference, ``minor_faults_per_timed_call``, the
+warm-up rounds dropped), variant by variant, in the same rounds as the times.
 
 ``CLAIMS``, below, are the claims the lesson tests on these runs, each with the
 direction predicted: written here before recording, and stored with the data
@@ -44,6 +48,7 @@ import datetime
 import json
 import os
 import pathlib
+import resource
 import subprocess
 import sys
 import time
@@ -53,14 +58,16 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))                          # this checkout's minigrad
 sys.path.insert(0, str(ROOT / "tests" / "tools"))      # the PyTorch script's shared pieces
 
-from record_torch_timings import (CLOCK, SIZES, chain, chain_keeping, chain_step, dumps, machine,  # noqa: E402
+from record_torch_timings import (CLOCK, SIZES, chain, chain_step, dumps, machine,  # noqa: E402
                                   mlp_problem, operations_recorded, ratio, repeated, repeats_for,
-                                  rounds_for, summary)
+                                  rounds_for, summary, timed_controls)
 
 OUT = ROOT / "notebooks" / "researcher" / "data" / "minigrad_timings_03.json"
 BACKENDS = ["aot_eager", "numpy"]
 # glibc's malloc: never trim the heap's top, and serve blocks up to 32 MB from the heap, not by mmap
 FIXED_ALLOCATOR = {"MALLOC_TRIM_THRESHOLD_": "1073741824", "MALLOC_MMAP_THRESHOLD_": "33554432"}
+FAULTS_FROM = 100_000    # sizes at which each timed call's minor page faults are counted
+WARMUP = 3               # measure's warm-up rounds (timed_controls' too): their fault counts are dropped
 
 # The lesson's claims on minigrad's runs, written before recording.  For each: the statistic a run
 # gives (its median), the null it is tested against (sign test across the runs), and the predicted
@@ -77,6 +84,14 @@ CLAIMS = {
                            "direction": "below"},
     "numpy at 10": {"statistic": "the numpy backend's chain step over eager's at 10 elements", "null": 1,
                     "direction": "below"},
+    # written after the trial runs with the thresholds fixed (recording / no_grad about 1.00 at a million, 0.78
+    # without), before the runs that test them: recording's lead at a million is the allocator's doing
+    "faults at a million": {"statistic": "no_grad's minor page faults per pass minus recording's at 1,000,000"
+                                         " elements (the sweep, the rounds' medians), default allocator",
+                            "null": 0, "direction": "above"},
+    "pinned at a million": {"statistic": "recording / no_grad at 1,000,000 elements (the sweep), glibc's"
+                                         " thresholds fixed (fixed_allocator)",
+                            "null": [0.9, 1.1], "direction": "inside"},
 }
 
 
@@ -84,6 +99,20 @@ def fresh_copy(fn):
     """fn as a new function with its own code object: compiling it finds no cached graph."""
     return types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__,
                               fn.__closure__)
+
+
+def counting_faults(variants, faults):
+    """``variants`` (name: callable), each wrapped to append its call's minor page faults (the difference of
+    ``ru_minflt``, this process's) to ``faults[name]``: one count per timed call, warm-up rounds included."""
+    def counted(name, fn):
+        def run():
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            fn()
+            faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+        return run
+    for name in variants:
+        faults[name] = []
+    return {name: counted(name, fn) for name, fn in variants.items()}
 
 
 def record_sweep(torch, measure, rounds):
@@ -100,38 +129,25 @@ def record_sweep(torch, measure, rounds):
                 chain(x)
 
         reps = repeats_for(forward)
-        t = measure({"recording": repeated(forward, reps), "no_grad": repeated(forward_no_grad, reps)},
-                    rounds=rounds_for(n, rounds), warmup=3, clock=CLOCK)
+        variants, faults = {"recording": repeated(forward, reps), "no_grad": repeated(forward_no_grad, reps)}, {}
+        if n >= FAULTS_FROM:
+            variants = counting_faults(variants, faults)
+        t = measure(variants, rounds=rounds_for(n, rounds), warmup=WARMUP, clock=CLOCK)
         rows.append({"elements": n, "calls_per_timed_call": reps, "operations": operations,
                      "recording": summary(t, "recording"), "no_grad": summary(t, "no_grad"),
                      "ratio": ratio(t, "recording", "no_grad")})
+        if faults:
+            rows[-1]["minor_faults_per_timed_call"] = {k: v[WARMUP:] for k, v in faults.items()}
     return rows
 
 
-def record_controls(torch, measure, rounds, sizes):
-    """Recording, no_grad and no_grad keeping at each of ``sizes``, all in the same rounds, per pass (ms)."""
-    variants, reps = {}, {}
-    for n in sizes:
-        x = torch.linspace(-1.0, 1.0, n).requires_grad_()
-
-        def recording(x=x):
-            chain(x)
-
-        def no_grad(x=x):
-            with torch.no_grad():
-                chain(x)
-
-        def keeping(x=x):
-            with torch.no_grad():
-                chain_keeping(x)
-
-        reps[n] = repeats_for(recording)
-        for name, fn in [("recording", recording), ("no_grad", no_grad), ("no_grad keeping", keeping)]:
-            variants[f"{name} {n}"] = repeated(fn, reps[n])
-    t = measure(variants, rounds=rounds, warmup=3, clock=CLOCK)
-    return {"sizes": list(sizes), "rounds": rounds, "calls_per_timed_call": {str(n): reps[n] for n in sizes},
-            "per_pass_rounds_ms": {name: [v / reps[int(name.rsplit(" ", 1)[1])] * 1e3 for v in t.times[name]]
-                                   for name in variants}}
+def controls_counting_faults(torch, measure, rounds, sizes):
+    """``timed_controls``' record, with each timed call's minor page faults (``counting_faults``)."""
+    faults = {}
+    _, record = timed_controls(torch, lambda variants, **kw: measure(counting_faults(variants, faults), **kw),
+                               rounds, sizes)
+    record["minor_faults_per_timed_call"] = {k: v[WARMUP:] for k, v in faults.items()}
+    return record
 
 
 def record_mlp(torch, measure, rounds):
@@ -178,11 +194,12 @@ def replicate_child(rounds):
     load = list(os.getloadavg())
     t0 = time.perf_counter()
     run = {"recording_sweep": record_sweep(torch, measure, rounds),
-           "controls": record_controls(torch, measure, rounds, (10, 1_000)),
-           "controls_large": record_controls(torch, measure, rounds_for(10**6, rounds), (1_000_000,)),
+           "controls": timed_controls(torch, measure, rounds, (10, 1_000))[1],
+           "controls_large": controls_counting_faults(torch, measure, rounds_for(10**6, rounds), (1_000_000,)),
            "mlp_step": record_mlp(torch, measure, rounds),
            "chain_step_at_10": record_chain_step(torch, measure, rounds)}
-    print(json.dumps({"load_average_at_start": load, "load_average_at_end": list(os.getloadavg()),
+    allocator = {k: os.environ.get(k) for k in FIXED_ALLOCATOR}    # None: glibc's default, not pinned
+    print(json.dumps({"allocator_environment": allocator, "load_average_at_start": load, "load_average_at_end": list(os.getloadavg()),
                       "seconds": round(time.perf_counter() - t0, 1), **run}))
 
 

@@ -818,16 +818,12 @@ def chain_keeping(x):
     return y, kept
 
 
-def record_controls(torch, measure, rounds, sizes=(10, 1_000)):
-    """The constant-c test and the keeping control in the same interleaved rounds: at each of ``sizes``,
-    the chain's forward recording, under ``no_grad``, and under ``no_grad`` keeping each ``tanh`` result
-    (the twenty arrays the tape holds, with no tape): six variants, one timed call each per round, so
-    that the two sizes share every slow spell of the machine.  Stored per pass, round by round
-    (``per_pass_rounds_ms``), for the lesson's paired intervals; and the kernels Inductor generates for
-    the chain's step at 10 elements (the lesson's "small tensors")."""
-    from torch._inductor.utils import run_and_get_code
-
-    operations = operations_recorded(chain(torch.ones(3, requires_grad=True)))
+def timed_controls(torch, measure, rounds, sizes):
+    """Recording, ``no_grad`` and ``no_grad`` keeping each ``tanh`` result (the twenty arrays the tape holds,
+    with no tape) at each of ``sizes``, all in the same interleaved rounds, one timed call each per round,
+    so that the sizes share every slow spell of the machine.  Library-agnostic (``torch`` is PyTorch or
+    minigrad; minigrad's recorder uses it too).  Returns the ``Timings`` and the record: sizes, rounds,
+    calls per timed call and each variant's time per pass, round by round (``per_pass_rounds_ms``)."""
     variants, reps = {}, {}
     for n in sizes:
         x = torch.linspace(-1.0, 1.0, n).requires_grad_()
@@ -847,7 +843,19 @@ def record_controls(torch, measure, rounds, sizes=(10, 1_000)):
         for name, fn in [("recording", recording), ("no_grad", no_grad), ("no_grad keeping", keeping)]:
             variants[f"{name} {n}"] = repeated(fn, reps[n])
     t = measure(variants, rounds=rounds, warmup=3, clock=CLOCK)
-    per_pass = {name: [v / reps[int(name.rsplit(" ", 1)[1])] * 1e3 for v in t.times[name]] for name in variants}
+    return t, {"sizes": list(sizes), "rounds": rounds, "calls_per_timed_call": {str(n): reps[n] for n in sizes},
+               "per_pass_rounds_ms": {name: [v / reps[int(name.rsplit(" ", 1)[1])] * 1e3 for v in t.times[name]]
+                                      for name in variants}}
+
+
+def record_controls(torch, measure, rounds, sizes=(10, 1_000)):
+    """The constant-c test and the keeping control in the same interleaved rounds (``timed_controls``), for
+    the lesson's paired intervals; and the kernels Inductor generates for the chain's step at 10 elements
+    (the lesson's "small tensors")."""
+    from torch._inductor.utils import run_and_get_code
+
+    operations = operations_recorded(chain(torch.ones(3, requires_grad=True)))
+    t, timed = timed_controls(torch, measure, rounds, sizes)
     for n in sizes:
         print(f"  controls n = {n:>6,}: recording / no_grad {t.ratio(f'recording {n}', f'no_grad {n}').median:.3f},"
               f" keeping / no_grad {t.ratio(f'no_grad keeping {n}', f'no_grad {n}').median:.3f}", flush=True)
@@ -856,9 +864,9 @@ def record_controls(torch, measure, rounds, sizes=(10, 1_000)):
     _, sources = run_and_get_code(chain_step(torch.compile(chain, backend="inductor", dynamic=False), x10))
     kernels = [part["kernels"] for part in inductor_code(sources)["graphs"]]
     torch._dynamo.reset()
-    return {"sizes": list(sizes), "operations": operations, "rounds": rounds,
-            "calls_per_timed_call": {str(n): reps[n] for n in sizes},
-            "per_pass_rounds_ms": per_pass,
+    return {"sizes": timed["sizes"], "operations": operations, "rounds": rounds,
+            "calls_per_timed_call": timed["calls_per_timed_call"],
+            "per_pass_rounds_ms": timed["per_pass_rounds_ms"],
             "inductor_kernels_at_10_elements": {"forward": kernels[0], "backward": kernels[1]}}
 
 
