@@ -112,19 +112,30 @@ def test_the_k24_prediction_was_stored_before_its_measurement():
         str(s): rise if int(depth) // s > 1 else 0 for s in json.loads(segments)}
 
 
-def test_the_timing_ratios_are_its_times():
-    # every round's ratios recomputed from its stored times: the added time over the unit, its part
-    # in the first forward pass, and the rest (the walk)
-    timing = json.loads(DATA.read_text(encoding="utf-8"))["timing_s2"]
-    T, ratios = timing["times_s"], timing["ratios"]
-    assert all(len(times) == timing["rounds"] for times in T.values())
-    assert all(t > 0 for times in T.values() for t in times)
-    for r in range(timing["rounds"]):
-        added = (T["s = 2"][r] - T["s = 1"][r]) / T["layers 1-8"][r]
-        first = (T["forward, s = 2"][r] - T["forward, s = 1"][r]) / T["layers 1-8"][r]
-        assert ratios["added"][r] == pytest.approx(added, rel=1e-12)
-        assert ratios["first_pass"][r] == pytest.approx(first, rel=1e-12)
-        assert ratios["walk"][r] == pytest.approx(added - first, rel=1e-12, abs=1e-12)
+def test_each_runs_timing_ratios_are_its_times():
+    # in every run of timing_s2_runs, every round's ratios recomputed from its stored times: the added
+    # time over the unit, its part in the first forward pass, the rest (the walk), and on PyTorch the
+    # attribution variants' parts
+    runs = json.loads(DATA.read_text(encoding="utf-8"))["timing_s2_runs"]["runs"]
+    assert runs
+    for run in runs:
+        T, ratios = run["times_s"], run["ratios"]
+        assert all(len(times) == run["rounds"] for times in T.values())
+        assert all(t > 0 for times in T.values() for t in times)
+
+        def per_unit(a, b, r):
+            return (T[b][r] - T[a][r]) / T["layers 1-8"][r]
+
+        for r in range(run["rounds"]):
+            added, first = per_unit("s = 1", "s = 2", r), per_unit("forward, s = 1", "forward, s = 2", r)
+            assert ratios["added"][r] == pytest.approx(added, rel=1e-12)
+            assert ratios["first_pass"][r] == pytest.approx(first, rel=1e-12)
+            assert ratios["walk"][r] == pytest.approx(added - first, rel=1e-12, abs=1e-12)
+            if run["library"] == "torch":
+                assert ratios["rng_state"][r] == pytest.approx(
+                    per_unit("s = 2, rng not preserved", "s = 2", r), rel=1e-12)
+                assert ratios["empty_checkpoint"][r] == pytest.approx(
+                    per_unit("s = 1", "s = 1, empty checkpoint", r), rel=1e-12)
 
 
 def test_the_s2_runs_are_separate_processes_in_the_recorded_shuffled_order():

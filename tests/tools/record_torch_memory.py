@@ -40,20 +40,18 @@ file as ``predicted_k24``, with the second it was written, before those walks ar
 of the two fields then gets, in ``re_recorded``, the second its measurement started
 (``measured_from``), so the file shows the order.
 
-``timing_s2``: the lesson's one timing check on PyTorch (its section 3): the chain of 16 layers of
-width 512 on a batch of 128, ``use_reentrant=False``, five variants interleaved by
-``minigrad.timing.measure`` (41 rounds after 3 warm-up, collector off, this process's CPU time,
-three steps per call, one thread): layers 1 to 8's forward pass (the unit), the first forward pass
-unchecked and with s = 2, and the training step unchecked and with s = 2.  Stored: every round's
-times, and per round the time s = 2 adds to a step, and its parts in the first forward pass and in
-the walk, each over the unit.  The criterion, fixed before the first recording: the check holds
-when the exact 95% interval of the median (``timing.median_ci``) of the added time's round ratios
-lies inside 3/4 to 5/4.
-
-``timing_s2_runs`` (``--only timing_s2_runs``, ``--runs N``, default 6): the replication the lesson's
-s = 2 verdicts rest on.  ``N`` fresh PyTorch processes of ``tests/tools/time_s2_child.py`` (the same
-five variants, plus the two of ``PREDICTED_ATTRIBUTION``), and ``MINIGRAD_RUNS`` fresh minigrad processes
-in each heap condition (glibc's default, and freed memory kept in the process), all one after
+``timing_s2_runs`` (``--only timing_s2_runs``, ``--runs N``, default 6): the lesson's s = 2 timing
+check (its section 3), replicated; its verdicts rest on these runs.  Each run is a fresh process of
+``tests/tools/time_s2_child.py``: the chain of 16 layers of width 512 on a batch of 128,
+``use_reentrant=False``, five variants interleaved by ``minigrad.timing.measure`` (41 rounds after 3
+warm-up, collector off, the process's CPU time, three steps per call, one thread): layers 1 to 8's
+forward pass (the unit), the first forward pass unchecked and with s = 2, and the training step
+unchecked and with s = 2.  Stored per run: every round's times, and per round the time s = 2 adds to a
+step, and its parts in the first forward pass and in the walk, each over the unit.  The criterion,
+fixed before the first recording: the check holds when the exact 95% interval
+(``timing.median_ci``) of the added time lies inside 3/4 to 5/4; the lesson takes it across the runs'
+medians.  The runs: ``N`` fresh PyTorch processes (the five variants, plus the two of
+``PREDICTED_ATTRIBUTION``), and ``MINIGRAD_RUNS`` fresh minigrad processes in each heap condition (glibc's default, and freed memory kept in the process), all one after
 another in an order shuffled by ``random.Random(seed)`` (the seed, this second, is stored with the
 order); each run with its machine, versions, date and load average.  ``PREDICTED_ATTRIBUTION``
 goes into the field, with the second it was written, before the first run starts.  minigrad's
@@ -271,45 +269,6 @@ ALLOCATOR_NOTE = ("exploratory: no band was fixed before a trial of these walks 
                   "shrinking at k = 5 and 16); only the count after the forward pass is tested")
 
 
-def timing_s2():
-    """The lesson's s = 2 timing check on PyTorch: every round's times and its ratios (docstring above)."""
-    torch.manual_seed(0)
-    repeats = 3
-    wide, x_wide = tanh_mlp(16, 512), batch(128, 512)
-    first_half = wide[:16]                                  # layers 1 to 8: what s = 2 recomputes
-
-    def layers_1_to_8():
-        for _ in range(repeats):
-            first_half(x_wide)
-
-    def forward(s):
-        def run():
-            for _ in range(repeats):
-                wide(x_wide) if s == 1 else checkpoint_sequential(wide, s, x_wide, use_reentrant=False)
-        return run
-
-    def training_step(s):
-        def run():
-            for _ in range(repeats):
-                out = wide(x_wide) if s == 1 else checkpoint_sequential(wide, s, x_wide, use_reentrant=False)
-                out.sum().backward()
-                wide.zero_grad()
-        return run
-
-    t = timing.measure({"layers 1-8": layers_1_to_8, "forward, s = 1": forward(1), "forward, s = 2": forward(2),
-                        "s = 1": training_step(1), "s = 2": training_step(2)},
-                       rounds=41, warmup=3, clock=time.process_time)
-    T = t.times
-    unit = T["layers 1-8"]
-    added = [(b - a) / u for a, b, u in zip(T["s = 1"], T["s = 2"], unit)]
-    first_pass = [(b - a) / u for a, b, u in zip(T["forward, s = 1"], T["forward, s = 2"], unit)]
-    return {"chain": {"depth": 16, "width": 512, "rows": 128}, "steps_per_call": repeats, "rounds": 41,
-            "warmup": 3, "clock": "time.process_time", "load_average_at_start": list(os.getloadavg()),
-            "times_s": T,
-            "ratios": {"added": added, "first_pass": first_pass,
-                       "walk": [a - f for a, f in zip(added, first_pass)]}}
-
-
 def timing_s2_runs(runs, minigrad_python):
     """The replication (module docstring): the runs, each a fresh process, in a recorded random order."""
     seed = int(time.time())
@@ -333,7 +292,6 @@ def timing_s2_runs(runs, minigrad_python):
 
 
 ONLY = {"walks_k24_reentrant": lambda: walks_k24(True), "walks_k24_grad_input": lambda: walks_k24(False),
-        "timing_s2": timing_s2,
         "timing_s2_runs": lambda: timing_s2_runs(ARGS.runs, ARGS.minigrad_python),
         "walks_any_s": lambda: measured_walks(walks_any_s),
         "walks_shrinking": lambda: measured_walks(walks_shrinking)}                            # the fields --only can re-record
@@ -423,9 +381,6 @@ def report(data):
     for run in data.get("timing_s2_runs", {}).get("runs", []):
         print("timing_s2_runs", run["library"], run["heap"], {name: round(timing.median_ci(r).median, 3)
                                                               for name, r in run["ratios"].items()})
-    if "timing_s2" in data:
-        for part, ratios in data["timing_s2"]["ratios"].items():
-            print("timing_s2", part, timing.median_ci(ratios))
 
 
 if __name__ == "__main__":
