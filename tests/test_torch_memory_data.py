@@ -8,7 +8,8 @@ consistent (the peak of the walk is at least what was alive when it started,
 and is the bytes alive from the forward pass plus the walk's allocations listed
 as alive at it; the reentrant walks, and the control walks on an input that requires grad, keep
 after the forward pass what the others keep; the k = 24 walks keep what the count says, and their
-prediction was stored before they were measured; the timing's stored ratios are its stored times', in
+prediction was stored before they were measured, as was the shrinking walks'; the divisor walks, recorded
+twice, agree to the byte; the timing's stored ratios are its stored times', in
 the single recording and in each run of the replication, whose order is the recorded shuffle's;
 the machine is named).
 """
