@@ -8,7 +8,8 @@ consistent (the peak of the walk is at least what was alive when it started,
 and is the bytes alive from the forward pass plus the walk's allocations listed
 as alive at it; the reentrant walks, and the control walks on an input that requires grad, keep
 after the forward pass what the others keep; the k = 24 walks keep what the count says, and their
-prediction was stored before they were measured; the timing's stored ratios are its stored times', in
+prediction was stored before they were measured, as was the shrinking walks'; the divisor walks, recorded
+twice, agree to the byte; the timing's stored ratios are its stored times', in
 the single recording and in each run of the replication, whose order is the recorded shuffle's;
 the machine is named).
 """
@@ -155,7 +156,10 @@ def test_the_s2_runs_are_separate_processes_in_the_recorded_shuffled_order():
     dates = [datetime.datetime.strptime(run["date"], "%Y-%m-%d %H:%M:%S UTC") for run in runs]
     assert dates == sorted(dates) and len(set(dates)) == len(dates)
     written = datetime.datetime.strptime(replicated["predicted_attribution"]["written"], "%Y-%m-%d %H:%M:%S UTC")
-    assert written < dates[0]
+    # before the first run STARTED: its end (the child's date, truncated to the second) less its duration
+    # (rounded to 0.1 s); the prediction's second must end before the earliest start those allow
+    first_start = dates[0] - datetime.timedelta(seconds=runs[0]["seconds"] + 0.05)
+    assert written + datetime.timedelta(seconds=1) <= first_start
     for run in runs:
         assert run["version"].startswith("2.") if run["library"] == "torch" else run["version"]
         assert re.fullmatch(r"\d+\.\d+.*", run["numpy"]) and run["machine"] and len(run["load_average_at_start"]) == 3
@@ -212,3 +216,33 @@ def test_shrinking_segments_keep_the_count_after_the_forward_pass():
     assert list(walks) == expected
     for k, walk in walks.items():
         assert _kept(walk) == (len(walk["sizes"]) - 1 + walk["sizes"][-1]) * one + 4, k
+
+
+def test_the_shrinking_prediction_was_stored_before_its_measurement_and_is_its_formula():
+    # predicted_shrinking: written, with its second, before walks_shrinking was measured; its peaks are
+    # its formula's at every k: (m + 2) activations + the k - m later layers' weight and bias gradients
+    # + 8 bytes, m the first segment's layers
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    predicted = data["predicted_shrinking"]
+
+    def second(stamp):
+        return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S UTC")
+
+    assert second(predicted["written"]) < second(data["walks_shrinking"]["measured_from"])
+    one, width = data["chain"]["activation_bytes"], data["chain"]["width"]
+    walks = data["walks_shrinking"]["walks"]
+    assert predicted["peak_in_backward_bytes"].keys() == walks.keys()
+    for k, walk in walks.items():
+        m = walk["sizes"][0]
+        assert predicted["peak_in_backward_bytes"][k] == (m + 2) * one + (int(k) - m) * (width * width + width) * 4 + 8
+
+
+def test_the_two_recordings_of_the_divisor_walks_agree():
+    # walks (tanh_mlp) and walks_any_s (one module per layer) are the same computation at the s that
+    # divide k: the same peak and the same forward bytes alive at it, to the byte; a recording whose
+    # variable held the output would keep one activation more in one of them
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    any_s = data["walks_any_s"]["walks"]
+    for s, walk in data["walks"].items():
+        for field in ["after_forward_bytes", "peak_in_backward_bytes", "forward_bytes_alive_at_peak"]:
+            assert any_s[s][field] == walk[field], (s, field)

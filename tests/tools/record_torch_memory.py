@@ -61,7 +61,9 @@ runs use ``--minigrad-python`` (default: the main venv's, which has no torch).
 schedules, on the same timeline (``use_reentrant=False``, width 32, batch 1,024): the chain of one
 module per layer (k = 16) at every s from 1 to 16, and the shrinking segments of ``family_bound(k)``
 at every k from 2 to 48 with more than one segment.  Exploratory (``ALLOCATOR_NOTE``): the walks'
-peaks were seen in a trial before any band was fixed.
+peaks were seen in a trial before any band was fixed.  The shrinking walks' peaks are then predicted
+(``PREDICTED_SHRINKING``, from a first recording whose variable held the output): the prediction goes
+into the file as ``predicted_shrinking``, with its second, before ``walks_shrinking`` is measured.
 
 ``--only FIELD`` (repeatable) re-records those fields alone into the stored file, with their date.
 
@@ -102,6 +104,14 @@ PREDICTED_K24 = {                                          # stored, with its ti
     "torch_reentrant_minus_control_bytes": {str(s): ROWS * WIDTH * 4 + ONE_LAYER_GRADIENTS
                                             for s in SEGMENTS_PREDICTED},
 }
+PREDICTED_SHRINKING = {                                    # stored, with its time, before walks_shrinking runs
+    "rule": "with no variable holding the output, each shrinking schedule's walk peaks while its first segment "
+            "(m layers) is recomputed: its m recomputed activations, the product the last tanh is applied to and "
+            "the gradient arriving at the segment (m + 2 activations), the weight and bias gradients of the k - m "
+            "layers after it, and 8 bytes (the loss and the gradient sum() starts from); derived from the "
+            "recording of 2026-12-07 10:32 UTC, whose variable held the output (one activation more at every k)",
+    "formula": "(m + 2) * activation_bytes + (k - m) * (width * width + width) * 4 + 8",
+}
 ARGS = None                                                # the parsed command line (main)
 MINIGRAD_RUNS = 4                                          # per heap condition, in timing_s2_runs
 PREDICTED_ATTRIBUTION = {                                  # stored, with its time, before timing_s2_runs runs
@@ -132,12 +142,8 @@ def step_memory(net, x, s, use_reentrant=False, forward=None):
     ``forward``: a callable giving the output in place of ``checkpoint_sequential`` with ``s`` segments."""
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
                  with_stack=True) as prof:
-        if forward is not None:
-            out = forward()
-        else:
-            out = net(x) if s == 1 else checkpoint_sequential(net, s, x, use_reentrant=use_reentrant,
-                                                              preserve_rng_state=False)
-        loss = out.sum()
+        loss = (forward() if forward is not None else net(x) if s == 1 else checkpoint_sequential(
+            net, s, x, use_reentrant=use_reentrant, preserve_rng_state=False)).sum()   # no variable holds the output
         with torch.profiler.record_function("backward"):
             loss.backward()
     net.zero_grad()
@@ -251,13 +257,21 @@ def walks_any_s():
     return walks(net, x, use_reentrant=False, segments=range(1, DEPTH + 1))
 
 
+def shrinking_ks():
+    """The k from 2 to 48 whose shrinking schedule has more than one segment, with the schedule."""
+    return {k: shrinking(k, family_bound(k)) for k in range(2, 49) if len(shrinking(k, family_bound(k))) > 1}
+
+
+def predicted_shrinking_peaks():
+    """``PREDICTED_SHRINKING``'s formula at every k of ``walks_shrinking``: the predicted peak, in bytes."""
+    return {str(k): (sizes[0] + 2) * ROWS * WIDTH * 4 + (k - sizes[0]) * ONE_LAYER_GRADIENTS + 8
+            for k, sizes in shrinking_ks().items()}
+
+
 def walks_shrinking():
     """The shrinking schedule at every k from 2 to 48 with more than one segment, non-reentrant."""
     measured = {}
-    for k in range(2, 49):
-        sizes = shrinking(k, family_bound(k))
-        if len(sizes) == 1:
-            continue
+    for k, sizes in shrinking_ks().items():
         torch.manual_seed(0)
         net, x = tanh_mlp(k, WIDTH), batch(ROWS, WIDTH)
         measured[str(k)] = {"sizes": sizes, **step_memory_retried(
@@ -266,7 +280,8 @@ def walks_shrinking():
 
 
 ALLOCATOR_NOTE = ("exploratory: no band was fixed before a trial of these walks (k = 16 at s = 1, 5, 16; "
-                  "shrinking at k = 5 and 16); only the count after the forward pass is tested")
+                  "shrinking at k = 5 and 16); the count after the forward pass is tested, and the shrinking "
+                  "walks' peaks against predicted_shrinking")
 
 
 def timing_s2_runs(runs, minigrad_python):
@@ -301,10 +316,12 @@ def now(form):
     return datetime.datetime.now(datetime.timezone.utc).strftime(form)
 
 
-def store_prediction(data, out):
-    """Put ``PREDICTED_K24`` into ``data`` with the second it is written, and write the file, before
-    the k = 24 walks are measured."""
-    data["predicted_k24"] = {"written": now("%Y-%m-%d %H:%M:%S UTC"), **PREDICTED_K24}
+def store_prediction(data, out, field="predicted_k24"):
+    """Put ``PREDICTED_K24`` (or ``PREDICTED_SHRINKING``, field ``predicted_shrinking``, with its peaks)
+    into ``data`` with the second it is written, and write the file, before those walks are measured."""
+    prediction = PREDICTED_K24 if field == "predicted_k24" else {
+        **PREDICTED_SHRINKING, "peak_in_backward_bytes": predicted_shrinking_peaks()}
+    data[field] = {"written": now("%Y-%m-%d %H:%M:%S UTC"), **prediction}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     time.sleep(1)                                          # the measurement's second then follows it
@@ -337,6 +354,8 @@ def main():
         data = json.loads(args.out.read_text(encoding="utf-8"))
         if any(field.startswith("walks_k24") for field in args.only):
             store_prediction(data, args.out)
+        if "walks_shrinking" in args.only:
+            store_prediction(data, args.out, "predicted_shrinking")
         for field in args.only:
             started = now("%Y-%m-%d %H:%M:%S UTC")
             data[field] = ONLY[field]()
@@ -363,6 +382,7 @@ def main():
         "walks_grad_input": walks(net, x_grad, use_reentrant=False),   # the control: the input alone changed
     }
     store_prediction(data, args.out)
+    store_prediction(data, args.out, "predicted_shrinking")
     for field, record in ONLY.items():
         started = now("%Y-%m-%d %H:%M:%S UTC")
         data[field] = record()
