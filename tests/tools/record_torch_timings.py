@@ -382,7 +382,13 @@ def mlp_problem(torch):
     return mlp_loss, x_batch, *params, target
 
 
-def record_mlp(torch, measure, rounds):
+def mlp_train_steps(torch):
+    """The lesson's MLP problem as training steps, for either library: ``(mlp_loss, train_step)``.
+
+    ``train_step(loss_fn)`` returns a callable that runs one step of ``loss_fn`` (``mlp_loss`` or a
+    compiled copy of it) on the problem's batch and parameters: the loss, ``backward()``, the gradients
+    cleared.  Both recorders' MLP timings use it (``torch``: the library passed in, minigrad or PyTorch;
+    nothing is imported here)."""
     mlp_loss, x_batch, *params, target = mlp_problem(torch)
 
     def train_step(loss_fn):
@@ -392,6 +398,11 @@ def record_mlp(torch, measure, rounds):
                 p.grad = None
         return run
 
+    return mlp_loss, train_step
+
+
+def record_mlp(torch, measure, rounds):
+    mlp_loss, train_step = mlp_train_steps(torch)
     variants = {"eager": train_step(mlp_loss)}
     first = {}
     for backend in ["aot_eager", "inductor"]:
