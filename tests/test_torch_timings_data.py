@@ -252,6 +252,10 @@ def test_decompositions_make_inductors_plan(data):
     # aot_eager_decomp_partition (Inductor's decompositions and partitioner, no codegen) saves what Inductor saves
     assert saved["aot_eager_decomp_partition_hooks"]["count"] == saved["inductor_hooks"]["count"]
     assert saved["inductor_hooks"]["count"] < saved["aot_eager_hooks"]["count"]
+    # its two differences from aot_eager's min-cut plan apart: the decompositions alone give Inductor's plan,
+    # the configuration patch alone aot_eager's
+    assert saved["decompositions_no_patch_hooks"] == saved["aot_eager_decomp_partition_hooks"]
+    assert saved["patch_no_decompositions_hooks"] == saved["aot_eager_hooks"]
 
 
 def test_page_faults_and_the_list_guard(data):

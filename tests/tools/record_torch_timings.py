@@ -712,6 +712,27 @@ def inductor_code(sources):
             "forward_kernel_head": "\n".join(lines[:24])}
 
 
+def min_cut_nop(torch, decompositions, patch):
+    """A backend as ``aot_eager_decomp_partition`` builds it (PyTorch 2.13, ``torch/_dynamo/backends/debugging.py``):
+    AOTAutograd, no-op compilers, the min-cut partitioner for Inductor; with Inductor's decompositions
+    (``select_decomp_table``) or not, inside its configuration patch (``unlift_effect_tokens``) or not."""
+    import functools
+
+    from functorch.compile import min_cut_rematerialization_partition
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._dynamo.backends.debugging import get_nop_func
+    from torch._functorch import config as functorch_config
+    from torch._inductor.compile_fx import select_decomp_table
+
+    def backend(gm, fake_inputs):
+        with functorch_config.patch({"unlift_effect_tokens": True} if patch else {}):
+            return aot_autograd(fw_compiler=get_nop_func(), bw_compiler=get_nop_func(),
+                                decompositions=select_decomp_table() if decompositions else {},
+                                partition_fn=functools.partial(min_cut_rematerialization_partition, compiler="inductor"),
+                                )(gm, fake_inputs)
+    return backend
+
+
 def record_saved(torch, n=1_000):
     """What the chain's step saves for the backward: eager against aot_eager, counted two ways."""
     x = torch.linspace(-1.0, 1.0, n).requires_grad_()
@@ -744,6 +765,10 @@ def record_saved(torch, n=1_000):
         "aot_eager_decomp_partition_hooks": hooked(torch.compile(chain, backend="aot_eager_decomp_partition",
                                                                  dynamic=False)),
         "inductor_hooks": hooked(torch.compile(chain, backend="inductor", dynamic=False)),
+        # the two differences between aot_eager_decomp_partition and aot_eager's min-cut plan, one at a time:
+        # Inductor's decompositions without the configuration patch, and the patch without them
+        "decompositions_no_patch_hooks": hooked(torch.compile(chain, backend=min_cut_nop(torch, True, False), dynamic=False)),
+        "patch_no_decompositions_hooks": hooked(torch.compile(chain, backend=min_cut_nop(torch, False, True), dynamic=False)),
         "aot_eager_backward_inputs": {
             "saved": [node.name for node in saved],
             "bytes": sum(node.meta["val"].numel() * node.meta["val"].element_size() for node in saved),
