@@ -222,6 +222,27 @@ def test_median_ci_covers_the_true_median_as_often_as_it_says():
     assert abs(covered / trials - level) < 0.015   # 0.9734 expected; binomial sd of the rate 0.0025
 
 
+def test_exact_ratio_ci_is_median_ci_of_the_rounds_ratios():
+    t = timing.Timings({"a": [float(v) for v in range(2, 32, 2)], "b": [1.0] * 15})   # ratios 2, 4, ..., 30
+    assert t.exact_ratio_ci("a", "b") == timing.median_ci(t.ratios("a", "b")) == timing.Ratio(16.0, 8.0, 24.0)
+    with pytest.raises(ValueError, match="5 values"):
+        timing.Timings({"a": [1.0] * 5, "b": [1.0] * 5}).exact_ratio_ci("a", "b")
+
+
+def test_exact_ratio_ci_covers_the_ratios_median_as_the_binomial_says():
+    # 15 rounds: ranks 4 and 12, exact coverage 1 - 2 P(B <= 3), B ~ Binomial(15, 1/2) = 0.96484375
+    rng, n, trials = random.Random(5), 15, 4000
+    exact = 1 - 2 * sum(math.comb(n, i) for i in range(4)) / 2 ** n
+    covered = 0
+    for _ in range(trials):
+        # each round: b ~ 1 + Exp(1), a = b * r with r lognormal (median of a / b: e^0.2)
+        b = [1 + rng.expovariate(1.0) for _ in range(n)]
+        a = [y * rng.lognormvariate(0.2, 0.3) for y in b]
+        ci = timing.Timings({"a": a, "b": b}).exact_ratio_ci("a", "b")
+        covered += ci.low <= math.exp(0.2) <= ci.high
+    assert abs(covered / trials - exact) < 0.012   # binomial sd of the rate 0.0029
+
+
 def test_sign_test_counts_signs_exactly_and_inverts_median_ci():
     assert timing.sign_test([1, 2, 3, 4, 5, 6], 0) == 2 / 64
     assert timing.sign_test([1, 2, 3, 4, 5, 6], 3.5) == 1.0

@@ -252,6 +252,10 @@ def test_decompositions_make_inductors_plan(data):
     # aot_eager_decomp_partition (Inductor's decompositions and partitioner, no codegen) saves what Inductor saves
     assert saved["aot_eager_decomp_partition_hooks"]["count"] == saved["inductor_hooks"]["count"]
     assert saved["inductor_hooks"]["count"] < saved["aot_eager_hooks"]["count"]
+    # its two differences from aot_eager's min-cut plan apart: the decompositions alone give Inductor's plan,
+    # the configuration patch alone aot_eager's
+    assert saved["decompositions_no_patch_hooks"] == saved["aot_eager_decomp_partition_hooks"]
+    assert saved["patch_no_decompositions_hooks"] == saved["aot_eager_hooks"]
 
 
 def test_page_faults_and_the_list_guard(data):
@@ -429,3 +433,21 @@ def test_the_file_is_as_the_script_writes_it():
     assert text == dumps(json.loads(text)) + "\n"
     sample = {"a": [1, 2.5], "b": ["x", {"c": []}], "d": "[1,2]"}
     assert json.loads(dumps(sample)) == sample and '"a": [1, 2.5]' in dumps(sample)
+
+
+def test_the_direct_calls_run_in_separate_processes(data):
+    # the MLP step's compiled graph called directly against the same through torch.compile: each run a fresh
+    # process; both give the same loss; each round's three step times kept, the ratios computed from them
+    direct = data["mlp_direct"]
+    runs = direct["runs"]
+    assert len(runs) >= 6 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", direct["date"])
+    for run in runs:
+        assert len(run["load_average_at_start"]) == len(run["load_average_at_end"]) == 3 and run["seconds"] > 0
+        assert run["direct_equals_guarded"] is True and run["rounds"] == direct["rounds"]
+        rounds = run["per_step_us_rounds"]
+        assert set(rounds) == {"eager", "guarded", "direct"}
+        assert all(len(v) == direct["rounds"] and min(v) > 0 for v in rounds.values())
+        for name in ["guarded", "direct"]:
+            assert_ratio(run["ratio_to_eager"][name])
+            ratios = sorted(a / b for a, b in zip(rounds[name], rounds["eager"]))
+            assert run["ratio_to_eager"][name]["median"] == pytest.approx(ratios[len(ratios) // 2], rel=1e-9)

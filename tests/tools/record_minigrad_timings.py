@@ -59,7 +59,7 @@ sys.path.insert(0, str(ROOT))                          # this checkout's minigra
 sys.path.insert(0, str(ROOT / "tests" / "tools"))      # the PyTorch script's shared pieces
 
 from record_torch_timings import (CLOCK, SIZES, chain, chain_step, dumps, machine,  # noqa: E402
-                                  mlp_problem, operations_recorded, ratio, repeated, repeats_for,
+                                  mlp_train_steps, operations_recorded, ratio, repeated, repeats_for,
                                   rounds_for, summary, timed_controls)
 
 OUT = ROOT / "notebooks" / "researcher" / "data" / "minigrad_timings_03.json"
@@ -151,15 +151,7 @@ def controls_counting_faults(torch, measure, rounds, sizes):
 
 
 def record_mlp(torch, measure, rounds):
-    mlp_loss, x_batch, *params, target = mlp_problem(torch)
-
-    def train_step(loss_fn):
-        def run():
-            loss_fn(x_batch, *params, target).backward()
-            for p in params:
-                p.grad = None
-        return run
-
+    mlp_loss, train_step = mlp_train_steps(torch)
     variants = {"eager": train_step(mlp_loss)}
     for backend in BACKENDS:
         variants[backend] = train_step(torch.compile(fresh_copy(mlp_loss), backend=backend))

@@ -92,13 +92,16 @@ PyTorch on one thread):
   ``x * 1.0`` (``empty_compiled_call``) and the page faults of eager's and three compiled steps at a
   million elements; a run takes about a minute on an idle machine at 81 rounds: record it under the
   exclusive CPU lock;
+* ``mlp_direct`` (``--only mlp_direct``, after the replication): the MLP step eager, through
+  ``torch.compile`` with Inductor, and the same compiled graph called directly (no frame hook, no
+  guards), in the same rounds, each run a separate process (``--runs``; seconds each);
 * ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
   Dynamo's ``recompile_limit`` and its warning, and the recompile a
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
 another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``, ``page_faults``, ``repeat``, ``controls``,
-``replicate``):
+``replicate``, ``mlp_direct``):
 re-record that part alone into the existing file, the first calls stamped with
 their own date, leaving the rest as recorded;
 ``--keep-first-call``: re-record everything else, keeping the file's first calls).
@@ -382,7 +385,13 @@ def mlp_problem(torch):
     return mlp_loss, x_batch, *params, target
 
 
-def record_mlp(torch, measure, rounds):
+def mlp_train_steps(torch):
+    """The lesson's MLP problem as training steps, for either library: ``(mlp_loss, train_step)``.
+
+    ``train_step(loss_fn)`` returns a callable that runs one step of ``loss_fn`` (``mlp_loss`` or a
+    compiled copy of it) on the problem's batch and parameters: the loss, ``backward()``, the gradients
+    cleared.  Both recorders' MLP timings use it (``torch``: the library passed in, minigrad or PyTorch;
+    nothing is imported here)."""
     mlp_loss, x_batch, *params, target = mlp_problem(torch)
 
     def train_step(loss_fn):
@@ -392,6 +401,11 @@ def record_mlp(torch, measure, rounds):
                 p.grad = None
         return run
 
+    return mlp_loss, train_step
+
+
+def record_mlp(torch, measure, rounds):
+    mlp_loss, train_step = mlp_train_steps(torch)
     variants = {"eager": train_step(mlp_loss)}
     first = {}
     for backend in ["aot_eager", "inductor"]:
@@ -412,6 +426,54 @@ def record_mlp(torch, measure, rounds):
         "ratio_to_eager": {b: ratio(t, b, "eager") for b in ["aot_eager", "inductor"]},
         "first_call_s_in_this_process": first,
     }
+
+
+def record_mlp_direct(torch, measure, rounds):
+    """The MLP step three ways in the same rounds: eager; Inductor behind ``torch.compile`` (Dynamo's frame
+    hook, guards and wrapper on every call); and the same compiled graph called directly, as Inductor's
+    ``compile_fx`` returned it to Dynamo (no frame hook, no guards).  Guarded minus direct is the cost per
+    call of what surrounds the compiled code on this very step; direct minus eager, what the compiled code
+    itself adds or saves.  Each round's step times, in µs, and both ratios to eager."""
+    from torch._inductor.compile_fx import compile_fx
+
+    mlp_loss, train_step = mlp_train_steps(torch)
+    kept = []
+
+    def inductor_kept(gm, example_inputs):      # the inductor backend, keeping what it returns
+        kept.append(([n.name for n in gm.graph.nodes if n.op == "placeholder"], compile_fx(gm, example_inputs)))
+        return kept[-1][1]
+
+    torch._dynamo.reset()
+    guarded = torch.compile(mlp_loss, backend=inductor_kept)
+    variants = {"eager": train_step(mlp_loss), "guarded": train_step(guarded)}
+    variants["guarded"]()                        # the first call: captures and compiles
+    (names, graph), = kept                       # one graph, whose inputs are the step's eight arguments in order
+    assert names == ["l_x_", "l_w1_", "l_b1_", "l_w2_", "l_b2_", "l_w3_", "l_b3_", "l_t_"], names
+    call = lambda *args: graph(*args)[0]        # noqa: E731
+    variants["direct"] = train_step(call)
+    mlp_inputs = mlp_problem(torch)[1:]
+    same = [torch.equal(fn(*mlp_inputs), guarded(*mlp_inputs)) for fn in (call,)]
+    n = repeats_for(variants["eager"])
+    t = measure({k: repeated(v, n) for k, v in variants.items()}, rounds=2 * rounds + 1, warmup=3, clock=CLOCK)
+    torch._dynamo.reset()
+    return {"what": "the lesson's MLP step: eager, Inductor through torch.compile, the same compiled graph called directly",
+            "steps_per_timed_call": n, "rounds": 2 * rounds + 1, "direct_equals_guarded": all(same),
+            "per_step_us_rounds": {k: [v / n * 1e6 for v in t.times[k]] for k in variants},
+            "ratio_to_eager": {k: ratio(t, k, "eager") for k in ["guarded", "direct"]}}
+
+
+def mlp_direct_child(rounds):
+    """In a fresh process: one run of ``record_mlp_direct``, printed as one line of JSON with the load
+    average at its start and end."""
+    import torch
+
+    from minigrad.timing import measure
+
+    torch.set_num_threads(1)
+    load, t0 = list(os.getloadavg()), time.perf_counter()
+    part = record_mlp_direct(torch, measure, rounds)
+    print(json.dumps({"load_average_at_start": load, "load_average_at_end": list(os.getloadavg()),
+                      "seconds": round(time.perf_counter() - t0, 1), **part}))
 
 
 def record_sweeps(torch, measure, rounds, sizes):
@@ -650,6 +712,27 @@ def inductor_code(sources):
             "forward_kernel_head": "\n".join(lines[:24])}
 
 
+def min_cut_nop(torch, decompositions, patch):
+    """A backend as ``aot_eager_decomp_partition`` builds it (PyTorch 2.13, ``torch/_dynamo/backends/debugging.py``):
+    AOTAutograd, no-op compilers, the min-cut partitioner for Inductor; with Inductor's decompositions
+    (``select_decomp_table``) or not, inside its configuration patch (``unlift_effect_tokens``) or not."""
+    import functools
+
+    from functorch.compile import min_cut_rematerialization_partition
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._dynamo.backends.debugging import get_nop_func
+    from torch._functorch import config as functorch_config
+    from torch._inductor.compile_fx import select_decomp_table
+
+    def backend(gm, fake_inputs):
+        with functorch_config.patch({"unlift_effect_tokens": True} if patch else {}):
+            return aot_autograd(fw_compiler=get_nop_func(), bw_compiler=get_nop_func(),
+                                decompositions=select_decomp_table() if decompositions else {},
+                                partition_fn=functools.partial(min_cut_rematerialization_partition, compiler="inductor"),
+                                )(gm, fake_inputs)
+    return backend
+
+
 def record_saved(torch, n=1_000):
     """What the chain's step saves for the backward: eager against aot_eager, counted two ways."""
     x = torch.linspace(-1.0, 1.0, n).requires_grad_()
@@ -682,6 +765,10 @@ def record_saved(torch, n=1_000):
         "aot_eager_decomp_partition_hooks": hooked(torch.compile(chain, backend="aot_eager_decomp_partition",
                                                                  dynamic=False)),
         "inductor_hooks": hooked(torch.compile(chain, backend="inductor", dynamic=False)),
+        # the two differences between aot_eager_decomp_partition and aot_eager's min-cut plan, one at a time:
+        # Inductor's decompositions without the configuration patch, and the patch without them
+        "decompositions_no_patch_hooks": hooked(torch.compile(chain, backend=min_cut_nop(torch, True, False), dynamic=False)),
+        "patch_no_decompositions_hooks": hooked(torch.compile(chain, backend=min_cut_nop(torch, False, True), dynamic=False)),
         "aot_eager_backward_inputs": {
             "saved": [node.name for node in saved],
             "bytes": sum(node.meta["val"].numel() * node.meta["val"].element_size() for node in saved),
@@ -1232,7 +1319,7 @@ def main(argv=None):
     ap.add_argument("--first-calls", type=int, default=5,
                     help="samples of each backend's first call, each in a fresh process (default 5)")
     ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard", "page_faults", "repeat",
-                                       "controls", "replicate"],
+                                       "controls", "replicate", "mlp_direct"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--keep-first-call", action="store_true",
                     help="re-record everything but the first calls, keeping those of the existing --out file")
@@ -1240,7 +1327,11 @@ def main(argv=None):
                     help="separate processes of the replication (--only replicate; default 10)")
     ap.add_argument("--first-call-child", help=argparse.SUPPRESS)
     ap.add_argument("--replicate-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--mlp-direct-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.mlp_direct_child:
+        mlp_direct_child(args.rounds)
+        return 0
     if args.first_call_child:
         first_call_child(args.first_call_child)
         return 0
@@ -1266,6 +1357,20 @@ def main(argv=None):
         data["branches"]["print_runs_per_call"] = record_print_runs(torch, x_big, w)
         out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote branches.dynamo_scale_guard, dynamo_list_guard, dynamo_scale_versions and print_runs_per_call into {out}")
+        return 0
+    if args.only == "mlp_direct":     # --runs separate processes, one after another
+        data = json.loads(out.read_text(encoding="utf-8"))
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        runs = []
+        for i in range(args.runs):
+            res = subprocess.run([sys.executable, __file__, "--mlp-direct-child", "--rounds", str(args.rounds)],
+                                 capture_output=True, text=True, env=env, check=True)
+            runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+            print(f"  run {i + 1} of {args.runs}: {runs[-1]['seconds']} s", flush=True)
+        data["mlp_direct"] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                              "rounds": 2 * args.rounds + 1, "runs": runs}
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
+        print(f"wrote mlp_direct into {out}")
         return 0
     if args.only == "replicate":
         data = json.loads(out.read_text(encoding="utf-8"))
