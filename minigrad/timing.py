@@ -305,9 +305,10 @@ class Claims:
         self.stated, self.stated_post_hoc = stated, stated_post_hoc or {}
         self.claims, self.exploratory = {}, {}
 
-    def claim(self, key, stat, null, shows, post_hoc=False, runs=None, label=None):
+    def claim(self, key, stat, null, shows, post_hoc=False, runs=None, label=None, overruled=None):
         """Test the claim ``key``, print its line and keep its record (a dict: ``between``, ``null``, ``side``,
-        ``p``, ``verdict``, ``statistic``) in ``claims`` or ``exploratory``, under ``label`` or ``key``.
+        ``p``, ``verdict``, ``statistic``, and each run's ``values`` and ``shown``) in ``claims`` or
+        ``exploratory``, under ``label`` or ``key``.
 
         ``stat(run)``: a run's value (its median); the runs' values are tested against the stated null
         by ``one_sided_sign_test`` on the stated side, and their median given with its exact 95% interval
@@ -317,6 +318,10 @@ class Claims:
         "not claimed".  ``null``, if given, must equal the stated one (a check that the lesson tests what
         was stated); ``None`` takes the stated one.  ``runs`` (other recordings than the family's) and
         ``post_hoc`` put the claim among the exploratory ones, under ``label`` (default ``key``).
+        ``overruled``: a verdict set by another test (say "not established (the other block disagrees)",
+        no colon), which replaces "claimed" or "not claimed" before the runs' count; a refutation stands.
+        The printed test's name: "one-sided sign test", or for a band ("inside") "intersection-union test"
+        (two one-sided sign tests, ``one_sided_sign_test``).
 
         Raises:
             KeyError: ``key`` was not stated.
@@ -328,17 +333,21 @@ class Claims:
         null, side, rs = pre["null"], pre["direction"], self.runs if runs is None else runs
         values = [stat(run) for run in rs]
         between = median_ci(values)
-        verdict = claimed(shows, rs, name=self.name)
+        shown = [bool(shows(run)) for run in rs]
+        verdict = claimed(lambda i: shown[i], range(len(rs)), name=self.name)
         if _contrary(between, null, side):
             verdict = "refuted: " + verdict.split(": ", 1)[1] + f", the {self.name}s' medians on the contrary side"
+        elif overruled is not None:
+            verdict = f"{overruled}: " + verdict.split(": ", 1)[1]
         exploratory = post_hoc or runs is not None
         c = (self.exploratory if exploratory else self.claims)[label or key] = {
             "between": between, "null": null, "side": side, "p": one_sided_sign_test(values, null, side),
-            "verdict": verdict, "statistic": pre.get("statistic")}
+            "verdict": verdict, "statistic": pre.get("statistic"), "values": values, "shown": shown}
+        test = "intersection-union test" if side == "inside" else "one-sided sign test"
         print(f"{self.library}{' (exploratory)' if exploratory else ''}: {label or key}"
               f"{' (' + c['statistic'] + ')' if c['statistic'] else ''}: {verdict}; the {self.name}s' medians"
               f" {between.median:.3f} (95% interval {between.low:.3f} to {between.high:.3f}), predicted {side} {null},"
-              f" one-sided sign test p = {c['p']:.4f}")
+              f" {test} p = {c['p']:.4f}")
 
     def across(self, get):
         """``get(run)``: a ``Ratio``; the median of the runs' medians with its exact 95% interval

@@ -327,6 +327,13 @@ def test_claims_say_claimed_refuted_or_not_claimed_and_keep_the_stated_side(caps
     assert out[0] == ("lib: up: claimed: in all 10 runs; the runs' medians 1.205 (95% interval 1.120 to 1.300),"
                       " predicted above 1, one-sided sign test p = 0.0010")
     assert out[3].startswith("lib: band (the ratio): claimed") and out[5].startswith("lib (exploratory): up, six runs:")
+    assert out[3].endswith("intersection-union test p = 0.0010") and "one-sided sign test" in out[1]
+    assert up["values"] == [run["m"] for run in runs] and up["shown"] == [True] * 10 and down["shown"] == [False] * 10
+    fam.claim("up", lambda run: run["m"], 1, lambda run: run["low"] > 1, label="up, overruled", runs=runs,
+              overruled="not established (another block disagrees)")
+    assert fam.exploratory["up, overruled"]["verdict"] == "not established (another block disagrees): in all 10 runs"
+    fam.claim("down", lambda run: run["m"], 1, lambda run: False, label="down, overruled", runs=runs, overruled="x")
+    assert fam.exploratory["down, overruled"]["verdict"].startswith("refuted")    # a refutation stands
     with pytest.raises(ValueError, match="stated"):
         fam.claim("up", lambda run: run["m"], 2, lambda run: True)
     assert fam.across(lambda run: timing.Ratio(run["m"], 0, 0)) == timing.median_ci([run["m"] for run in runs])
