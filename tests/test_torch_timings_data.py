@@ -9,6 +9,7 @@ interquartile range, the sizes the script measures, the counts the graphs
 imply), so that a broken recording fails here rather than in a lesson cell.
 """
 
+import ast
 import json
 import pathlib
 import re
@@ -242,6 +243,11 @@ def test_aot_eagers_extra_fitted_against_the_operations(data):
         assert abs(predicted - row["extra_us"]) < 0.5 * max(abs(row["extra_us"]), predicted)
     code = per_op["generated_code_5_operations"]
     assert "torch.ops.aten." in code["forward"] and "torch.ops.aten." in code["backward"]
+    # the loop the lesson prints beside that code is the recording script's op_chain as it stands
+    script = (ROOT / "tests" / "tools" / "record_torch_timings.py").read_text(encoding="utf-8")
+    defined = [ast.get_source_segment(script, node) for node in ast.walk(ast.parse(script))
+               if isinstance(node, ast.FunctionDef) and node.name == "op_chain"]
+    assert per_op["op_chain_source"] == defined[0] and len(defined) == 1
     mlp = per_op["mlp"]
     assert mlp["aten_calls_forward_graph"] > 0 and mlp["aten_calls_backward_graph"] > 0
     assert mlp["eager_step_us"] > 0 and mlp["aot_eager_step_us"] > 0

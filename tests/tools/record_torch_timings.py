@@ -108,6 +108,7 @@ their own date, leaving the rest as recorded;
 """
 
 import argparse
+import ast
 import collections
 import datetime
 import json
@@ -145,6 +146,14 @@ def dumps(data, level=0):
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in data):
         return "[\n" + ",\n".join(pad + dumps(v, level + 1) for v in data) + "\n" + end + "]"
     return json.dumps(data, ensure_ascii=False)
+
+
+def op_chain_source():
+    """``op_chain``'s definition, as written in this file (``ast.get_source_segment``: from ``def`` to its
+    last line, no trailing newline)."""
+    text = pathlib.Path(__file__).read_text(encoding="utf-8")
+    return next(ast.get_source_segment(text, node) for node in ast.walk(ast.parse(text))
+                if isinstance(node, ast.FunctionDef) and node.name == "op_chain")
 
 
 def chain(x):
@@ -888,6 +897,8 @@ def record_per_op(torch, measure, rounds, lengths=(5, 10, 20, 40), n=10):
         "steps_per_timed_call": reps, "rounds": rounds, "rows": rows,
         "fit_extra_against_aten_calls": bootstrap_fit(xs, diffs),
         "generated_code_5_operations": code,
+        # the loop the generated code unrolls, so that the lesson shows both without reading this script
+        "op_chain_source": op_chain_source(),
         "mlp": {"aten_calls_forward_graph": aten_calls(mlp_graphs["forward"]),
                 "aten_calls_backward_graph": aten_calls(mlp_graphs["backward"]),
                 "eager_step_us": t.median("eager mlp") / reps * 1e6,
