@@ -426,10 +426,10 @@ def test_the_claims_sides_are_the_scripts(data):
         assert all(c["direction"] in ("above", "below") for c in replication[key].values())
     source = "".join("".join(c["source"]) for c in json.loads(LESSON.read_text(encoding="utf-8"))["cells"])
     # the lesson's claims read their nulls and sides from the stored ones (timing.Claims checks each null); the
-    # family it tests is the stored one less the claims it names as pruned after recording (PRUNED), each stored
-    assert 'family = {name: stated for name, stated in replication["claims"].items() if name not in PRUNED}' in source
-    assert 'timing.Claims("PyTorch", runs, family, replication["exploratory"])' in source
+    # claims it tests are the stored ones less those it names as pruned after recording (PRUNED), each stored
+    assert 'timing.Claims("PyTorch", runs, replication["claims"], replication["exploratory"])' in source
     assert 'assert set(PRUNED) <= set(replication["claims"])' in source
+    assert 'assert set(claims) == set(replication["claims"]) - set(PRUNED)' in source
 
 
 def test_the_file_is_as_the_script_writes_it():
