@@ -27,8 +27,8 @@ predicted median) and ``holm`` (Holm's step-down adjustment, when a table makes 
 ``paired_median_ratio_ci`` (a ratio of two medians, the samples measured apart or in the same rounds).
 
 ``one_sided_sign_test`` is the sign test on a side predicted before the data, and ``Claims`` a family of
-such claims on repeated recordings: each claim's verdict, its one-sided p and its printed line, so that a
-lesson states a claim in one call.
+such claims on repeated recordings: each claim's verdict, its one-sided p (kept, not printed) and its printed
+line, so that a lesson states a claim in one call.
 
 Verdicts on those intervals, so that a lesson's cells show the measurement and the verdict, not its
 plumbing: ``apart`` (two intervals that do not overlap), ``claimed`` (an effect shown in every recording
@@ -320,8 +320,9 @@ class Claims:
         ``post_hoc`` put the claim among the exploratory ones, under ``label`` (default ``key``).
         ``overruled``: a verdict set by another test (say "not established (the other block disagrees)",
         no colon), which replaces "claimed" or "not claimed" before the runs' count; a refutation stands.
-        The printed test's name: "one-sided sign test", or for a band ("inside") "intersection-union test"
-        (two one-sided sign tests, ``one_sided_sign_test``).
+        The printed line gives the verdict, the runs' medians with their interval and the predicted side, not
+        the p-value: the verdict rests on the every-run rule, and the record keeps ``p`` (the one-sided sign
+        test, or for a band ("inside") the intersection-union test: two one-sided sign tests) for ``holm``.
 
         Raises:
             KeyError: ``key`` was not stated.
@@ -343,11 +344,9 @@ class Claims:
         c = (self.exploratory if exploratory else self.claims)[label or key] = {
             "between": between, "null": null, "side": side, "p": one_sided_sign_test(values, null, side),
             "verdict": verdict, "statistic": pre.get("statistic"), "values": values, "shown": shown}
-        test = "intersection-union test" if side == "inside" else "one-sided sign test"
         print(f"{self.library}{' (exploratory)' if exploratory else ''}: {label or key}"
               f"{' (' + c['statistic'] + ')' if c['statistic'] else ''}: {verdict}; the {self.name}s' medians"
-              f" {between.median:.3f} (95% interval {between.low:.3f} to {between.high:.3f}), predicted {side} {null},"
-              f" {test} p = {c['p']:.4f}")
+              f" {between.median:.3f} (95% interval {between.low:.3f} to {between.high:.3f}), predicted {side} {null}")
 
     def across(self, get):
         """``get(run)``: a ``Ratio``; the median of the runs' medians with its exact 95% interval

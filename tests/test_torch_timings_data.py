@@ -425,8 +425,11 @@ def test_the_claims_sides_are_the_scripts(data):
         assert replication[key] == {name: {"null": null, "direction": side} for name, (null, side) in pre.items()}
         assert all(c["direction"] in ("above", "below") for c in replication[key].values())
     source = "".join("".join(c["source"]) for c in json.loads(LESSON.read_text(encoding="utf-8"))["cells"])
-    # the lesson's claims read their nulls and sides from the stored ones (timing.Claims checks each null)
+    # the lesson's claims read their nulls and sides from the stored ones (timing.Claims checks each null); the
+    # claims it tests are the stored ones less those it names as pruned after recording (PRUNED), each stored
     assert 'timing.Claims("PyTorch", runs, replication["claims"], replication["exploratory"])' in source
+    assert 'assert set(PRUNED) <= set(replication["claims"])' in source
+    assert 'assert set(claims) == set(replication["claims"]) - set(PRUNED)' in source
 
 
 def test_the_file_is_as_the_script_writes_it():
@@ -442,8 +445,9 @@ def test_the_file_is_as_the_script_writes_it():
 
 
 def test_the_direct_calls_run_in_separate_processes(data):
-    # the MLP step's compiled graph called directly against the same through torch.compile: each run a fresh
-    # process; both give the same loss; each round's three step times kept, the ratios computed from them
+    # the MLP step's compiled graph called directly against the same through torch.compile, and the same three
+    # on a step of x * 1.0, in the same rounds: each run a fresh process; direct and guarded give the same
+    # results; each round's six step times kept, the MLP's ratios computed from them
     direct = data["mlp_direct"]
     runs = direct["runs"]
     assert len(runs) >= 6 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", direct["date"])
@@ -451,7 +455,7 @@ def test_the_direct_calls_run_in_separate_processes(data):
         assert len(run["load_average_at_start"]) == len(run["load_average_at_end"]) == 3 and run["seconds"] > 0
         assert run["direct_equals_guarded"] is True and run["rounds"] == direct["rounds"]
         rounds = run["per_step_us_rounds"]
-        assert set(rounds) == {"eager", "guarded", "direct"}
+        assert set(rounds) == {"eager", "guarded", "direct", "one eager", "one guarded", "one direct"}
         assert all(len(v) == direct["rounds"] and min(v) > 0 for v in rounds.values())
         for name in ["guarded", "direct"]:
             assert_ratio(run["ratio_to_eager"][name])

@@ -94,7 +94,8 @@ PyTorch on one thread):
   exclusive CPU lock;
 * ``mlp_direct`` (``--only mlp_direct``, after the replication): the MLP step eager, through
   ``torch.compile`` with Inductor, and the same compiled graph called directly (no frame hook, no
-  guards), in the same rounds, each run a separate process (``--runs``; seconds each);
+  guards), and the same three on a step of ``x * 1.0``, all in the same rounds, each run a separate
+  process (``--runs``; seconds each);
 * ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
   Dynamo's ``recompile_limit`` and its warning, and the recompile a
   ``torch.set_num_threads`` change causes (the global-state guard).
@@ -442,7 +443,9 @@ def record_mlp_direct(torch, measure, rounds):
     hook, guards and wrapper on every call); and the same compiled graph called directly, as Inductor's
     ``compile_fx`` returned it to Dynamo (no frame hook, no guards).  Guarded minus direct is the cost per
     call of what surrounds the compiled code on this very step; direct minus eager, what the compiled code
-    itself adds or saves.  Each round's step times, in µs, and both ratios to eager."""
+    itself adds or saves.  In the same rounds, the same three ways on a step of ``x * 1.0`` at 10 elements
+    (``one eager``, ``one guarded``, ``one direct``): the cost around a compiled call on a step with almost
+    nothing in it.  Each round's step times, in µs, and the MLP's two ratios to eager."""
     from torch._inductor.compile_fx import compile_fx
 
     mlp_loss, train_step = mlp_train_steps(torch)
@@ -462,10 +465,24 @@ def record_mlp_direct(torch, measure, rounds):
     variants["direct"] = train_step(call)
     mlp_inputs = mlp_problem(torch)[1:]
     same = [torch.equal(fn(*mlp_inputs), guarded(*mlp_inputs)) for fn in (call,)]
+
+    def one(x):
+        return x * 1.0
+
+    x = torch.linspace(-1.0, 1.0, 10).requires_grad_()
+    one_guarded = torch.compile(one, backend=inductor_kept, dynamic=False)
+    variants["one eager"], variants["one guarded"] = chain_step(one, x), chain_step(one_guarded, x)
+    variants["one guarded"]()                   # its first call: captures and compiles
+    (one_names, one_graph) = kept[1]
+    assert one_names == ["l_x_"], one_names
+    one_call = lambda x: one_graph(x)[0]        # noqa: E731
+    variants["one direct"] = chain_step(one_call, x)
+    same.append(torch.equal(one_call(x), one_guarded(x)))
     n = repeats_for(variants["eager"])
     t = measure({k: repeated(v, n) for k, v in variants.items()}, rounds=2 * rounds + 1, warmup=3, clock=CLOCK)
     torch._dynamo.reset()
-    return {"what": "the lesson's MLP step: eager, Inductor through torch.compile, the same compiled graph called directly",
+    return {"what": "the lesson's MLP step, and a step of x * 1.0 at 10 elements (one ...), in the same rounds: eager,"
+                    " Inductor through torch.compile, the same compiled graph called directly",
             "steps_per_timed_call": n, "rounds": 2 * rounds + 1, "direct_equals_guarded": all(same),
             "per_step_us_rounds": {k: [v / n * 1e6 for v in t.times[k]] for k in variants},
             "ratio_to_eager": {k: ratio(t, k, "eager") for k in ["guarded", "direct"]}}
