@@ -274,3 +274,17 @@ def test_the_new_chain_was_predicted_before_it_was_measured_and_the_rule_holds()
     for s, walk in measured["walks"].items():
         assert walk["after_forward_bytes"] == predicted["after_forward_bytes"][s], s
         assert walk["peak_in_backward_bytes"] == predicted["peak_in_backward_bytes"][s], s
+
+
+def test_the_best_equal_splits_are_the_least_count_divisors_and_keep_the_count():
+    # walks_equal_best: at every k of walks_shrinking, each divisor s of k with the least (s - 1) + k/s,
+    # keeping after the forward pass that many activations and the loss, to the byte
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    equal, one = data["walks_equal_best"]["walks"], data["chain"]["activation_bytes"]
+    assert equal.keys() == data["walks_shrinking"]["walks"].keys()
+    for k, walks in equal.items():
+        laws = {s: (s - 1) + int(k) // s if s > 1 else int(k) for s in range(1, int(k) + 1) if int(k) % s == 0}
+        assert sorted(int(s) for s in walks) == [s for s, law in laws.items() if law == min(laws.values())], k
+        for s, walk in walks.items():
+            assert walk["after_forward_bytes"] == laws[int(s)] * one + 4, (k, s)
+            assert walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], (k, s)

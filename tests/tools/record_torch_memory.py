@@ -48,8 +48,8 @@ warm-up, collector off, the process's CPU time, three steps per call, one thread
 forward pass (the unit), the first forward pass unchecked and with s = 2, and the training step
 unchecked and with s = 2.  Stored per run: every round's times, and per round the time s = 2 adds to a
 step, and its parts in the first forward pass and in the walk, each over the unit.  The criterion,
-fixed before the first recording: the check holds when the exact 95% interval
-(``timing.median_ci``) of the added time lies inside 3/4 to 5/4; the lesson takes it across the runs'
+fixed before the first recording: the check holds when the order-statistic interval
+(``timing.median_ci``, covering at least 95%) of the added time lies inside 3/4 to 5/4; the lesson takes it across the runs'
 medians.  The runs: ``N`` fresh PyTorch processes (the five variants, plus the two of
 ``PREDICTED_ATTRIBUTION``), and ``MINIGRAD_RUNS`` fresh minigrad processes in each heap condition (glibc's default, and freed memory kept in the process), all one after
 another in an order shuffled by ``random.Random(seed)`` (the seed, this second, is stored with the
@@ -70,6 +70,10 @@ chain never recorded before (``NEW_CHAIN``: k = 20 layers of one module each, wi
 divisors and non-divisors of k.  The rule's peaks, and the count's bytes after the forward pass, are
 computed here from ``NEW_CHAIN`` alone and go into the file as ``predicted_new_chain``, with the second
 they were written, before those walks are measured.
+
+``walks_equal_best`` (``--only walks_equal_best``): at every k of ``walks_shrinking``, the chain of one module
+per layer (width 32, batch 1,024) split into equal segments at each divisor s of k whose count
+(s - 1) + k/s is least, non-reentrant: the bytes the lesson compares with the shrinking schedule's.
 
 ``--only FIELD`` (repeatable) re-records those fields alone into the stored file, with their date.
 
@@ -300,6 +304,22 @@ def predicted_new_chain():
                                        for s in NEW_CHAIN["segments"]}}
 
 
+def best_equal_splits(k):
+    """The divisors s of k whose count of activations after the forward pass, (s - 1) + k/s, is least."""
+    laws = {s: (s - 1) + k // s if s > 1 else k for s in range(1, k + 1) if k % s == 0}
+    return [s for s, law in laws.items() if law == min(laws.values())]
+
+
+def walks_equal_best():
+    """At every k of ``walks_shrinking``: the equal splits of ``best_equal_splits(k)``, non-reentrant."""
+    measured, started = {}, now("%Y-%m-%d %H:%M:%S UTC")
+    for k in shrinking_ks():
+        torch.manual_seed(0)
+        net, x = layered(k, WIDTH), batch(ROWS, WIDTH)
+        measured[str(k)] = {str(s): step_memory_retried(net, x, s) for s in best_equal_splits(k)}
+    return {"measured_from": started, "walks": measured}
+
+
 def walks_new_chain():
     """``NEW_CHAIN`` (one module per layer) at its segments, non-reentrant, on the profiler's timeline."""
     torch.manual_seed(0)
@@ -355,7 +375,8 @@ def timing_s2_runs(runs, minigrad_python):
 ONLY = {"walks_k24_reentrant": lambda: walks_k24(True), "walks_k24_grad_input": lambda: walks_k24(False),
         "timing_s2_runs": lambda: timing_s2_runs(ARGS.runs, ARGS.minigrad_python),
         "walks_any_s": lambda: measured_walks(walks_any_s),
-        "walks_shrinking": lambda: measured_walks(walks_shrinking), "walks_new_chain": walks_new_chain}                            # the fields --only can re-record
+        "walks_shrinking": lambda: measured_walks(walks_shrinking), "walks_new_chain": walks_new_chain,
+        "walks_equal_best": walks_equal_best}                            # the fields --only can re-record
 
 
 def now(form):
