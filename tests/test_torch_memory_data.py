@@ -246,3 +246,45 @@ def test_the_two_recordings_of_the_divisor_walks_agree():
     for s, walk in data["walks"].items():
         for field in ["after_forward_bytes", "peak_in_backward_bytes", "forward_bytes_alive_at_peak"]:
             assert any_s[s][field] == walk[field], (s, field)
+
+
+def test_the_new_chain_was_predicted_before_it_was_measured_and_the_rule_holds():
+    # predicted_new_chain: the walk-peak rule and the count, on a chain (k, width, batch) never recorded
+    # before, written with its second before walks_new_chain was measured. The stored prediction is the
+    # rule's (recomputed here from the chain alone), the chain is the script's, and the recording meets
+    # it to the byte at every s, after the forward pass and at the walk's peak
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    predicted, measured = data["predicted_new_chain"], data["walks_new_chain"]
+
+    def second(stamp):
+        return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S UTC")
+
+    assert second(predicted["written"]) < second(data["re_recorded"]["walks_new_chain"]["measured_from"])
+    chain = json.loads(script_constant("NEW_CHAIN").split("#")[0].strip().replace("'", '"'))
+    assert predicted["chain"] == measured["chain"] == chain
+    assert (chain["depth"], chain["width"], chain["rows"]) != tuple(data["chain"][f] for f in ["depth", "width", "rows"])
+    k, one, grads = chain["depth"], chain["rows"] * chain["width"] * 4, (chain["width"] ** 2 + chain["width"]) * 4
+    for s in chain["segments"]:
+        sizes = [k] if s == 1 else [k // s] * (s - 1) + [k - (s - 1) * (k // s)]
+        alive = [(j + size + 2) * one + (k - sum(sizes[:j + 1])) * grads + 8 for j, size in enumerate(sizes[:-1])]
+        alive.append((len(sizes) + sizes[-1]) * one + grads + 8)          # the last segment, walked
+        assert predicted["peak_in_backward_bytes"][str(s)] == max(alive), s
+        assert predicted["after_forward_bytes"][str(s)] == (len(sizes) - 1 + sizes[-1]) * one + 4, s
+    assert list(measured["walks"]) == [str(s) for s in chain["segments"]]
+    for s, walk in measured["walks"].items():
+        assert walk["after_forward_bytes"] == predicted["after_forward_bytes"][s], s
+        assert walk["peak_in_backward_bytes"] == predicted["peak_in_backward_bytes"][s], s
+
+
+def test_the_best_equal_splits_are_the_least_count_divisors_and_keep_the_count():
+    # walks_equal_best: at every k of walks_shrinking, each divisor s of k with the least (s - 1) + k/s,
+    # keeping after the forward pass that many activations and the loss, to the byte
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    equal, one = data["walks_equal_best"]["walks"], data["chain"]["activation_bytes"]
+    assert equal.keys() == data["walks_shrinking"]["walks"].keys()
+    for k, walks in equal.items():
+        laws = {s: (s - 1) + int(k) // s if s > 1 else int(k) for s in range(1, int(k) + 1) if int(k) % s == 0}
+        assert sorted(int(s) for s in walks) == [s for s, law in laws.items() if law == min(laws.values())], k
+        for s, walk in walks.items():
+            assert walk["after_forward_bytes"] == laws[int(s)] * one + 4, (k, s)
+            assert walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], (k, s)

@@ -48,8 +48,8 @@ warm-up, collector off, the process's CPU time, three steps per call, one thread
 forward pass (the unit), the first forward pass unchecked and with s = 2, and the training step
 unchecked and with s = 2.  Stored per run: every round's times, and per round the time s = 2 adds to a
 step, and its parts in the first forward pass and in the walk, each over the unit.  The criterion,
-fixed before the first recording: the check holds when the exact 95% interval
-(``timing.median_ci``) of the added time lies inside 3/4 to 5/4; the lesson takes it across the runs'
+fixed before the first recording: the check holds when the order-statistic interval
+(``timing.median_ci``, covering at least 95%) of the added time lies inside 3/4 to 5/4; the lesson takes it across the runs'
 medians.  The runs: ``N`` fresh PyTorch processes (the five variants, plus the two of
 ``PREDICTED_ATTRIBUTION``), and ``MINIGRAD_RUNS`` fresh minigrad processes in each heap condition (glibc's default, and freed memory kept in the process), all one after
 another in an order shuffled by ``random.Random(seed)`` (the seed, this second, is stored with the
@@ -64,6 +64,16 @@ at every k from 2 to 48 with more than one segment.  Exploratory (``ALLOCATOR_NO
 peaks were seen in a trial before any band was fixed.  The shrinking walks' peaks are then predicted
 (``PREDICTED_SHRINKING``, from a first recording whose variable held the output): the prediction goes
 into the file as ``predicted_shrinking``, with its second, before ``walks_shrinking`` is measured.
+
+``walks_new_chain`` (``--only walks_new_chain``): section 3's walk-peak rule (``walk_peak_rule``) tested on a
+chain never recorded before (``NEW_CHAIN``: k = 20 layers of one module each, width 48, batch 640) at
+divisors and non-divisors of k.  The rule's peaks, and the count's bytes after the forward pass, are
+computed here from ``NEW_CHAIN`` alone and go into the file as ``predicted_new_chain``, with the second
+they were written, before those walks are measured.
+
+``walks_equal_best`` (``--only walks_equal_best``): at every k of ``walks_shrinking``, the chain of one module
+per layer (width 32, batch 1,024) split into equal segments at each divisor s of k whose count
+(s - 1) + k/s is least, non-reentrant: the bytes the lesson compares with the shrinking schedule's.
 
 ``--only FIELD`` (repeatable) re-records those fields alone into the stored file, with their date.
 
@@ -112,6 +122,7 @@ PREDICTED_SHRINKING = {                                    # stored, with its ti
             "recording of 2026-12-07 10:32 UTC, whose variable held the output (one activation more at every k)",
     "formula": "(m + 2) * activation_bytes + (k - m) * (width * width + width) * 4 + 8",
 }
+NEW_CHAIN = {"depth": 20, "width": 48, "rows": 640, "segments": [1, 2, 3, 4, 5, 6, 7, 10, 20]}   # never recorded before
 ARGS = None                                                # the parsed command line (main)
 MINIGRAD_RUNS = 4                                          # per heap condition, in timing_s2_runs
 PREDICTED_ATTRIBUTION = {                                  # stored, with its time, before timing_s2_runs runs
@@ -259,7 +270,62 @@ def walks_any_s():
 
 def shrinking_ks():
     """The k from 2 to 48 whose shrinking schedule has more than one segment, with the schedule."""
-    return {k: shrinking(k, family_bound(k)) for k in range(2, 49) if len(shrinking(k, family_bound(k))) > 1}
+    schedules = {k: shrinking(k, family_bound(k)) for k in range(2, 49)}
+    return {k: sizes for k, sizes in schedules.items() if len(sizes) > 1}
+
+
+def segments_of(k, s):
+    """checkpoint_sequential's segments of a chain of k modules: s - 1 of floor(k/s), the last the rest."""
+    return [k] if s == 1 else [k // s] * (s - 1) + [k - (s - 1) * (k // s)]
+
+
+def walk_peak_rule(sizes, activation_bytes, layer_gradient_bytes):
+    """The lesson's rule for the walk's peak, in bytes: the largest, over the segments, of what is alive
+    while each is recomputed (inputs of segments 2..j, its activations, the tanh's input, the arriving
+    gradient, the later layers' gradients, 8 bytes); the last segment is walked, its gradient a view."""
+    k, alive, done = sum(sizes), [], 0
+    for j, size in enumerate(sizes, 1):
+        done += size
+        if j < len(sizes):
+            alive.append((j - 1 + size + 2) * activation_bytes + (k - done) * layer_gradient_bytes + 8)
+        else:
+            alive.append((j - 1 + size + 1) * activation_bytes + layer_gradient_bytes + 8)
+    return max(alive)
+
+
+def predicted_new_chain():
+    """``walk_peak_rule`` and the count after the forward pass on ``NEW_CHAIN``, per s, in bytes."""
+    k, width, rows = NEW_CHAIN["depth"], NEW_CHAIN["width"], NEW_CHAIN["rows"]
+    one, grads = rows * width * 4, (width * width + width) * 4
+    return {"chain": NEW_CHAIN,
+            "after_forward_bytes": {str(s): (len(segments_of(k, s)) - 1 + segments_of(k, s)[-1]) * one + 4
+                                    for s in NEW_CHAIN["segments"]},
+            "peak_in_backward_bytes": {str(s): walk_peak_rule(segments_of(k, s), one, grads)
+                                       for s in NEW_CHAIN["segments"]}}
+
+
+def best_equal_splits(k):
+    """The divisors s of k whose count of activations after the forward pass, (s - 1) + k/s, is least."""
+    laws = {s: (s - 1) + k // s if s > 1 else k for s in range(1, k + 1) if k % s == 0}
+    return [s for s, law in laws.items() if law == min(laws.values())]
+
+
+def walks_equal_best():
+    """At every k of ``walks_shrinking``: the equal splits of ``best_equal_splits(k)``, non-reentrant."""
+    measured, started = {}, now("%Y-%m-%d %H:%M:%S UTC")
+    for k in shrinking_ks():
+        torch.manual_seed(0)
+        net, x = layered(k, WIDTH), batch(ROWS, WIDTH)
+        measured[str(k)] = {str(s): step_memory_retried(net, x, s) for s in best_equal_splits(k)}
+    return {"measured_from": started, "walks": measured}
+
+
+def walks_new_chain():
+    """``NEW_CHAIN`` (one module per layer) at its segments, non-reentrant, on the profiler's timeline."""
+    torch.manual_seed(0)
+    net, x = layered(NEW_CHAIN["depth"], NEW_CHAIN["width"]), batch(NEW_CHAIN["rows"], NEW_CHAIN["width"])
+    step_memory_retried(net, x, 4)                          # a first run fills one-time caches
+    return {"chain": NEW_CHAIN, "walks": walks(net, x, use_reentrant=False, segments=NEW_CHAIN["segments"])}
 
 
 def predicted_shrinking_peaks():
@@ -309,7 +375,8 @@ def timing_s2_runs(runs, minigrad_python):
 ONLY = {"walks_k24_reentrant": lambda: walks_k24(True), "walks_k24_grad_input": lambda: walks_k24(False),
         "timing_s2_runs": lambda: timing_s2_runs(ARGS.runs, ARGS.minigrad_python),
         "walks_any_s": lambda: measured_walks(walks_any_s),
-        "walks_shrinking": lambda: measured_walks(walks_shrinking)}                            # the fields --only can re-record
+        "walks_shrinking": lambda: measured_walks(walks_shrinking), "walks_new_chain": walks_new_chain,
+        "walks_equal_best": walks_equal_best}                            # the fields --only can re-record
 
 
 def now(form):
@@ -317,10 +384,11 @@ def now(form):
 
 
 def store_prediction(data, out, field="predicted_k24"):
-    """Put ``PREDICTED_K24`` (or ``PREDICTED_SHRINKING``, field ``predicted_shrinking``, with its peaks)
-    into ``data`` with the second it is written, and write the file, before those walks are measured."""
-    prediction = PREDICTED_K24 if field == "predicted_k24" else {
-        **PREDICTED_SHRINKING, "peak_in_backward_bytes": predicted_shrinking_peaks()}
+    """Put ``PREDICTED_K24`` (or ``PREDICTED_SHRINKING``, field ``predicted_shrinking``, with its peaks; or
+    ``predicted_new_chain()``) into ``data`` with the second it is written, and write the file, before
+    those walks are measured."""
+    prediction = PREDICTED_K24 if field == "predicted_k24" else predicted_new_chain() \
+        if field == "predicted_new_chain" else {**PREDICTED_SHRINKING, "peak_in_backward_bytes": predicted_shrinking_peaks()}
     data[field] = {"written": now("%Y-%m-%d %H:%M:%S UTC"), **prediction}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -356,6 +424,8 @@ def main():
             store_prediction(data, args.out)
         if "walks_shrinking" in args.only:
             store_prediction(data, args.out, "predicted_shrinking")
+        if "walks_new_chain" in args.only:
+            store_prediction(data, args.out, "predicted_new_chain")
         for field in args.only:
             started = now("%Y-%m-%d %H:%M:%S UTC")
             data[field] = ONLY[field]()
@@ -383,6 +453,7 @@ def main():
     }
     store_prediction(data, args.out)
     store_prediction(data, args.out, "predicted_shrinking")
+    store_prediction(data, args.out, "predicted_new_chain")
     for field, record in ONLY.items():
         started = now("%Y-%m-%d %H:%M:%S UTC")
         data[field] = record()
