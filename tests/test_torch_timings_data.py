@@ -461,3 +461,27 @@ def test_the_direct_calls_run_in_separate_processes(data):
             assert_ratio(run["ratio_to_eager"][name])
             ratios = sorted(a / b for a, b in zip(rounds[name], rounds["eager"]))
             assert run["ratio_to_eager"][name]["median"] == pytest.approx(ratios[len(ratios) // 2], rel=1e-9)
+
+
+def test_the_sweeps_page_faults_run_in_separate_processes(data):
+    # the recording sweep at 100,000 and 1,000,000 elements with the keeping control, each timed call's minor page
+    # faults kept (warm-up dropped), one count per kept round; and entering and leaving no_grad alone, per entry
+    part = data["sweep_faults"]
+    runs = part["runs"]
+    assert len(runs) >= 6 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", part["date"])
+    for run in runs:
+        assert len(run["load_average_at_start"]) == len(run["load_average_at_end"]) == 3 and run["seconds"] > 0
+        assert [row["elements"] for row in run["rows"]] == [100_000, 1_000_000]
+        assert 0 < run["no_grad_context_us"] < 100
+        for row in run["rows"]:
+            assert_ratio(row["ratio"])
+            assert_ratio(row["ratio_keeping"])
+            for name in ["recording", "no_grad", "no_grad keeping"]:
+                assert_timing(row[name])
+                counts = row["minor_faults_per_timed_call"][name]
+                assert len(counts) == part["rounds"] and min(counts) >= 0 and all(isinstance(c, int) for c in counts)
+
+
+def test_the_print_splits_noisy_into_two_graphs(data):
+    # Dynamo's graphs of the lesson's noisy: the operations before the print, then those after it
+    assert data["branches"]["noisy_ops_per_graph"] == [["mul", "sum"], ["mul"]]

@@ -79,7 +79,8 @@ PyTorch on one thread):
 * ``branches.dynamo_scale_versions``: the versions Dynamo keeps for the lesson's ``scaled``
   with ``automatic_dynamic_shapes`` on and off: graphs made after each call, and each version's
   guard lines on ``L['scale']`` as Dynamo prints them; ``branches.print_runs_per_call``: how
-  often a ``print`` between two tensor operations runs on each of three compiled calls;
+  often a ``print`` between two tensor operations runs on each of three compiled calls, and
+  ``branches.noisy_ops_per_graph`` the graphs Dynamo makes of that function;
 * ``saved_tensors.at_1000000_elements``: the same counts at a million elements;
 * ``controls``: the lesson's constant-c test and keeping control: the chain's forward recording, under
   ``no_grad``, and under ``no_grad`` keeping each ``tanh`` result, at 10 and at 1,000 elements, all six
@@ -96,13 +97,16 @@ PyTorch on one thread):
   ``torch.compile`` with Inductor, and the same compiled graph called directly (no frame hook, no
   guards), and the same three on a step of ``x * 1.0``, all in the same rounds, each run a separate
   process (``--runs``; seconds each);
+* ``sweep_faults`` (``--only sweep_faults``, after the replication): the recording sweep at 100,000 and
+  1,000,000 elements, with the keeping control in the same rounds, and each timed call's minor page faults, and the cost of entering and leaving
+  ``torch.no_grad()`` alone, each run a separate process (``--runs``; seconds each);
 * ``recompiles``: ``dynamic=False`` against automatic dynamic shapes,
   Dynamo's ``recompile_limit`` and its warning, and the recompile a
   ``torch.set_num_threads`` change causes (the global-state guard).
 
 Runs for a few minutes (``--quick``: fewer rounds and sizes, for a trial into
 another file with ``--out``; ``--only first_call`` (or ``saved_tensors``, ``forward_split``, ``per_op``, ``scale_guard``, ``page_faults``, ``repeat``, ``controls``,
-``replicate``, ``mlp_direct``):
+``replicate``, ``mlp_direct``, ``sweep_faults``):
 re-record that part alone into the existing file, the first calls stamped with
 their own date, leaving the rest as recorded;
 ``--keep-first-call``: re-record everything else, keeping the file's first calls).
@@ -498,6 +502,75 @@ def mlp_direct_child(rounds):
     torch.set_num_threads(1)
     load, t0 = list(os.getloadavg()), time.perf_counter()
     part = record_mlp_direct(torch, measure, rounds)
+    print(json.dumps({"load_average_at_start": load, "load_average_at_end": list(os.getloadavg()),
+                      "seconds": round(time.perf_counter() - t0, 1), **part}))
+
+
+def counting_faults(variants, faults):
+    """``variants`` (name: callable), each wrapped to append its call's minor page faults (the difference of
+    ``ru_minflt``, this process's) to ``faults[name]``: one count per timed call, warm-up rounds included
+    (as record_minigrad_timings.py counts them)."""
+    def counted(name, fn):
+        def run():
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            fn()
+            faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+        return run
+    for name in variants:
+        faults[name] = []
+    return {name: counted(name, fn) for name, fn in variants.items()}
+
+
+def record_sweep_faults(torch, measure, rounds, sizes=(100_000, 1_000_000), warmup=3, contexts=1_000):
+    """The recording sweep at ``sizes`` (recording against ``no_grad``, one size at a time, as ``record_sweeps``;
+    beside them ``no_grad keeping``, the keeping control of ``controls_large``), with each timed call's minor page faults (``minor_faults_per_timed_call``, warm-up rounds dropped), so that a
+    run's ratio and its faults come from the same calls; and what entering and leaving ``torch.no_grad()`` costs
+    alone (``no_grad_context_us``: ``contexts`` empty ``with torch.no_grad(): pass`` per timed call, per
+    entry), the part of the ``no_grad`` variant's time that is not the pass."""
+    rows = []
+    for n in sizes:
+        x_req = torch.linspace(-1.0, 1.0, n).requires_grad_()
+
+        def forward():
+            chain(x_req)
+
+        def forward_no_grad():
+            with torch.no_grad():
+                chain(x_req)
+
+        def keeping():
+            with torch.no_grad():
+                chain_keeping(x_req)
+
+        reps = repeats_for(forward)
+        faults = {}
+        variants = counting_faults({"recording": repeated(forward, reps), "no_grad": repeated(forward_no_grad, reps),
+                                    "no_grad keeping": repeated(keeping, reps)}, faults)
+        t = measure(variants, rounds=rounds_for(n, rounds), warmup=warmup, clock=CLOCK)
+        rows.append({"elements": n, "calls_per_timed_call": reps, "ratio": ratio(t, "recording", "no_grad"),
+                     "ratio_keeping": ratio(t, "no_grad keeping", "no_grad"),
+                     **{k: summary(t, k) for k in variants},
+                     "minor_faults_per_timed_call": {k: v[warmup:] for k, v in faults.items()}})
+
+    def contexts_only():
+        for _ in range(contexts):
+            with torch.no_grad():
+                pass
+
+    t = measure({"no_grad context": contexts_only}, rounds=rounds, warmup=warmup, clock=CLOCK)
+    return {"rows": rows, "no_grad_context_us": t.median("no_grad context") / contexts * 1e6}
+
+
+def sweep_faults_child(rounds):
+    """In a fresh process: one run of ``record_sweep_faults``, printed as one line of JSON with the load
+    average at its start and end."""
+    import torch
+
+    from minigrad.timing import measure
+
+    torch.set_num_threads(1)
+    load, t0 = list(os.getloadavg()), time.perf_counter()
+    part = record_sweep_faults(torch, measure, rounds)
     print(json.dumps({"load_average_at_start": load, "load_average_at_end": list(os.getloadavg()),
                       "seconds": round(time.perf_counter() - t0, 1), **part}))
 
@@ -1134,7 +1207,8 @@ def record_scale_versions(torch, x_big, w):
 
 def record_print_runs(torch, x_big, w):
     """How many times a ``print`` between two tensor operations runs on each of three calls of the
-    compiled function (the lesson's ``noisy``): Dynamo breaks the graph there and CPython runs it."""
+    compiled function (the lesson's ``noisy``): Dynamo breaks the graph there and CPython runs it; and the
+    graphs Dynamo makes of ``noisy`` on its first call, each as the list of its operations."""
     import contextlib
     import io
 
@@ -1153,7 +1227,17 @@ def record_print_runs(torch, x_big, w):
             compiled(x_big, w)
         ran.append(out.getvalue().count("print ran"))
     dynamo.reset()
-    return ran
+    graphs = []
+
+    def counting(gm, example_inputs):        # the graphs Dynamo makes of noisy, each as its operations
+        graphs.append([str(getattr(n.target, "__name__", n.target)) for n in gm.graph.nodes
+                       if n.op in ("call_function", "call_method")])
+        return gm.forward
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        torch.compile(noisy, backend=counting)(x_big, w)
+    dynamo.reset()
+    return ran, graphs
 
 
 # the lesson's global list read inside a compiled function (record_list_guard): its element changes
@@ -1286,7 +1370,7 @@ def record_branches(torch):
     out["dynamo_scale_guard"] = record_scale_guard(torch, x_big, w)
     out["dynamo_list_guard"] = record_list_guard(torch, x_big, w)
     out["dynamo_scale_versions"] = record_scale_versions(torch, x_big, w)
-    out["print_runs_per_call"] = record_print_runs(torch, x_big, w)
+    out["print_runs_per_call"], out["noisy_ops_per_graph"] = record_print_runs(torch, x_big, w)
     dynamo.reset()
     return out
 
@@ -1347,7 +1431,7 @@ def main(argv=None):
     ap.add_argument("--first-calls", type=int, default=5,
                     help="samples of each backend's first call, each in a fresh process (default 5)")
     ap.add_argument("--only", choices=["first_call", "saved_tensors", "forward_split", "per_op", "scale_guard", "page_faults", "repeat",
-                                       "controls", "replicate", "mlp_direct"],
+                                       "controls", "replicate", "mlp_direct", "sweep_faults"],
                     help="re-record this part alone into the existing --out file, leaving the rest")
     ap.add_argument("--keep-first-call", action="store_true",
                     help="re-record everything but the first calls, keeping those of the existing --out file")
@@ -1356,7 +1440,11 @@ def main(argv=None):
     ap.add_argument("--first-call-child", help=argparse.SUPPRESS)
     ap.add_argument("--replicate-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--mlp-direct-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--sweep-faults-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.sweep_faults_child:
+        sweep_faults_child(args.rounds)
+        return 0
     if args.mlp_direct_child:
         mlp_direct_child(args.rounds)
         return 0
@@ -1382,9 +1470,24 @@ def main(argv=None):
         data["branches"]["dynamo_scale_guard"] = record_scale_guard(torch, x_big, w)
         data["branches"]["dynamo_list_guard"] = record_list_guard(torch, x_big, w)
         data["branches"]["dynamo_scale_versions"] = record_scale_versions(torch, x_big, w)
-        data["branches"]["print_runs_per_call"] = record_print_runs(torch, x_big, w)
+        data["branches"]["print_runs_per_call"], data["branches"]["noisy_ops_per_graph"] = record_print_runs(
+            torch, x_big, w)
         out.write_text(dumps(data) + "\n", encoding="utf-8")
-        print(f"wrote branches.dynamo_scale_guard, dynamo_list_guard, dynamo_scale_versions and print_runs_per_call into {out}")
+        print(f"wrote branches.dynamo_scale_guard, dynamo_list_guard, dynamo_scale_versions, print_runs_per_call and noisy_ops_per_graph into {out}")
+        return 0
+    if args.only == "sweep_faults":     # --runs separate processes, one after another
+        data = json.loads(out.read_text(encoding="utf-8"))
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        runs = []
+        for i in range(args.runs):
+            res = subprocess.run([sys.executable, __file__, "--sweep-faults-child", "--rounds", str(args.rounds)],
+                                 capture_output=True, text=True, env=env, check=True)
+            runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+            print(f"  run {i + 1} of {args.runs}: {runs[-1]['seconds']} s", flush=True)
+        data["sweep_faults"] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                                "rounds": rounds_for(10**6, args.rounds), "runs": runs}
+        out.write_text(dumps(data) + "\n", encoding="utf-8")
+        print(f"wrote sweep_faults into {out}")
         return 0
     if args.only == "mlp_direct":     # --runs separate processes, one after another
         data = json.loads(out.read_text(encoding="utf-8"))
