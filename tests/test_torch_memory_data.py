@@ -104,7 +104,7 @@ def test_the_k24_prediction_was_stored_before_its_measurement():
         return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S UTC")
 
     for variant in ["walks_k24_reentrant", "walks_k24_grad_input"]:
-        assert second(predicted["written"]) < second(data["re_recorded"][variant]["measured_from"]), variant
+        assert second(predicted["written"]) < second(data["when_recorded"][variant]["measured_from"]), variant
     depth, segments = script_constant("DEPTH_PREDICTED, SEGMENTS_PREDICTED").split("#")[0].split(", ", 1)
     width = data["chain"]["width"]
     rise = data["chain"]["activation_bytes"] + (width * width + width) * 4
@@ -249,8 +249,8 @@ def test_the_two_recordings_of_the_divisor_walks_agree():
 
 
 def test_the_new_chain_was_predicted_before_it_was_measured_and_the_rule_holds():
-    # predicted_new_chain: the walk-peak rule and the count, on a chain (k, width, batch) never recorded
-    # before, written with its second before walks_new_chain was measured. The stored prediction is the
+    # predicted_new_chain: the walk-peak rule and the count, on a chain (k, width, batch) other than
+    # the lesson's, written with its second before walks_new_chain was measured. The stored prediction is the
     # rule's (recomputed here from the chain alone), the chain is the script's, and the recording meets
     # it to the byte at every s, after the forward pass and at the walk's peak
     data = json.loads(DATA.read_text(encoding="utf-8"))
@@ -259,7 +259,7 @@ def test_the_new_chain_was_predicted_before_it_was_measured_and_the_rule_holds()
     def second(stamp):
         return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S UTC")
 
-    assert second(predicted["written"]) < second(data["re_recorded"]["walks_new_chain"]["measured_from"])
+    assert second(predicted["written"]) < second(data["when_recorded"]["walks_new_chain"]["measured_from"])
     chain = json.loads(script_constant("NEW_CHAIN").split("#")[0].strip().replace("'", '"'))
     assert predicted["chain"] == measured["chain"] == chain
     assert (chain["depth"], chain["width"], chain["rows"]) != tuple(data["chain"][f] for f in ["depth", "width", "rows"])

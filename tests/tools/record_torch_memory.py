@@ -37,11 +37,11 @@ as in the lesson).  Also recorded: the CPU model and numpy's version.
 (same width and batch) at s = 3, 8, 24, a configuration the lesson predicts before it is measured
 (the reentrant walk's peak above the control's).  The prediction (``PREDICTED_K24``) goes into the
 file as ``predicted_k24``, with the second it was written, before those walks are measured; each
-of the two fields then gets, in ``re_recorded``, the second its measurement started
+of the two fields then gets, in ``when_recorded`` (when each field was recorded), the second its measurement started
 (``measured_from``), so the file shows the order.
 
 ``timing_s2_runs`` (``--only timing_s2_runs``, ``--runs N``, default 6): the lesson's s = 2 timing
-check (its section 3), replicated; its verdicts rest on these runs.  Each run is a fresh process of
+check (its section 4), replicated; its verdicts rest on these runs.  Each run is a fresh process of
 ``tests/tools/time_s2_child.py``: the chain of 16 layers of width 512 on a batch of 128,
 ``use_reentrant=False``, five variants interleaved by ``minigrad.timing.measure`` (41 rounds after 3
 warm-up, collector off, the process's CPU time, three steps per call, one thread): layers 1 to 8's
@@ -65,8 +65,8 @@ peaks were seen in a trial before any band was fixed.  The shrinking walks' peak
 (``PREDICTED_SHRINKING``, from a first recording whose variable held the output): the prediction goes
 into the file as ``predicted_shrinking``, with its second, before ``walks_shrinking`` is measured.
 
-``walks_new_chain`` (``--only walks_new_chain``): section 3's walk-peak rule (``walk_peak_rule``) tested on a
-chain never recorded before (``NEW_CHAIN``: k = 20 layers of one module each, width 48, batch 640) at
+``walks_new_chain`` (``--only walks_new_chain``): section 5's walk-peak rule (``walk_peak_rule``) tested on a
+chain other than the lesson's (``NEW_CHAIN``: k = 20 layers of one module each, width 48, batch 640) at
 divisors and non-divisors of k.  The rule's peaks, and the count's bytes after the forward pass, are
 computed here from ``NEW_CHAIN`` alone and go into the file as ``predicted_new_chain``, with the second
 they were written, before those walks are measured.
@@ -122,7 +122,7 @@ PREDICTED_SHRINKING = {                                    # stored, with its ti
             "recording of 2026-12-07 10:32 UTC, whose variable held the output (one activation more at every k)",
     "formula": "(m + 2) * activation_bytes + (k - m) * (width * width + width) * 4 + 8",
 }
-NEW_CHAIN = {"depth": 20, "width": 48, "rows": 640, "segments": [1, 2, 3, 4, 5, 6, 7, 10, 20]}   # never recorded before
+NEW_CHAIN = {"depth": 20, "width": 48, "rows": 640, "segments": [1, 2, 3, 4, 5, 6, 7, 10, 20]}   # not the lesson's chain (k, width, batch)
 ARGS = None                                                # the parsed command line (main)
 MINIGRAD_RUNS = 4                                          # per heap condition, in timing_s2_runs
 PREDICTED_ATTRIBUTION = {                                  # stored, with its time, before timing_s2_runs runs
@@ -429,7 +429,7 @@ def main():
         for field in args.only:
             started = now("%Y-%m-%d %H:%M:%S UTC")
             data[field] = ONLY[field]()
-            data.setdefault("re_recorded", {})[field] = {"date": now("%Y-%m-%d %H:%M UTC"),
+            data.setdefault("when_recorded", {})[field] = {"date": now("%Y-%m-%d %H:%M UTC"),
                                                          "torch": torch.__version__, "measured_from": started}
         args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         report(data)
@@ -457,7 +457,7 @@ def main():
     for field, record in ONLY.items():
         started = now("%Y-%m-%d %H:%M:%S UTC")
         data[field] = record()
-        data.setdefault("re_recorded", {})[field] = {"date": now("%Y-%m-%d %H:%M UTC"), "torch": torch.__version__,
+        data.setdefault("when_recorded", {})[field] = {"date": now("%Y-%m-%d %H:%M UTC"), "torch": torch.__version__,
                                                      "measured_from": started}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

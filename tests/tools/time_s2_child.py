@@ -1,4 +1,4 @@
-"""One process of researcher lesson 2's s = 2 timing (its section 3), printed as one line of JSON.
+"""One process of researcher lesson 2's s = 2 timing (its section 4), printed as one line of JSON.
 
 Usage (run by ``record_torch_memory.py --only timing_s2_runs``, one fresh process per run):
     PYTHONPATH=. python tests/tools/time_s2_child.py --library torch|minigrad [--heap default|kept] [--rounds 41]
