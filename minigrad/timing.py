@@ -311,8 +311,8 @@ class Claims:
         ``exploratory``, under ``label`` or ``key``.
 
         ``stat(run)``: a run's value (its median); the runs' values are tested against the stated null
-        by ``one_sided_sign_test`` on the stated side, and their median given with its exact 95% interval
-        (``median_ci``).  ``shows(run)``: that run's own 95% interval lies beyond the null on that side.
+        by ``one_sided_sign_test`` on the stated side, and their median given with its distribution-free
+        interval of coverage at least 95% (``median_ci``).  ``shows(run)``: that run's own 95% interval lies beyond the null on that side.
         The verdict: "claimed" if every run shows it (``claimed``); "refuted" if the runs' medians' 95%
         interval lies wholly on the contrary side of the null (outside the band, for "inside"); else
         "not claimed".  ``null``, if given, must equal the stated one (a check that the lesson tests what
@@ -349,8 +349,8 @@ class Claims:
               f" {between.median:.3f} (95% interval {between.low:.3f} to {between.high:.3f}), predicted {side} {null}")
 
     def across(self, get):
-        """``get(run)``: a ``Ratio``; the median of the runs' medians with its exact 95% interval
-        (``median_ci``): the spread between runs."""
+        """``get(run)``: a ``Ratio``; the median of the runs' medians with its distribution-free interval of
+        coverage at least 95% (``median_ci``): the spread between runs."""
         return median_ci([get(run).median for run in self.runs])
 
 
