@@ -48,7 +48,6 @@ import datetime
 import json
 import os
 import pathlib
-import resource
 import subprocess
 import sys
 import time
@@ -58,8 +57,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))                          # this checkout's minigrad
 sys.path.insert(0, str(ROOT / "tests" / "tools"))      # the PyTorch script's shared pieces
 
-from record_torch_timings import (CLOCK, SIZES, chain, chain_step, dumps, machine,  # noqa: E402
-                                  mlp_train_steps, operations_recorded, ratio, repeated, repeats_for,
+from record_torch_timings import (CLOCK, SIZES, chain, chain_step, counting_faults, dumps,  # noqa: E402
+                                  machine, mlp_train_steps, operations_recorded, ratio, repeated, repeats_for,
                                   rounds_for, summary, timed_controls)
 
 OUT = ROOT / "notebooks" / "researcher" / "data" / "minigrad_timings_03.json"
@@ -99,20 +98,6 @@ def fresh_copy(fn):
     """fn as a new function with its own code object: compiling it finds no cached graph."""
     return types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__,
                               fn.__closure__)
-
-
-def counting_faults(variants, faults):
-    """``variants`` (name: callable), each wrapped to append its call's minor page faults (the difference of
-    ``ru_minflt``, this process's) to ``faults[name]``: one count per timed call, warm-up rounds included."""
-    def counted(name, fn):
-        def run():
-            before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-            fn()
-            faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
-        return run
-    for name in variants:
-        faults[name] = []
-    return {name: counted(name, fn) for name, fn in variants.items()}
 
 
 def record_sweep(torch, measure, rounds):

@@ -492,16 +492,16 @@ def record_mlp_direct(torch, measure, rounds):
             "ratio_to_eager": {k: ratio(t, k, "eager") for k in ["guarded", "direct"]}}
 
 
-def mlp_direct_child(rounds):
-    """In a fresh process: one run of ``record_mlp_direct``, printed as one line of JSON with the load
-    average at its start and end."""
+def part_child(record, rounds):
+    """In a fresh process: one run of ``record(torch, measure, rounds)``, printed as one line of JSON
+    with the load average at its start and end."""
     import torch
 
     from minigrad.timing import measure
 
     torch.set_num_threads(1)
     load, t0 = list(os.getloadavg()), time.perf_counter()
-    part = record_mlp_direct(torch, measure, rounds)
+    part = record(torch, measure, rounds)
     print(json.dumps({"load_average_at_start": load, "load_average_at_end": list(os.getloadavg()),
                       "seconds": round(time.perf_counter() - t0, 1), **part}))
 
@@ -509,7 +509,7 @@ def mlp_direct_child(rounds):
 def counting_faults(variants, faults):
     """``variants`` (name: callable), each wrapped to append its call's minor page faults (the difference of
     ``ru_minflt``, this process's) to ``faults[name]``: one count per timed call, warm-up rounds included
-    (as record_minigrad_timings.py counts them)."""
+    (record_minigrad_timings.py uses this one too)."""
     def counted(name, fn):
         def run():
             before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -559,20 +559,6 @@ def record_sweep_faults(torch, measure, rounds, sizes=(100_000, 1_000_000), warm
 
     t = measure({"no_grad context": contexts_only}, rounds=rounds, warmup=warmup, clock=CLOCK)
     return {"rows": rows, "no_grad_context_us": t.median("no_grad context") / contexts * 1e6}
-
-
-def sweep_faults_child(rounds):
-    """In a fresh process: one run of ``record_sweep_faults``, printed as one line of JSON with the load
-    average at its start and end."""
-    import torch
-
-    from minigrad.timing import measure
-
-    torch.set_num_threads(1)
-    load, t0 = list(os.getloadavg()), time.perf_counter()
-    part = record_sweep_faults(torch, measure, rounds)
-    print(json.dumps({"load_average_at_start": load, "load_average_at_end": list(os.getloadavg()),
-                      "seconds": round(time.perf_counter() - t0, 1), **part}))
 
 
 def record_sweeps(torch, measure, rounds, sizes):
@@ -763,6 +749,19 @@ def record_empty_call(torch, measure, rounds, n=10):
     return {"what": f"a step of x * 1.0 at {n} elements", "steps_per_timed_call": reps, "rounds": rounds,
             "per_step_us_rounds": {k: [v / reps * 1e6 for v in t.times[k]] for k in variants},
             "ratio_to_eager": {b: ratio(t, b, "eager") for b in ["aot_eager", "inductor"]}}
+
+
+def child_runs(flag, runs, rounds):
+    """``runs`` separate processes of this script with ``flag`` (a child part), one after another: each
+    child's last printed line, a JSON record, in order."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    records = []
+    for i in range(runs):
+        res = subprocess.run([sys.executable, __file__, flag, "--rounds", str(rounds)],
+                             capture_output=True, text=True, env=env, check=True)
+        records.append(json.loads(res.stdout.strip().splitlines()[-1]))
+        print(f"  run {i + 1} of {runs}: {records[-1]['seconds']} s", flush=True)
+    return records
 
 
 def record_replicate(runs, rounds):
@@ -1443,10 +1442,10 @@ def main(argv=None):
     ap.add_argument("--sweep-faults-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.sweep_faults_child:
-        sweep_faults_child(args.rounds)
+        part_child(record_sweep_faults, args.rounds)
         return 0
     if args.mlp_direct_child:
-        mlp_direct_child(args.rounds)
+        part_child(record_mlp_direct, args.rounds)
         return 0
     if args.first_call_child:
         first_call_child(args.first_call_child)
@@ -1477,13 +1476,7 @@ def main(argv=None):
         return 0
     if args.only == "sweep_faults":     # --runs separate processes, one after another
         data = json.loads(out.read_text(encoding="utf-8"))
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
-        runs = []
-        for i in range(args.runs):
-            res = subprocess.run([sys.executable, __file__, "--sweep-faults-child", "--rounds", str(args.rounds)],
-                                 capture_output=True, text=True, env=env, check=True)
-            runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
-            print(f"  run {i + 1} of {args.runs}: {runs[-1]['seconds']} s", flush=True)
+        runs = child_runs("--sweep-faults-child", args.runs, args.rounds)
         data["sweep_faults"] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                                 "rounds": rounds_for(10**6, args.rounds), "runs": runs}
         out.write_text(dumps(data) + "\n", encoding="utf-8")
@@ -1491,13 +1484,7 @@ def main(argv=None):
         return 0
     if args.only == "mlp_direct":     # --runs separate processes, one after another
         data = json.loads(out.read_text(encoding="utf-8"))
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
-        runs = []
-        for i in range(args.runs):
-            res = subprocess.run([sys.executable, __file__, "--mlp-direct-child", "--rounds", str(args.rounds)],
-                                 capture_output=True, text=True, env=env, check=True)
-            runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
-            print(f"  run {i + 1} of {args.runs}: {runs[-1]['seconds']} s", flush=True)
+        runs = child_runs("--mlp-direct-child", args.runs, args.rounds)
         data["mlp_direct"] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                               "rounds": 2 * args.rounds + 1, "runs": runs}
         out.write_text(dumps(data) + "\n", encoding="utf-8")
