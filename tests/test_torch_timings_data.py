@@ -354,17 +354,23 @@ def test_controls_time_both_sizes_in_the_same_rounds(data):
     assert [len(g["kernels"]) for g in data["inductor_code"]["graphs"]] == [1, 1]
 
 
+def child_runs_of(part):
+    """A part recorded as separate processes (``store_child_runs``): at least six runs (their medians then have
+    an exact 95% interval), a date, and each run's load averages and duration; returns the runs."""
+    assert len(part["runs"]) >= 6 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", part["date"])
+    for run in part["runs"]:
+        assert len(run["load_average_at_start"]) == len(run["load_average_at_end"]) == 3 and run["seconds"] > 0
+    return part["runs"]
+
+
 def test_the_replication_runs_in_separate_processes(data):
     # the lesson's recorded timing claims rest on these runs: each a fresh process, one after another
     replication = data["replicate"]
-    runs = replication["runs"]
-    assert len(runs) >= 6                               # the runs' medians then have an exact 95% interval
-    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", replication["date"])
+    runs = child_runs_of(replication)
     text = (ROOT / "tests" / "tools" / "record_torch_timings.py").read_text(encoding="utf-8")
     body = text.split("def record_replicate(", 1)[1].split("\ndef ", 1)[0]
     assert "subprocess.run(" in body and '"--replicate-child"' in body and "for i in range(runs)" in body
     for run in runs:
-        assert len(run["load_average_at_start"]) == len(run["load_average_at_end"]) == 3 and run["seconds"] > 0
         assert [row["elements"] for row in run["recording_sweep"]] == script_sizes()
         assert [row["elements"] for row in run["compile_sweep"]] == script_sizes()
         for name in ["aot_eager", "inductor"]:
@@ -449,10 +455,7 @@ def test_the_direct_calls_run_in_separate_processes(data):
     # on a step of x * 1.0, in the same rounds: each run a fresh process; direct and guarded give the same
     # results; each round's six step times kept, the MLP's ratios computed from them
     direct = data["mlp_direct"]
-    runs = direct["runs"]
-    assert len(runs) >= 6 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", direct["date"])
-    for run in runs:
-        assert len(run["load_average_at_start"]) == len(run["load_average_at_end"]) == 3 and run["seconds"] > 0
+    for run in child_runs_of(direct):
         assert run["direct_equals_guarded"] is True and run["rounds"] == direct["rounds"]
         rounds = run["per_step_us_rounds"]
         assert set(rounds) == {"eager", "guarded", "direct", "one eager", "one guarded", "one direct"}
@@ -467,10 +470,7 @@ def test_the_sweeps_page_faults_run_in_separate_processes(data):
     # the recording sweep at 100,000 and 1,000,000 elements with the keeping control, each timed call's minor page
     # faults kept (warm-up dropped), one count per kept round; and entering and leaving no_grad alone, per entry
     part = data["sweep_faults"]
-    runs = part["runs"]
-    assert len(runs) >= 6 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", part["date"])
-    for run in runs:
-        assert len(run["load_average_at_start"]) == len(run["load_average_at_end"]) == 3 and run["seconds"] > 0
+    for run in child_runs_of(part):
         assert [row["elements"] for row in run["rows"]] == [100_000, 1_000_000]
         assert 0 < run["no_grad_context_us"] < 100
         for row in run["rows"]:

@@ -764,6 +764,16 @@ def child_runs(flag, runs, rounds):
     return records
 
 
+def store_child_runs(out, key, flag, runs, rounds, stored_rounds):
+    """Record one part as ``runs`` separate processes, one after another (``child_runs``), and store it in the
+    data file ``out`` under ``key`` as {date, rounds, runs}; ``stored_rounds`` is the rounds each child kept."""
+    data = json.loads(out.read_text(encoding="utf-8"))
+    data[key] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                 "rounds": stored_rounds, "runs": child_runs(flag, runs, rounds)}
+    out.write_text(dumps(data) + "\n", encoding="utf-8")
+    print(f"wrote {key} into {out}")
+
+
 def record_replicate(runs, rounds):
     """The replication: ``runs`` separate processes, one after another, each a ``replicate_child``."""
     out = {"what": "the MLP step, the recording and compile sweeps and the paired controls, each run in a "
@@ -1474,21 +1484,13 @@ def main(argv=None):
         out.write_text(dumps(data) + "\n", encoding="utf-8")
         print(f"wrote branches.dynamo_scale_guard, dynamo_list_guard, dynamo_scale_versions, print_runs_per_call and noisy_ops_per_graph into {out}")
         return 0
-    if args.only == "sweep_faults":     # --runs separate processes, one after another
-        data = json.loads(out.read_text(encoding="utf-8"))
-        runs = child_runs("--sweep-faults-child", args.runs, args.rounds)
-        data["sweep_faults"] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                                "rounds": rounds_for(10**6, args.rounds), "runs": runs}
-        out.write_text(dumps(data) + "\n", encoding="utf-8")
-        print(f"wrote sweep_faults into {out}")
+    if args.only == "sweep_faults":
+        store_child_runs(out, "sweep_faults", "--sweep-faults-child", args.runs, args.rounds,
+                         stored_rounds=rounds_for(10**6, args.rounds))
         return 0
-    if args.only == "mlp_direct":     # --runs separate processes, one after another
-        data = json.loads(out.read_text(encoding="utf-8"))
-        runs = child_runs("--mlp-direct-child", args.runs, args.rounds)
-        data["mlp_direct"] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                              "rounds": 2 * args.rounds + 1, "runs": runs}
-        out.write_text(dumps(data) + "\n", encoding="utf-8")
-        print(f"wrote mlp_direct into {out}")
+    if args.only == "mlp_direct":
+        store_child_runs(out, "mlp_direct", "--mlp-direct-child", args.runs, args.rounds,
+                         stored_rounds=2 * args.rounds + 1)
         return 0
     if args.only == "replicate":
         data = json.loads(out.read_text(encoding="utf-8"))
