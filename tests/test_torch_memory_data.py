@@ -288,3 +288,41 @@ def test_the_best_equal_splits_are_the_least_count_divisors_and_keep_the_count()
         for s, walk in walks.items():
             assert walk["after_forward_bytes"] == laws[int(s)] * one + 4, (k, s)
             assert walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], (k, s)
+
+
+# walk_peak_rule as committed in 0205abd (2026-12-07 14:35 UTC), verbatim but for the comments; the gradient size
+# was then the global `layer_gradients`, since made an argument with that default
+RULE_AT_0205ABD = '''
+def walk_peak_rule(sizes, one_bytes):
+    k, alive, done = sum(sizes), [], 0
+    for j, size in enumerate(sizes, 1):
+        done += size
+        if j < len(sizes):
+            alive.append((j - 1 + size + 2) * one_bytes + (k - done) * layer_gradients + 8)
+        else:
+            alive.append((j - 1 + size + 1) * one_bytes + layer_gradients + 8)
+    return max(alive)
+'''
+
+
+def test_the_lessons_walk_peak_rule_gives_the_committed_rules_bytes():
+    # the lesson's walk_peak_rule, taken from its cell, against the rule as committed in 0205abd: the same
+    # bytes at every stored case (k = 16 at every recorded s, the shrinking schedules, the k = 20 chain with
+    # its own gradient size), so the page's "the rule did not change" is checked, not said
+    lesson = ROOT / "notebooks" / "researcher" / "02_memory_and_checkpointing.ipynb"
+    cells = ["".join(c["source"]) for c in json.loads(lesson.read_text(encoding="utf-8"))["cells"]]
+    source = next(c for c in cells if "def walk_peak_rule" in c)
+    now = {}
+    exec(source[:source.index("\nprint(")], now)
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    one, width = data["chain"]["activation_bytes"], data["chain"]["width"]
+    cases = [(now["segments_of"](16, int(s)), one, (width * width + width) * 4) for s in data["walks_any_s"]["walks"]]
+    cases += [(w["sizes"], one, (width * width + width) * 4) for w in data["walks_shrinking"]["walks"].values()]
+    chain = data["walks_new_chain"]["chain"]
+    cases += [(now["segments_of"](chain["depth"], int(s)), chain["rows"] * chain["width"] * 4,
+               (chain["width"] ** 2 + chain["width"]) * 4) for s in data["walks_new_chain"]["walks"]]
+    for sizes, one_bytes, grads in cases:
+        committed = {"layer_gradients": grads}
+        exec(RULE_AT_0205ABD, committed)
+        assert now["walk_peak_rule"](sizes, one_bytes, grads) == committed["walk_peak_rule"](sizes, one_bytes), sizes
+    assert now["layer_gradients"] == (width * width + width) * 4
