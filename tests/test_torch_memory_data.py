@@ -248,6 +248,28 @@ def test_the_two_recordings_of_the_divisor_walks_agree():
             assert any_s[s][field] == walk[field], (s, field)
 
 
+# walk_peak_rule as committed in 0205abd (2026-12-07 14:35 UTC), verbatim but for the comments; the gradient size
+# was then the global `layer_gradients`, since made an argument with that default
+RULE_AT_0205ABD = '''
+def walk_peak_rule(sizes, one_bytes):
+    k, alive, done = sum(sizes), [], 0
+    for j, size in enumerate(sizes, 1):
+        done += size
+        if j < len(sizes):
+            alive.append((j - 1 + size + 2) * one_bytes + (k - done) * layer_gradients + 8)
+        else:
+            alive.append((j - 1 + size + 1) * one_bytes + layer_gradients + 8)
+    return max(alive)
+'''
+
+
+def committed_rule(layer_gradients):
+    """RULE_AT_0205ABD as a function of (sizes, activation bytes), with that gradient size."""
+    namespace = {"layer_gradients": layer_gradients}
+    exec(RULE_AT_0205ABD, namespace)
+    return namespace["walk_peak_rule"]
+
+
 def test_the_new_chain_was_predicted_before_it_was_measured_and_the_rule_holds():
     # predicted_new_chain: the walk-peak rule and the count, on a chain (k, width, batch) other than
     # the lesson's, written with its second before walks_new_chain was measured. The stored prediction is the
@@ -264,11 +286,10 @@ def test_the_new_chain_was_predicted_before_it_was_measured_and_the_rule_holds()
     assert predicted["chain"] == measured["chain"] == chain
     assert (chain["depth"], chain["width"], chain["rows"]) != tuple(data["chain"][f] for f in ["depth", "width", "rows"])
     k, one, grads = chain["depth"], chain["rows"] * chain["width"] * 4, (chain["width"] ** 2 + chain["width"]) * 4
+    rule = committed_rule(grads)
     for s in chain["segments"]:
         sizes = [k] if s == 1 else [k // s] * (s - 1) + [k - (s - 1) * (k // s)]
-        alive = [(j + size + 2) * one + (k - sum(sizes[:j + 1])) * grads + 8 for j, size in enumerate(sizes[:-1])]
-        alive.append((len(sizes) + sizes[-1]) * one + grads + 8)          # the last segment, walked
-        assert predicted["peak_in_backward_bytes"][str(s)] == max(alive), s
+        assert predicted["peak_in_backward_bytes"][str(s)] == rule(sizes, one), s
         assert predicted["after_forward_bytes"][str(s)] == (len(sizes) - 1 + sizes[-1]) * one + 4, s
     assert list(measured["walks"]) == [str(s) for s in chain["segments"]]
     for s, walk in measured["walks"].items():
@@ -290,21 +311,6 @@ def test_the_best_equal_splits_are_the_least_count_divisors_and_keep_the_count()
             assert walk["after_forward_bytes"] <= walk["peak_in_backward_bytes"], (k, s)
 
 
-# walk_peak_rule as committed in 0205abd (2026-12-07 14:35 UTC), verbatim but for the comments; the gradient size
-# was then the global `layer_gradients`, since made an argument with that default
-RULE_AT_0205ABD = '''
-def walk_peak_rule(sizes, one_bytes):
-    k, alive, done = sum(sizes), [], 0
-    for j, size in enumerate(sizes, 1):
-        done += size
-        if j < len(sizes):
-            alive.append((j - 1 + size + 2) * one_bytes + (k - done) * layer_gradients + 8)
-        else:
-            alive.append((j - 1 + size + 1) * one_bytes + layer_gradients + 8)
-    return max(alive)
-'''
-
-
 def test_the_lessons_walk_peak_rule_gives_the_committed_rules_bytes():
     # the lesson's walk_peak_rule, taken from its cell, against the rule as committed in 0205abd: the same
     # bytes at every stored case (k = 16 at every recorded s, the shrinking schedules, the k = 20 chain with
@@ -322,7 +328,5 @@ def test_the_lessons_walk_peak_rule_gives_the_committed_rules_bytes():
     cases += [(now["segments_of"](chain["depth"], int(s)), chain["rows"] * chain["width"] * 4,
                (chain["width"] ** 2 + chain["width"]) * 4) for s in data["walks_new_chain"]["walks"]]
     for sizes, one_bytes, grads in cases:
-        committed = {"layer_gradients": grads}
-        exec(RULE_AT_0205ABD, committed)
-        assert now["walk_peak_rule"](sizes, one_bytes, grads) == committed["walk_peak_rule"](sizes, one_bytes), sizes
+        assert now["walk_peak_rule"](sizes, one_bytes, grads) == committed_rule(grads)(sizes, one_bytes), sizes
     assert now["layer_gradients"] == (width * width + width) * 4
